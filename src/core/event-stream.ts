@@ -1,0 +1,108 @@
+/**
+ * SPEC E1: a push-based async stream with a final result. Queue operations are O(1) amortized: events sit in
+ * an array read through a head index, and the consumed prefix is dropped in one splice once it dominates,
+ * so a backlog of 20,000 events never triggers 20,000 `Array.shift` moves.
+ */
+export class EventStream<T, R> implements AsyncIterable<T> {
+	private queue: T[] = [];
+	private head = 0;
+	private waiting: ((step: IteratorResult<T, undefined>) => void) | undefined;
+	private waitingReject: ((error: unknown) => void) | undefined;
+	private finished = false;
+	private failure: { error: unknown } | undefined;
+	private readonly resultPromise: Promise<R>;
+	private resolveResult!: (value: R) => void;
+	private rejectResult!: (error: unknown) => void;
+
+	constructor() {
+		this.resultPromise = new Promise<R>((resolve, reject) => {
+			this.resolveResult = resolve;
+			this.rejectResult = reject;
+		});
+		// Pre-handled: a failed stream nobody awaits must not raise an unhandled-rejection warning.
+		this.resultPromise.catch(() => {});
+	}
+
+	/** True once `end` or `fail` was called. */
+	get done(): boolean {
+		return this.finished;
+	}
+
+	/** Queue an event. Ignored after the stream ended. */
+	push(event: T): void {
+		if (this.finished) return;
+		const waiter = this.waiting;
+		if (waiter) {
+			this.waiting = undefined;
+			this.waitingReject = undefined;
+			waiter({ value: event, done: false });
+			return;
+		}
+		this.queue.push(event);
+	}
+
+	/**
+	 * End the stream. `result()` resolves with `result`; calling `end()` with no argument at all rejects it
+	 * with a clear error instead of leaving it pending forever.
+	 */
+	end(...args: [result: R] | []): void {
+		if (this.finished) return;
+		this.finished = true;
+		if (args.length === 0) this.rejectResult(new Error("EventStream ended without a result"));
+		else this.resolveResult(args[0]);
+		this.wakeAtEnd();
+	}
+
+	/** End the stream with a failure: queued events are still delivered, then the iterator throws. */
+	fail(error: unknown): void {
+		if (this.finished) return;
+		this.finished = true;
+		this.failure = { error };
+		this.rejectResult(error);
+		this.wakeAtEnd();
+	}
+
+	/** The final value; rejects if the stream failed or ended without a result. */
+	result(): Promise<R> {
+		return this.resultPromise;
+	}
+
+	private wakeAtEnd(): void {
+		const waiter = this.waiting;
+		const reject = this.waitingReject;
+		this.waiting = undefined;
+		this.waitingReject = undefined;
+		if (!waiter) return;
+		if (this.failure && reject) reject(this.failure.error);
+		else waiter({ value: undefined, done: true });
+	}
+
+	private take(): T | undefined {
+		const event = this.queue[this.head] as T;
+		this.queue[this.head] = undefined as T;
+		this.head++;
+		if (this.head === this.queue.length) {
+			this.queue.length = 0;
+			this.head = 0;
+		} else if (this.head >= 1024 && this.head * 2 >= this.queue.length) {
+			this.queue.splice(0, this.head);
+			this.head = 0;
+		}
+		return event;
+	}
+
+	[Symbol.asyncIterator](): AsyncIterator<T, undefined> {
+		return {
+			next: (): Promise<IteratorResult<T, undefined>> => {
+				if (this.head < this.queue.length) return Promise.resolve({ value: this.take() as T, done: false });
+				if (this.failure) return Promise.reject(this.failure.error);
+				if (this.finished) return Promise.resolve({ value: undefined, done: true });
+				return new Promise((resolve, reject) => {
+					this.waiting = resolve;
+					this.waitingReject = reject;
+				});
+			},
+			return: (): Promise<IteratorResult<T, undefined>> => Promise.resolve({ value: undefined, done: true }),
+		};
+	}
+}

@@ -1,0 +1,31 @@
+import type { AssistantMessage, ErrorKind } from "./messages.js";
+
+/**
+ * SPEC A4: close a reply that ended in error or abort. Tool calls whose arguments never finished streaming
+ * (their id is not in `completedToolCallIds`) are dropped; when content remains, `stopDetails.type` becomes
+ * `stream_interrupted_after_content` and the original type is kept as `raw`. Returns a new message.
+ */
+export function closeInterruptedMessage(
+	partial: AssistantMessage,
+	completedToolCallIds: ReadonlySet<string>,
+	reason: "error" | "aborted",
+	errorMessage: string,
+	errorKind?: ErrorKind,
+): AssistantMessage {
+	const content = partial.content.filter(
+		(block) => block.type !== "toolCall" || completedToolCallIds.has(block.id),
+	);
+	const message: AssistantMessage = {
+		...partial,
+		content: content.length === partial.content.length ? partial.content : content,
+		stopReason: reason,
+		errorMessage,
+	};
+	if (errorKind) message.errorKind = errorKind;
+	else delete message.errorKind;
+	if (content.length > 0) {
+		const raw = partial.stopDetails?.type ?? partial.stopDetails?.raw;
+		message.stopDetails = { type: "stream_interrupted_after_content", ...(raw ? { raw } : {}) };
+	}
+	return message;
+}

@@ -1,0 +1,99 @@
+import type { AssistantMessageEventStream } from "./events.js";
+import type { Message } from "./messages.js";
+
+/** Wire APIs capstan speaks. Any other string names a host-registered API. */
+export type KnownApi =
+	| "anthropic-messages"
+	| "openai-completions"
+	| "openai-responses"
+	| "google-generative-ai";
+
+/** Per-million-token prices. All zero means "price unknown" unless `known` says otherwise. */
+export interface ModelCost {
+	input: number;
+	output: number;
+	cacheRead: number;
+	cacheWrite: number;
+}
+
+/**
+ * Wire quirks of a model or server, as flags instead of `if (provider === ...)` branches (STYLE 4).
+ * Providers read the flags they understand; unknown keys are ignored.
+ */
+export interface ModelCompat {
+	[flag: string]: unknown;
+}
+
+/** A model is plain data (issue 3): where to send requests and what the model supports. */
+export interface Model {
+	id: string;
+	name?: string;
+	api: KnownApi | (string & {});
+	provider: string;
+	baseUrl?: string;
+	reasoning: boolean;
+	input: ("text" | "image")[];
+	contextWindow: number;
+	maxTokens: number;
+	cost: ModelCost;
+	/** Extra HTTP headers sent with every request to this model. */
+	headers?: Record<string, string>;
+	compat?: ModelCompat;
+}
+
+/** SPEC X5 reasoning levels; providers clamp and map them to effort or budget. */
+export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
+
+/** A JSON Schema object, as plain data. */
+export type JsonSchema = Record<string, unknown>;
+
+/** A tool as the provider sees it. */
+export interface ToolSpec {
+	name: string;
+	description: string;
+	parameters: JsonSchema;
+}
+
+/** Which tool the model must call: free choice, none, any tool, or one named tool. */
+export type ToolChoice = "auto" | "none" | "required" | { type: "tool"; name: string };
+
+/** The provider-bound context of one model call: wire messages only (SPEC M1). */
+export interface Context {
+	systemPrompt?: string;
+	messages: Message[];
+	tools?: ToolSpec[];
+}
+
+/** Details of one provider retry, reported through `StreamOptions.onRetry` (SPEC A8). */
+export interface RetryInfo {
+	attempt: number;
+	delayMs: number;
+	errorKind: string;
+	errorMessage: string;
+}
+
+/** Options for one model call. Providers ignore what they do not support. */
+export interface StreamOptions {
+	signal?: AbortSignal;
+	apiKey?: string;
+	temperature?: number;
+	maxTokens?: number;
+	toolChoice?: ToolChoice;
+	thinkingLevel?: ThinkingLevel;
+	/** Stable id of the conversation, used for provider prompt caches (e.g. OpenAI `prompt_cache_key`). */
+	sessionId?: string;
+	headers?: Record<string, string>;
+	onRetry?: (info: RetryInfo) => void;
+	/** Provider-specific extras. */
+	[option: string]: unknown;
+}
+
+/**
+ * SPEC E3: a stream function never throws and never rejects after it is called; every failure ends the
+ * stream with an `error` event whose message has `stopReason` `error` or `aborted`.
+ */
+export type StreamFunction = (
+	model: Model,
+	context: Context,
+	options?: StreamOptions,
+) => AssistantMessageEventStream;

@@ -1,0 +1,17 @@
+/**
+ * SPEC L13: every model call and every tool execution passes through one replaceable step runner, so a
+ * durable-execution engine can record step results and replay a crashed run without redoing finished work.
+ */
+
+/** Identifies one step of a run. `id` is stable across replays (the tool call id, or `model:<n>`). */
+export interface Step {
+	kind: "model" | "tool";
+	id: string;
+	name: string;
+}
+
+/** Runs (or replays) one step. The default simply calls `fn`. */
+export type StepRunner = <T>(step: Step, fn: () => Promise<T>) => Promise<T>;
+
+/** The default step runner: just call the step. */
+export const runStepDirectly: StepRunner = (_step, fn) => fn();

@@ -1,0 +1,156 @@
+import type { AssistantMessageEvent } from "../core/events.js";
+import type {
+	AgentMessage,
+	AssistantMessage,
+	Message,
+	ToolCall,
+	ToolResultMessage,
+} from "../core/messages.js";
+import type {
+	Context,
+	Model,
+	StreamFunction,
+	StreamOptions,
+	ThinkingLevel,
+	ToolChoice,
+} from "../core/model.js";
+import type {
+	AfterToolCallContext,
+	AfterToolCallPatch,
+	AgentTool,
+	BeforeToolCallContext,
+	BeforeToolCallResult,
+	ToolCallStatus,
+	ToolResult,
+} from "../tools/types.js";
+import type { StepRunner } from "./step-runner.js";
+
+/** A value or a promise of it. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** How a run ended (SPEC L12): a host never has to guess from an empty message. */
+export type RunOutcome =
+	| { type: "completed" }
+	| { type: "aborted"; reason: string }
+	| { type: "deadline" }
+	| { type: "error"; error: string };
+
+/** Events of one run, in the order pinned by SPEC L2–L4. */
+export type AgentEvent =
+	| { type: "agent_start" }
+	| { type: "turn_start" }
+	| { type: "message_start"; message: AgentMessage }
+	| { type: "message_update"; message: AssistantMessage; assistantMessageEvent: AssistantMessageEvent }
+	| { type: "message_end"; message: AgentMessage }
+	| {
+			type: "tool_execution_start";
+			toolCallId: string;
+			toolName: string;
+			args: Record<string, unknown>;
+			/** The model's stated intent for this call when intent tracing is on (SPEC C5). */
+			intent?: string;
+	  }
+	| {
+			type: "tool_execution_update";
+			toolCallId: string;
+			toolName: string;
+			args: Record<string, unknown>;
+			partialResult: ToolResult;
+	  }
+	| {
+			type: "tool_execution_end";
+			toolCallId: string;
+			toolName: string;
+			result: ToolResult;
+			isError: boolean;
+			status: ToolCallStatus;
+	  }
+	| { type: "turn_end"; message: AssistantMessage; toolResults: ToolResultMessage[] }
+	| { type: "agent_end"; messages: AgentMessage[]; outcome: RunOutcome };
+
+/** The agent-level context a run starts from. The caller's `messages` array is never mutated (SPEC L1). */
+export interface AgentContext {
+	systemPrompt?: string;
+	messages: AgentMessage[];
+	tools?: AgentTool[];
+}
+
+/**
+ * SPEC X1: a soft requirement asks for a tool without forcing `tool_choice` up front. `reminder` messages are
+ * injected once per `id`; `satisfies` decides whether a call complies (default: same tool name).
+ */
+export interface SoftToolRequirement {
+	soft: true;
+	id: string;
+	toolName: string;
+	reminder: AgentMessage[];
+	satisfies?: (call: ToolCall) => boolean;
+}
+
+/** What `beforeModelCall` sees (SPEC X6): the final provider-bound context. */
+export interface BeforeModelCallContext {
+	model: Model;
+	context: Context;
+	options: StreamOptions;
+	/** Every message of the run so far, at agent level. */
+	messages: readonly AgentMessage[];
+}
+
+/** Configuration of one run (SPEC L1). Everything but `model` is optional. */
+export interface AgentLoopConfig {
+	model: Model;
+	/** The stream function; default: the provider registry's `stream`. */
+	streamFn?: StreamFunction;
+	/** Options passed to every model call (`signal` and `toolChoice` are set by the loop). */
+	streamOptions?: Omit<StreamOptions, "signal" | "toolChoice">;
+	/** Resolved before every model call, so short-lived keys can be refreshed. */
+	getApiKey?: (provider: string) => Awaitable<string | undefined>;
+	/** Read before every model call: a level changed mid-run applies to the next call (SPEC X5). */
+	getThinkingLevel?: () => ThinkingLevel | undefined;
+	/** SPEC C1: agent-level pruning per model call; its output is not written back. */
+	transformContext?: (messages: AgentMessage[], signal: AbortSignal) => Awaitable<AgentMessage[]>;
+	/** SPEC C1/C2: the only AgentMessage → Message conversion. Default: `defaultConvertToLlm`. */
+	convertToLlm?: (messages: AgentMessage[]) => Awaitable<Message[]>;
+	/** SPEC C4: per-model wire normalization. Unchanged messages must keep their identity. */
+	normalizeMessages?: (messages: Message[], model: Model) => Message[];
+	/** SPEC C5: add a required `i` (intent) field to every tool's parameters. */
+	intentTracing?: boolean;
+	/** Dequeue steering messages (SPEC Q2). Called after every turn and at the stop boundary. */
+	getSteeringMessages?: () => Awaitable<AgentMessage[]>;
+	/** Peek: is a steering message queued? Never dequeues (SPEC T10, A6). */
+	hasSteeringMessages?: () => boolean;
+	/** Event-driven wake-up when steering is queued; without it the loop polls every 250 ms (SPEC T10). */
+	onSteeringQueued?: (listener: () => void) => () => void;
+	/** Dequeue follow-up messages; only asked when the agent would otherwise stop (SPEC L9). */
+	getFollowUpMessages?: () => Awaitable<AgentMessage[]>;
+	/** Dequeue passive notices (SPEC L10). */
+	getAsideMessages?: () => Awaitable<AgentMessage[]>;
+	/** Runs when the inner loop ends, before the outer drain (SPEC L11). */
+	onBeforeYield?: () => Awaitable<void>;
+	/** Runs after every `turn_end` (SPEC L8). */
+	onTurnEnd?: (turn: { message: AssistantMessage; toolResults: ToolResultMessage[] }) => Awaitable<void>;
+	/** SPEC T4. */
+	beforeToolCall?: (
+		ctx: BeforeToolCallContext,
+		signal: AbortSignal,
+	) => Awaitable<BeforeToolCallResult | undefined>;
+	/** SPEC T5. */
+	afterToolCall?: (
+		ctx: AfterToolCallContext,
+		signal: AbortSignal,
+	) => Awaitable<AfterToolCallPatch | undefined>;
+	/** SPEC T10: `immediate` (default) lets a queued steer skip/interrupt the rest of a batch. */
+	interruptMode?: "immediate" | "wait";
+	/** SPEC A7: epoch ms after which the run stops. */
+	deadline?: number;
+	/** SPEC L13: the step runner every model call and tool execution goes through. */
+	runStep?: StepRunner;
+	/** Injectable clock (SPEC L13). Default `Date.now`. */
+	now?: () => number;
+	/** SPEC X6: a gate before every model call. */
+	beforeModelCall?: (
+		ctx: BeforeModelCallContext,
+	) => Awaitable<{ stop: true; reason?: string } | undefined | undefined>;
+	/** SPEC X1: a hard tool choice, or a soft requirement. */
+	getToolChoice?: () => ToolChoice | SoftToolRequirement | undefined;
+}

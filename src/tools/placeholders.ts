@@ -1,0 +1,52 @@
+import type { ToolCall, ToolResultMessage } from "../core/messages.js";
+import type { PlaceholderDetails, PlaceholderReason } from "./types.js";
+
+/**
+ * Synthetic results for tool calls that did not (fully) run (SPEC A3, S2, T11, X1). Texts are written for
+ * both the model and a person reading the transcript; none of them may read like the tool itself failed.
+ */
+export function placeholderText(reason: PlaceholderReason, cause?: string, requiredTool?: string): string {
+	switch (reason) {
+		case "aborted":
+			return `Tool execution was aborted: ${cause ?? "Request was aborted"}. The tool did not complete.`;
+		case "deadline":
+			return "Tool execution was aborted: deadline exceeded. The tool did not run to completion.";
+		case "error":
+			return `Not executed because the provider stream failed before the tool could run: ${cause ?? "unknown error"}`;
+		case "length":
+			return (
+				"Not executed: the reply hit the output token limit, so this call's arguments may be truncated. " +
+				"Do not re-send the same payload; split the work into several smaller tool calls."
+			);
+		case "interrupted":
+			return (
+				"Skipped because the user sent a new message while the tools were running. " +
+				"This call was NOT completed. Read the new message first; retry this call afterwards if it is still needed."
+			);
+		case "soft_requirement":
+			return (
+				`Not executed: the next step must be a call to the \`${requiredTool ?? "required"}\` tool. ` +
+				`Call \`${requiredTool ?? "required"}\` first; other tools can follow afterwards.`
+			);
+	}
+}
+
+/** A placeholder tool result message that pairs `call` (SPEC T13). */
+export function placeholderResult(
+	call: Pick<ToolCall, "id" | "name">,
+	reason: PlaceholderReason,
+	timestamp: number,
+	options: { cause?: string; requiredTool?: string; started?: boolean } = {},
+): ToolResultMessage<PlaceholderDetails> {
+	const details: PlaceholderDetails = { synthetic: true, reason, executed: false };
+	if (options.started) details.started = true;
+	return {
+		role: "toolResult",
+		toolCallId: call.id,
+		toolName: call.name,
+		content: [{ type: "text", text: placeholderText(reason, options.cause, options.requiredTool) }],
+		details,
+		isError: true,
+		timestamp,
+	};
+}

@@ -1,0 +1,118 @@
+import type { AgentMessage, AssistantMessage, ToolCall, UserContent } from "../core/messages.js";
+import type { JsonSchema } from "../core/model.js";
+
+/** What a tool returns (SPEC T1). `details` is for the host/UI and never reaches the model. */
+export interface ToolResult<TDetails = unknown> {
+	content: UserContent[];
+	details?: TDetails;
+	isError?: boolean;
+}
+
+/** How a call may overlap with its siblings (SPEC T6). */
+export type ToolConcurrency = "shared" | "exclusive";
+
+/**
+ * A Zod 4 schema, recognised structurally so capstan needs no runtime dependency on zod: Zod 4 schemas carry
+ * `_zod`, `safeParse` and `toJSONSchema()`.
+ */
+export interface ZodLikeSchema {
+	_zod: unknown;
+	safeParse(value: unknown): {
+		success: boolean;
+		data?: unknown;
+		error?: { issues: { path: PropertyKey[]; message: string }[] };
+	};
+	toJSONSchema(): JsonSchema;
+}
+
+/** Tool parameters: a JSON Schema object (TypeBox builds them) or a Zod 4 schema. */
+export type ToolParameters = JsonSchema | ZodLikeSchema;
+
+/** Passed to `execute` besides the arguments. */
+export interface ToolExecutionContext {
+	/** The call being executed (arguments as the model sent them, after `beforeToolCall` revisions). */
+	toolCall: ToolCall;
+	/**
+	 * Fires when a steering message is queued while this tool runs (SPEC T10). Cooperative: a tool may
+	 * wrap up early; nothing forces it. Interruptible tools additionally get their abort signal fired.
+	 */
+	steeringRequested: AbortSignal;
+	/** The transcript as it stood when the batch started. */
+	messages: readonly AgentMessage[];
+}
+
+/** A tool the agent may call (SPEC T1). */
+// biome-ignore lint/suspicious/noExplicitAny: default argument type; hosts narrow it with their schema type.
+export interface AgentTool<TArgs = any, TDetails = unknown> {
+	name: string;
+	label?: string;
+	description: string;
+	parameters: ToolParameters;
+	execute(
+		toolCallId: string,
+		args: TArgs,
+		signal: AbortSignal,
+		onUpdate: (partial: ToolResult<TDetails>) => void,
+		ctx: ToolExecutionContext,
+	): Promise<ToolResult<TDetails>>;
+	/** Default `shared`. A resolver that throws means `exclusive` (SPEC T6). */
+	concurrency?: ToolConcurrency | ((args: TArgs) => ToolConcurrency);
+	/** Whether a queued steering message may abort this tool while it runs (SPEC T10). Default false. */
+	interruptible?: boolean | ((args: TArgs) => boolean);
+	/** Set false to opt this tool out of intent tracing (SPEC C5). */
+	intent?: boolean;
+}
+
+/** How a tool call ended, for events and telemetry (SPEC X3). */
+export type ToolCallStatus = "ok" | "error" | "skipped" | "blocked" | "aborted";
+
+/** Why a synthetic placeholder result was written instead of running the tool (SPEC A3, T11, S2, X1). */
+export type PlaceholderReason =
+	| "aborted"
+	| "deadline"
+	| "error"
+	| "length"
+	| "interrupted"
+	| "soft_requirement";
+
+/** `details` of every synthetic placeholder result: a UI renders it as "not run", not as a tool failure. */
+export interface PlaceholderDetails {
+	synthetic: true;
+	reason: PlaceholderReason;
+	executed: false;
+	/** True when the tool had started and was abandoned (it ignored its abort signal or was interrupted). */
+	started?: boolean;
+}
+
+/** Input of `beforeToolCall` (SPEC T4). */
+export interface BeforeToolCallContext {
+	toolCall: ToolCall;
+	tool: AgentTool;
+	/** Validated arguments (intent field removed). */
+	args: Record<string, unknown>;
+	assistantMessage: AssistantMessage;
+	messages: readonly AgentMessage[];
+}
+
+/** `beforeToolCall` may block the call or revise its arguments (re-validated, written back into history). */
+export type BeforeToolCallResult =
+	| { block: true; reason?: string }
+	| { args: Record<string, unknown> }
+	| undefined;
+
+/** Input of `afterToolCall` (SPEC T5). */
+export interface AfterToolCallContext {
+	toolCall: ToolCall;
+	tool: AgentTool;
+	args: Record<string, unknown>;
+	result: ToolResult;
+	isError: boolean;
+	assistantMessage: AssistantMessage;
+}
+
+/** A patch `afterToolCall` may apply; the patched result is coerced again (SPEC T9). */
+export interface AfterToolCallPatch {
+	content?: UserContent[];
+	details?: unknown;
+	isError?: boolean;
+}
