@@ -43,6 +43,11 @@ export interface ToolCall {
 	arguments: Record<string, unknown>;
 	/** Opaque provider data attached to the call (e.g. a Gemini thought signature), replayed unchanged. */
 	signature?: string;
+	/**
+	 * Set when the final streamed arguments were not a valid JSON object (SPEC E4): names the JSON problem and
+	 * its position. `arguments` is then `{}`, and the call gets an error result instead of running.
+	 */
+	argumentsError?: string;
 }
 
 /**

@@ -1,0 +1,254 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { IncrementalJsonParser, parseJsonText } from "../../src/core/partial-json.js";
+
+function parseInChunks(chunks: string[]): { parser: IncrementalJsonParser; snapshots: unknown[] } {
+	const parser = new IncrementalJsonParser();
+	const snapshots: unknown[] = [];
+	for (const chunk of chunks) {
+		parser.push(chunk);
+		snapshots.push(parser.value);
+	}
+	return { parser, snapshots };
+}
+
+function deepFreeze<T>(value: T): T {
+	if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+		Object.freeze(value);
+		for (const child of Object.values(value)) deepFreeze(child);
+	}
+	return value;
+}
+
+/** An intermediate snapshot may only ever grow into the final value (SPEC E4 best-effort partials). */
+function isPrefixConsistent(partial: unknown, final: unknown, last = true): boolean {
+	if (partial === undefined) return true;
+	if (typeof partial === "string")
+		return typeof final === "string" && (last ? final.startsWith(partial) : final === partial);
+	if (Array.isArray(partial)) {
+		if (!Array.isArray(final) || partial.length > final.length) return false;
+		return partial.every((item, i) => isPrefixConsistent(item, final[i], last && i === partial.length - 1));
+	}
+	if (partial !== null && typeof partial === "object") {
+		if (final === null || typeof final !== "object" || Array.isArray(final)) return false;
+		const keys = Object.keys(partial);
+		const finalRecord = final as Record<string, unknown>;
+		return keys.every(
+			(key, i) =>
+				Object.hasOwn(finalRecord, key) &&
+				isPrefixConsistent(
+					(partial as Record<string, unknown>)[key],
+					finalRecord[key],
+					last && i === keys.length - 1,
+				),
+		);
+	}
+	return Object.is(partial, final);
+}
+
+describe("IncrementalJsonParser partial values (SPEC E4)", () => {
+	it.each([
+		["", undefined],
+		["   ", undefined],
+		["{", {}],
+		['{"pa', {}],
+		['{"path"', {}],
+		['{"path":', {}],
+		['{"path": ', {}],
+		['{"path": "', { path: "" }],
+		['{"path": "src/ma', { path: "src/ma" }],
+		['{"path": "a\\', { path: "a" }],
+		['{"path": "a\\n', { path: "a\n" }],
+		['{"path": "a\\u00', { path: "a" }],
+		['{"path": "a\\u00e9', { path: "aé" }],
+		['{"path": "a\\ud83d', { path: "a" }], // half a surrogate pair is held back
+		['{"path": "a\\ud83d\\ude00', { path: "a😀" }],
+		['{"n": tru', {}],
+		['{"n": true', { n: true }],
+		['{"n": nul', {}],
+		['{"n": null', { n: null }],
+		['{"n": -1.', {}],
+		['{"n": -1.5', {}], // a number is only known complete at its delimiter
+		['{"n": -1.5 ', { n: -1.5 }],
+		['{"n": -1.5,', { n: -1.5 }],
+		['{"n": 1e3}', { n: 1000 }],
+		['{"a": [', { a: [] }],
+		['{"a": [1, 2', { a: [1] }],
+		['{"a": [1, 2,', { a: [1, 2] }],
+		['{"a": [1, {"b": "x', { a: [1, { b: "x" }] }],
+		['{"a": [1, {"b": "x"}], "c": {"d": [', { a: [1, { b: "x" }], c: { d: [] } }],
+		["[", []],
+		['"hal', "hal"],
+		["42", undefined],
+		["42 ", 42],
+	])("%j → %j", (text, expected) => {
+		const parser = new IncrementalJsonParser();
+		parser.push(text);
+		expect(parser.value).toEqual(expected);
+	});
+
+	it("keeps escapes intact when every character arrives alone (SPEC E4)", () => {
+		const text = JSON.stringify({ s: 'q"uo\\te\n\t\u0001é😀/', t: ["\ud83d\ude00x"] });
+		const { parser, snapshots } = parseInChunks([...text].flatMap((c) => c.split("")));
+		expect(parser.finish()).toEqual({ ok: true, value: JSON.parse(text) });
+		const final = JSON.parse(text);
+		for (const snapshot of snapshots) expect(isPrefixConsistent(snapshot, final)).toBe(true);
+	});
+
+	it("joins a raw surrogate pair split across chunks without showing half of it", () => {
+		const parser = new IncrementalJsonParser();
+		parser.push('{"e": "a\ud83d');
+		expect(parser.value).toEqual({ e: "a" });
+		parser.push('\ude00"}');
+		expect(parser.value).toEqual({ e: "a😀" });
+	});
+
+	it("treats a __proto__ key as data, like JSON.parse", () => {
+		const parser = new IncrementalJsonParser();
+		parser.push('{"__proto__": {"x": 1}, "y": "');
+		const partial = parser.value as Record<string, unknown>;
+		expect(Object.getPrototypeOf(partial)).toBe(Object.prototype);
+		expect(Object.hasOwn(partial, "__proto__")).toBe(true);
+		parser.push('z"}');
+		expect(parser.value).toEqual(JSON.parse('{"__proto__": {"x": 1}, "y": "z"}'));
+	});
+});
+
+describe("IncrementalJsonParser.finish (SPEC E4)", () => {
+	const documents = [
+		'{"path": "src/main.ts", "edits": [{"old": "a\\nb", "new": "\\u00e9\\ud83d\\ude00"}], "dry": false, "n": -12.5e-3}',
+		' [1, [2, [3, {"k": null}]], "x", true] ',
+		'{"empty": {}, "list": [], "s": "", "z": 0}',
+		'"just a string"',
+		"  -0.25e+2  ",
+	];
+
+	it.each(documents)("every split point of %j finishes equal to JSON.parse", (text) => {
+		for (let split = 0; split <= text.length; split++) {
+			const { parser } = parseInChunks([text.slice(0, split), text.slice(split)]);
+			expect(parser.finish()).toEqual({ ok: true, value: JSON.parse(text) });
+		}
+	});
+
+	it("parses empty or whitespace-only arguments as {} (parameterless tools)", () => {
+		expect(parseJsonText("")).toEqual({ ok: true, value: {} });
+		expect(parseJsonText(" \n ")).toEqual({ ok: true, value: {} });
+	});
+
+	it.each([
+		['{"a": 1,}', "Expected a property name but found '}' at position 8"],
+		['{"a" 1}', "Expected ':' after property name but found '1' at position 5"],
+		['{"a": [1 2]}', "Expected ',' or ']' but found '2' at position 9"],
+		['{"a": tru}', "Unexpected '}' in literal 'true' at position 9"],
+		['{"a": 01}', "Malformed number '01' at position 8"],
+		['{"a": "\\x"}', "Bad escaped character '\\x' in string at position 8"],
+		['{"a": "x', "Unexpected end of JSON input at position 8 (unterminated string)"],
+		['{"a": [1', "Unexpected end of JSON input at position 8 (unclosed array)"],
+		['{"a": 1} {', "Unexpected '{' after the end of the JSON value at position 9"],
+		["nope", "Unexpected 'o' in literal 'null' at position 1"],
+	])("reports %j as a JSON problem with its position", (text, error) => {
+		expect(parseJsonText(text)).toEqual({ ok: false, error });
+	});
+
+	it("stops updating the partial value at the first problem", () => {
+		const parser = new IncrementalJsonParser();
+		parser.push('{"a": "x", "b": 1 "c": "more');
+		const frozen = parser.value;
+		expect(frozen).toEqual({ a: "x", b: 1 });
+		parser.push('", "d": 2}');
+		expect(parser.value).toBe(frozen);
+		expect(parser.finish().ok).toBe(false);
+	});
+
+	it("is idempotent and ignores pushes after finish", () => {
+		const parser = new IncrementalJsonParser();
+		parser.push('{"a": 1}');
+		const first = parser.finish();
+		parser.push("garbage");
+		expect(parser.finish()).toBe(first);
+	});
+});
+
+describe("IncrementalJsonParser properties (SPEC E4)", () => {
+	const chunked = fc
+		.tuple(
+			fc.jsonValue({ stringUnit: "binary" }),
+			fc.integer({ min: 0, max: 3 }),
+			fc.array(fc.nat(), { maxLength: 40 }),
+		)
+		.map(([value, indent, cuts]) => {
+			const text = JSON.stringify(value, null, indent);
+			const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
+			const chunks: string[] = [];
+			let previous = 0;
+			for (const point of [...points, text.length]) {
+				chunks.push(text.slice(previous, point));
+				previous = point;
+			}
+			return { text, chunks };
+		});
+
+	it("finishes equal to JSON.parse for any chunking; snapshots are prefix-consistent and never mutated", () => {
+		fc.assert(
+			fc.property(chunked, ({ text, chunks }) => {
+				const parser = new IncrementalJsonParser();
+				const kept: { snapshot: unknown; copy: unknown }[] = [];
+				for (const chunk of chunks) {
+					parser.push(chunk);
+					// Frozen snapshots make any later in-place mutation by the parser throw.
+					const snapshot = deepFreeze(parser.value);
+					kept.push({ snapshot, copy: structuredClone(snapshot) });
+				}
+				const final = JSON.parse(text);
+				expect(parser.finish()).toEqual({ ok: true, value: final });
+				for (const { snapshot, copy } of kept) {
+					expect(snapshot).toEqual(copy);
+					expect(isPrefixConsistent(snapshot, final)).toBe(true);
+				}
+			}),
+			{ numRuns: 300 },
+		);
+	});
+
+	it("visits every character exactly once, however the text is chunked", () => {
+		fc.assert(
+			fc.property(chunked, ({ text, chunks }) => {
+				const { parser } = parseInChunks(chunks);
+				expect(parser.work.charsScanned).toBe(text.length);
+			}),
+			{ numRuns: 200 },
+		);
+	});
+});
+
+describe("IncrementalJsonParser cost (SPEC E4, not timed)", () => {
+	it("builds snapshots lazily and reuses them until something visible changes", () => {
+		const parser = new IncrementalJsonParser();
+		parser.push('{"a": "x"');
+		parser.push(", ");
+		parser.push('"b": 12');
+		expect(parser.work.snapshots).toBe(0);
+		const first = parser.value;
+		expect(parser.value).toBe(first);
+		parser.push("3"); // the number is not complete yet: nothing visible changed
+		expect(parser.value).toBe(first);
+		parser.push("}");
+		expect(parser.value).not.toBe(first);
+		expect(parser.work.snapshots).toBe(2);
+	});
+
+	it("copies only the open spine: a long streamed string costs O(1) entries per snapshot", () => {
+		const parser = new IncrementalJsonParser();
+		parser.push('{"done": [1, 2, 3], "nested": {"more": {"x": 1}}, "content": "');
+		for (let i = 0; i < 10_000; i++) {
+			parser.push("abcdefgh");
+			void parser.value;
+		}
+		// Open spine = the root object (3 entries incl. the streaming string); completed children are shared.
+		expect(parser.work.entriesCopied).toBeLessThanOrEqual(2 * 10_001);
+		const value = parser.value as { content: string; done: number[] };
+		expect(value.content.length).toBe(80_000);
+		parser.push('"}');
+		expect((parser.value as { done: number[] }).done).toBe(value.done);
+	});
+});
