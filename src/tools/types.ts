@@ -22,7 +22,8 @@ export interface ZodLikeSchema {
 		data?: unknown;
 		error?: { issues: { path: PropertyKey[]; message: string }[] };
 	};
-	toJSONSchema(): JsonSchema;
+	/** capstan passes `{ io: "input" }`: the model supplies input, so fields with defaults are optional. */
+	toJSONSchema(params?: { io?: "input" | "output" }): JsonSchema;
 }
 
 /** Tool parameters: a JSON Schema object (TypeBox builds them) or a Zod 4 schema. */

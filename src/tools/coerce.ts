@@ -1,0 +1,82 @@
+/**
+ * SPEC T9: turn whatever a tool returned into a well-formed result before it reaches the transcript or an
+ * event. Tools are host code and may be written in plain JavaScript, so nothing about the shape is trusted.
+ * Applied to results, `onUpdate` partials and results patched by `afterToolCall`.
+ */
+import type { ImageContent, TextContent, UserContent } from "../core/messages.js";
+
+/** A result after coercion: always a content array and an explicit error flag. */
+export interface CoercedToolResult {
+	content: UserContent[];
+	details?: unknown;
+	isError: boolean;
+}
+
+/** Text of an error result that carried no substantive content (some providers reject empty error results). */
+export const EMPTY_ERROR_TEXT = "The tool failed with no output.";
+
+/**
+ * Coerce a raw tool result (SPEC T9). A value without a `content` array becomes an error result saying the
+ * tool returned an invalid result; blocks other than text and image are dropped and counted in an appended
+ * note, which makes the result an error; an error result with no substantive content gets a short text.
+ * `declaredError` forces the error flag (e.g. for a thrown error); the result's own `isError` is honoured
+ * too. Never mutates `raw`; the returned content array is new.
+ */
+export function coerceToolResult(raw: unknown, declaredError?: boolean): CoercedToolResult {
+	const record = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : undefined;
+	const details = record && "details" in record ? { details: record.details } : {};
+	if (!record || !Array.isArray(record.content)) {
+		return {
+			content: [{ type: "text", text: invalidResultText(raw) }],
+			...details,
+			isError: true,
+		};
+	}
+	const content: UserContent[] = [];
+	let dropped = 0;
+	for (const block of record.content as unknown[]) {
+		if (isTextBlock(block) || isImageBlock(block)) content.push(block);
+		else dropped++;
+	}
+	if (dropped > 0) content.push({ type: "text", text: droppedNote(dropped) });
+	const isError = declaredError === true || record.isError === true || dropped > 0;
+	if (isError && !hasSubstance(content))
+		return { content: [{ type: "text", text: EMPTY_ERROR_TEXT }], ...details, isError };
+	return { content, ...details, isError };
+}
+
+function invalidResultText(raw: unknown): string {
+	const got = raw === null ? "null" : Array.isArray(raw) ? "an array" : typeof raw;
+	return `The tool returned an invalid result (expected an object with a "content" array, got ${got}).`;
+}
+
+function droppedNote(count: number): string {
+	const blocks = count === 1 ? "1 unsupported content block was" : `${count} unsupported content blocks were`;
+	return `[${blocks} dropped from this tool result: only text and image blocks are supported.]`;
+}
+
+function isTextBlock(block: unknown): block is TextContent {
+	const candidate = block as Partial<TextContent> | null;
+	return (
+		typeof block === "object" &&
+		candidate !== null &&
+		candidate.type === "text" &&
+		typeof candidate.text === "string"
+	);
+}
+
+function isImageBlock(block: unknown): block is ImageContent {
+	const candidate = block as Partial<ImageContent> | null;
+	return (
+		typeof block === "object" &&
+		candidate !== null &&
+		candidate.type === "image" &&
+		typeof candidate.data === "string" &&
+		candidate.data.length > 0 &&
+		typeof candidate.mimeType === "string"
+	);
+}
+
+function hasSubstance(content: readonly UserContent[]): boolean {
+	return content.some((block) => block.type === "image" || block.text.trim().length > 0);
+}
