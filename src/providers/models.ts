@@ -1,0 +1,288 @@
+/**
+ * A small, hand-kept catalog of current Anthropic, OpenAI and Google models (issue 3): context window, max
+ * output, reasoning support and per-million prices (USD) for input / output / cache read / cache write.
+ * Checked against the vendors' model and pricing pages in November 2026. Any model not listed here works
+ * from an explicit `Model` object; this catalog is a convenience, not a gate.
+ *
+ * Compat flags used here (read by the providers, never `if (provider === ...)`):
+ * - `thinkingMode: "adaptive" | "budget"` — Anthropic reasoning control: adaptive thinking + effort, or a
+ *   manual `budget_tokens` (SPEC X5).
+ * - `thinkingAlwaysOn: true` — the model always thinks; `thinkingLevel: "off"` cannot disable it.
+ * - `effortLevels: string[]` — effort values the model accepts (clamping target for SPEC X5).
+ * - `rejectsSamplingParams: true` — the model rejects non-default `temperature`.
+ */
+import type { KnownApi, Model, ModelCompat, ModelCost } from "../core/model.js";
+
+const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
+const OPENAI_BASE_URL = "https://api.openai.com/v1";
+const GOOGLE_BASE_URL = "https://generativelanguage.googleapis.com/v1beta";
+
+function price(input: number, output: number, cacheRead: number, cacheWrite: number): ModelCost {
+	return { input, output, cacheRead, cacheWrite };
+}
+
+/** Anthropic prices: 5-minute cache writes cost 1.25× input, cache reads 0.1× input. */
+function anthropicPrice(input: number, output: number): ModelCost {
+	return price(input, output, input / 10, input * 1.25);
+}
+
+interface Entry {
+	id: string;
+	name: string;
+	reasoning: boolean;
+	contextWindow: number;
+	maxTokens: number;
+	cost: ModelCost;
+	compat?: ModelCompat;
+}
+
+const ADAPTIVE: ModelCompat = {
+	thinkingMode: "adaptive",
+	effortLevels: ["low", "medium", "high", "xhigh", "max"],
+	rejectsSamplingParams: true,
+};
+const ADAPTIVE_ALWAYS_ON: ModelCompat = { ...ADAPTIVE, thinkingAlwaysOn: true };
+const BUDGET: ModelCompat = { thinkingMode: "budget" };
+
+const ANTHROPIC: Entry[] = [
+	{
+		id: "claude-fable-5-1",
+		name: "Claude Fable 5.1",
+		reasoning: true,
+		contextWindow: 1_000_000,
+		maxTokens: 128_000,
+		cost: anthropicPrice(10, 50),
+		compat: ADAPTIVE_ALWAYS_ON,
+	},
+	{
+		id: "claude-opus-5-5",
+		name: "Claude Opus 5.5",
+		reasoning: true,
+		contextWindow: 1_000_000,
+		maxTokens: 128_000,
+		cost: anthropicPrice(4, 20),
+		compat: ADAPTIVE_ALWAYS_ON,
+	},
+	{
+		id: "claude-sonnet-5-5",
+		name: "Claude Sonnet 5.5",
+		reasoning: true,
+		contextWindow: 1_000_000,
+		maxTokens: 128_000,
+		cost: anthropicPrice(2, 10),
+		compat: ADAPTIVE,
+	},
+	{
+		id: "claude-opus-5",
+		name: "Claude Opus 5",
+		reasoning: true,
+		contextWindow: 1_000_000,
+		maxTokens: 128_000,
+		cost: anthropicPrice(5, 25),
+		compat: ADAPTIVE,
+	},
+	{
+		id: "claude-sonnet-5",
+		name: "Claude Sonnet 5",
+		reasoning: true,
+		contextWindow: 1_000_000,
+		maxTokens: 128_000,
+		cost: anthropicPrice(2, 10),
+		compat: ADAPTIVE,
+	},
+	{
+		id: "claude-opus-4-6",
+		name: "Claude Opus 4.6",
+		reasoning: true,
+		contextWindow: 1_000_000,
+		maxTokens: 128_000,
+		cost: anthropicPrice(5, 25),
+		compat: { thinkingMode: "adaptive", effortLevels: ["low", "medium", "high", "max"] },
+	},
+	{
+		id: "claude-sonnet-4-6",
+		name: "Claude Sonnet 4.6",
+		reasoning: true,
+		contextWindow: 1_000_000,
+		maxTokens: 128_000,
+		cost: anthropicPrice(3, 15),
+		compat: { thinkingMode: "adaptive", effortLevels: ["low", "medium", "high", "max"] },
+	},
+	{
+		id: "claude-sonnet-4-5",
+		name: "Claude Sonnet 4.5",
+		reasoning: true,
+		contextWindow: 200_000,
+		maxTokens: 64_000,
+		cost: anthropicPrice(3, 15),
+		compat: BUDGET,
+	},
+	{
+		id: "claude-haiku-4-5",
+		name: "Claude Haiku 4.5",
+		reasoning: true,
+		contextWindow: 200_000,
+		maxTokens: 64_000,
+		cost: anthropicPrice(1, 5),
+		compat: BUDGET,
+	},
+];
+
+const OPENAI: Entry[] = [
+	{
+		id: "gpt-5.4",
+		name: "GPT-5.4",
+		reasoning: true,
+		contextWindow: 1_050_000,
+		maxTokens: 128_000,
+		cost: price(2.5, 15, 0.25, 0),
+	},
+	{
+		id: "gpt-5.4-mini",
+		name: "GPT-5.4 mini",
+		reasoning: true,
+		contextWindow: 400_000,
+		maxTokens: 128_000,
+		cost: price(0.75, 4.5, 0.075, 0),
+	},
+	{
+		id: "gpt-5.2",
+		name: "GPT-5.2",
+		reasoning: true,
+		contextWindow: 400_000,
+		maxTokens: 128_000,
+		cost: price(1.75, 14, 0.175, 0),
+	},
+	{
+		id: "gpt-5",
+		name: "GPT-5",
+		reasoning: true,
+		contextWindow: 400_000,
+		maxTokens: 128_000,
+		cost: price(1.25, 10, 0.125, 0),
+	},
+	{
+		id: "gpt-5-mini",
+		name: "GPT-5 mini",
+		reasoning: true,
+		contextWindow: 400_000,
+		maxTokens: 128_000,
+		cost: price(0.25, 2, 0.025, 0),
+	},
+	{
+		id: "gpt-4.1",
+		name: "GPT-4.1",
+		reasoning: false,
+		contextWindow: 1_047_576,
+		maxTokens: 32_768,
+		cost: price(2, 8, 0.5, 0),
+	},
+];
+
+const GOOGLE: Entry[] = [
+	{
+		id: "gemini-3.1-pro-preview",
+		name: "Gemini 3.1 Pro (preview)",
+		reasoning: true,
+		contextWindow: 1_048_576,
+		maxTokens: 65_536,
+		cost: price(2, 12, 0.2, 0),
+	},
+	{
+		id: "gemini-3-flash-preview",
+		name: "Gemini 3 Flash (preview)",
+		reasoning: true,
+		contextWindow: 1_048_576,
+		maxTokens: 65_536,
+		cost: price(0.5, 3, 0.05, 0),
+	},
+	{
+		id: "gemini-3.1-flash-lite",
+		name: "Gemini 3.1 Flash-Lite",
+		reasoning: true,
+		contextWindow: 1_048_576,
+		maxTokens: 65_536,
+		cost: price(0.25, 1.5, 0.025, 0),
+	},
+	{
+		id: "gemini-2.5-pro",
+		name: "Gemini 2.5 Pro",
+		reasoning: true,
+		contextWindow: 1_048_576,
+		maxTokens: 65_536,
+		cost: price(1.25, 10, 0.125, 0),
+	},
+	{
+		id: "gemini-2.5-flash",
+		name: "Gemini 2.5 Flash",
+		reasoning: true,
+		contextWindow: 1_048_576,
+		maxTokens: 65_536,
+		cost: price(0.3, 2.5, 0.03, 0),
+	},
+];
+
+function toModels(entries: Entry[], provider: string, api: KnownApi, baseUrl: string): Record<string, Model> {
+	const models: Record<string, Model> = {};
+	for (const entry of entries) {
+		const model: Model = {
+			id: entry.id,
+			name: entry.name,
+			api,
+			provider,
+			baseUrl,
+			reasoning: entry.reasoning,
+			input: ["text", "image"],
+			contextWindow: entry.contextWindow,
+			maxTokens: entry.maxTokens,
+			cost: entry.cost,
+		};
+		if (entry.compat) model.compat = entry.compat;
+		models[entry.id] = model;
+	}
+	return models;
+}
+
+/** The catalog: provider name → model id → `Model`. Treat as read-only; copy before changing a model. */
+export const MODELS: Readonly<Record<string, Readonly<Record<string, Model>>>> = {
+	anthropic: toModels(ANTHROPIC, "anthropic", "anthropic-messages", ANTHROPIC_BASE_URL),
+	openai: toModels(OPENAI, "openai", "openai-responses", OPENAI_BASE_URL),
+	google: toModels(GOOGLE, "google", "google-generative-ai", GOOGLE_BASE_URL),
+};
+
+/** Default base URL per wire API, used when a `Model` has no `baseUrl`. */
+export const DEFAULT_BASE_URLS: Readonly<Record<string, string>> = {
+	"anthropic-messages": ANTHROPIC_BASE_URL,
+	"openai-completions": OPENAI_BASE_URL,
+	"openai-responses": OPENAI_BASE_URL,
+	"google-generative-ai": GOOGLE_BASE_URL,
+};
+
+/**
+ * A catalog model by provider and id, as a fresh copy. Throws a clear error for an unknown provider or id
+ * (a programming error at setup time, not a provider failure); use an explicit `Model` object for any model
+ * the catalog does not list.
+ */
+export function getModel(provider: string, id: string): Model {
+	const models = MODELS[provider];
+	if (!models) {
+		throw new Error(
+			`Unknown provider "${provider}" (catalog: ${Object.keys(MODELS).join(", ")}). Pass an explicit Model object for other providers.`,
+		);
+	}
+	const model = models[id];
+	if (!model) {
+		throw new Error(
+			`Unknown ${provider} model "${id}" (catalog: ${Object.keys(models).join(", ")}). Pass an explicit Model object for other models.`,
+		);
+	}
+	return structuredClone(model);
+}
+
+/** Every catalog model of a provider (fresh copies), or of all providers. */
+export function listModels(provider?: string): Model[] {
+	const providers = provider === undefined ? Object.keys(MODELS) : [provider];
+	return providers.flatMap((name) =>
+		Object.values(MODELS[name] ?? {}).map((model) => structuredClone(model)),
+	);
+}

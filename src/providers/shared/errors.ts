@@ -1,0 +1,174 @@
+/**
+ * Classified provider failures (STYLE 6). Every way a provider call can go wrong becomes a `ProviderError`
+ * with an `ErrorKind`; `runProviderStream` turns it into an `error` message (SPEC E3) and decides from the
+ * kind whether a retry is worth it (SPEC A8). Classification lives here, once, for every API; an API adds its
+ * own body knowledge (Anthropic `overloaded_error`, OpenAI `context_length_exceeded`) via a `BodyClassifier`.
+ */
+import type { ErrorKind } from "../../core/messages.js";
+
+/** A classified provider failure. Thrown inside provider code, never out of a stream function. */
+export class ProviderError extends Error {
+	override readonly name = "ProviderError";
+	/** The classified kind carried onto the message as `errorKind`. */
+	readonly kind: ErrorKind;
+	/** HTTP status when the failure came from a response. */
+	readonly status: number | undefined;
+	/** Server-requested delay before a retry (`retry-after`, `retry-after-ms`), in ms. */
+	readonly retryAfterMs: number | undefined;
+	/** Overrides the default transient-kind rule (e.g. a 429 `insufficient_quota` is not worth retrying). */
+	readonly retryable: boolean | undefined;
+
+	constructor(
+		kind: ErrorKind,
+		message: string,
+		extra: { status?: number; retryAfterMs?: number; retryable?: boolean; cause?: unknown } = {},
+	) {
+		super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
+		this.kind = kind;
+		this.status = extra.status;
+		this.retryAfterMs = extra.retryAfterMs;
+		this.retryable = extra.retryable;
+	}
+}
+
+/** Type guard for `ProviderError`. */
+export function isProviderError(value: unknown): value is ProviderError {
+	return value instanceof ProviderError;
+}
+
+/** What an API-specific body classifier may decide; `undefined` falls back to the generic status rules. */
+export interface BodyClassification {
+	kind: ErrorKind;
+	retryable?: boolean;
+}
+
+/**
+ * Per-API knowledge of error bodies: given the parsed JSON body (or `undefined` when it is not JSON), the raw
+ * text and the status, return a classification or `undefined` to use the generic rules.
+ */
+export type BodyClassifier = (
+	body: unknown,
+	text: string,
+	status: number | undefined,
+) => BodyClassification | undefined;
+
+/** Kinds that are worth retrying before any content arrived (SPEC A8). */
+export const TRANSIENT_ERROR_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>([
+	"rate_limit",
+	"overloaded",
+	"server",
+	"network",
+	"timeout",
+]);
+
+const CONTEXT_OVERFLOW_TEXT =
+	/prompt is too long|context[ _-]?length|context window|maximum context|too many tokens|input is too long|exceeds the (?:maximum|context)|token limit/i;
+
+/** Generic kind for an HTTP status; body text only refines 400/413 into `context_overflow`. */
+export function kindForStatus(status: number, text = ""): ErrorKind {
+	if (status === 401 || status === 403) return "auth";
+	if (status === 429) return "rate_limit";
+	if (status === 529) return "overloaded";
+	if (status === 408 || status === 504) return "timeout";
+	if ((status === 400 || status === 413 || status === 422) && CONTEXT_OVERFLOW_TEXT.test(text))
+		return "context_overflow";
+	if (status >= 500) return "server";
+	return "invalid_request";
+}
+
+/** The human message inside a typical JSON error body (`{error:{message}}`, `{message}`, `{error:"..."}`). */
+export function errorBodyMessage(body: unknown, text: string): string {
+	const pick = (value: unknown): string | undefined => {
+		if (typeof value === "string" && value.length > 0) return value;
+		if (value && typeof value === "object") {
+			const record = value as Record<string, unknown>;
+			return pick(record.message) ?? pick(record.error) ?? pick(record.detail);
+		}
+		return undefined;
+	};
+	const picked = Array.isArray(body) ? pick(body[0]) : pick(body);
+	const raw = picked ?? text.trim();
+	return raw.length > 500 ? `${raw.slice(0, 500)}…` : raw;
+}
+
+/** Parse a body as JSON when possible. */
+export function tryParseJson(text: string): unknown {
+	try {
+		return JSON.parse(text);
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * Milliseconds requested by `retry-after-ms`, or `retry-after` as seconds or an HTTP date (relative to `now`).
+ * Returns `undefined` when absent or unreadable.
+ */
+export function parseRetryAfter(headers: Headers, now: number = Date.now()): number | undefined {
+	const ms = headers.get("retry-after-ms");
+	if (ms !== null && ms.trim() !== "") {
+		const value = Number(ms);
+		if (Number.isFinite(value) && value >= 0) return value;
+	}
+	const after = headers.get("retry-after");
+	if (after === null || after.trim() === "") return undefined;
+	const seconds = Number(after);
+	if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
+	const date = Date.parse(after);
+	if (Number.isNaN(date)) return undefined;
+	return Math.max(0, date - now);
+}
+
+/** Classify a non-2xx HTTP response from its status, headers and body text. */
+export function classifyHttpError(
+	status: number,
+	statusText: string,
+	headers: Headers,
+	text: string,
+	classifyBody?: BodyClassifier,
+): ProviderError {
+	const body = tryParseJson(text);
+	const specific = classifyBody?.(body, text, status);
+	const kind = specific?.kind ?? kindForStatus(status, text);
+	const detail = errorBodyMessage(body, text);
+	const head = `HTTP ${status}${statusText ? ` ${statusText}` : ""}`;
+	return new ProviderError(kind, detail ? `${head}: ${detail}` : head, {
+		status,
+		retryAfterMs: parseRetryAfter(headers),
+		...(specific?.retryable === undefined ? {} : { retryable: specific.retryable }),
+	});
+}
+
+/** Classify an error event that arrived inside a stream (no HTTP status). */
+export function classifyStreamError(
+	body: unknown,
+	text: string,
+	classifyBody?: BodyClassifier,
+): ProviderError {
+	const specific = classifyBody?.(body, text, undefined);
+	const message = errorBodyMessage(body, text) || "provider sent an error event";
+	const kind = specific?.kind ?? (CONTEXT_OVERFLOW_TEXT.test(text) ? "context_overflow" : "server");
+	return new ProviderError(
+		kind,
+		message,
+		specific?.retryable === undefined ? {} : { retryable: specific.retryable },
+	);
+}
+
+/**
+ * Classify whatever `fetch` or a body read threw: a `ProviderError` passes through; anything else is a
+ * network failure (connection refused or reset, DNS, TLS), with the low-level cause code in the message.
+ */
+export function classifyThrown(error: unknown): ProviderError {
+	if (error instanceof ProviderError) return error;
+	const message = error instanceof Error ? error.message || error.name : String(error);
+	const cause = error instanceof Error ? (error as { cause?: unknown }).cause : undefined;
+	const code =
+		cause && typeof cause === "object" && "code" in cause
+			? String((cause as { code: unknown }).code)
+			: undefined;
+	const causeMessage = cause instanceof Error ? cause.message : undefined;
+	const parts = [message, causeMessage && causeMessage !== message ? causeMessage : undefined, code];
+	const text = parts.filter((part): part is string => Boolean(part)).join(": ");
+	return new ProviderError("network", `network error: ${text}`, { cause: error });
+}
