@@ -1,0 +1,369 @@
+/**
+ * The partial-message builder every stream function uses (STYLE 4: stream scaffolding written once).
+ *
+ * Snapshots are built by structural sharing (SPEC L5): every change makes a new message object, a new
+ * content array and a new object for the one changed block, and shares every other block. A snapshot handed
+ * out in an event is never touched again, and the cost of one event is O(number of blocks), never
+ * O(message size): text grows by string concatenation and tool arguments come from the incremental parser.
+ */
+import type { AssistantMessageEvent } from "./events.js";
+import { closeInterruptedMessage } from "./interrupt.js";
+import type {
+	AssistantContent,
+	AssistantMessage,
+	ErrorKind,
+	JsonValue,
+	StopDetails,
+	TextContent,
+	ThinkingContent,
+	ToolCall,
+	Usage,
+} from "./messages.js";
+import { emptyUsage } from "./messages.js";
+import { IncrementalJsonParser, parseJsonText } from "./partial-json.js";
+
+/** Identity of the reply being built; copied onto the message. */
+export interface AssistantBuilderInit {
+	api: string;
+	provider: string;
+	model: string;
+	timestamp: number;
+}
+
+/** Where the builder sends its events; an `AssistantMessageEventStream` is one. */
+export interface AssistantEventSink {
+	push(event: AssistantMessageEvent): void;
+	end(message: AssistantMessage): void;
+}
+
+type BlockKind = "text" | "thinking" | "toolCall";
+type OpenBlock =
+	| { kind: "text" | "thinking" }
+	// `empty` stands in for arguments until the first key appears, so argument-less deltas share one object.
+	| { kind: "toolCall"; parser: IncrementalJsonParser; empty: Record<string, unknown> };
+
+/**
+ * Stop details that are a provider's final verdict on a completed reply (SPEC S5, M4), not an interruption:
+ * `fail("error", …)` keeps them instead of rewriting them to `stream_interrupted_after_content`.
+ */
+const VERDICT_STOP_TYPES = new Set(["refusal", "content_filter", "unknown_stop_reason"]);
+
+/** Tool arguments must be a JSON object; anything else is reported like a JSON problem (SPEC E4). */
+function asArguments(value: unknown): Record<string, unknown> | undefined {
+	return value !== null && typeof value === "object" && !Array.isArray(value)
+		? (value as Record<string, unknown>)
+		: undefined;
+}
+
+/**
+ * Builds one streamed assistant message and emits its SPEC E2 events.
+ *
+ * - Every stream it drives starts with exactly one `start` (content methods, `done` and `fail` emit it first
+ *   when `start()` was not called) and ends with exactly one terminal event; after `done`/`fail` every call
+ *   is ignored (start methods then return -1).
+ * - Indices are content indices (`contentIndex` in events). A bad index — out of range, the wrong block kind,
+ *   or a block already ended — throws an `Error`, so a provider decoder can catch it and fail the stream.
+ * - `addRedactedThinking`, `addProviderBlock`, signatures, citations, usage and stop details change the
+ *   snapshot without an event of their own (SPEC E2 has none); the next event carries them.
+ *
+ * @example
+ * ```ts
+ * const stream = new EventStream<AssistantMessageEvent, AssistantMessage>();
+ * const b = new AssistantMessageBuilder({ api, provider, model: model.id, timestamp: Date.now() }, stream);
+ * const t = b.startText();
+ * b.appendText(t, "Hello");
+ * b.done("stop"); // emits text_end, done, and ends the stream with the message
+ * ```
+ */
+export class AssistantMessageBuilder {
+	private snapshot: AssistantMessage;
+	private readonly blocks: (OpenBlock | undefined)[] = [];
+	private readonly completed = new Set<string>();
+	private started = false;
+	private finished = false;
+
+	constructor(
+		init: AssistantBuilderInit,
+		private readonly stream?: AssistantEventSink,
+	) {
+		this.snapshot = {
+			role: "assistant",
+			content: [],
+			api: init.api,
+			provider: init.provider,
+			model: init.model,
+			usage: emptyUsage(),
+			stopReason: "stop",
+			timestamp: init.timestamp,
+		};
+	}
+
+	/** The current snapshot. Never mutated afterwards (SPEC L5). */
+	get message(): AssistantMessage {
+		return this.snapshot;
+	}
+
+	/** Ids of tool calls that reached `toolcall_end`; the others are dropped on failure (SPEC A4). */
+	get completedToolCallIds(): ReadonlySet<string> {
+		return this.completed;
+	}
+
+	/** True once `done` or `fail` ran. */
+	get isFinished(): boolean {
+		return this.finished;
+	}
+
+	/** Emit `start`. Idempotent. */
+	start(): void {
+		if (this.started || this.finished) return;
+		this.started = true;
+		this.emit({ type: "start", partial: this.snapshot });
+	}
+
+	/** Open a text block; returns its content index. */
+	startText(): number {
+		const index = this.addBlock({ type: "text", text: "" }, { kind: "text" });
+		if (index >= 0) this.emit({ type: "text_start", contentIndex: index, partial: this.snapshot });
+		return index;
+	}
+
+	/** Append visible text to an open text block. */
+	appendText(index: number, delta: string): void {
+		if (this.finished) return;
+		const block = this.openBlock<TextContent>(index, "text");
+		this.replace(index, { ...block, text: block.text + delta });
+		this.emit({ type: "text_delta", contentIndex: index, delta, partial: this.snapshot });
+	}
+
+	/** Close a text block (emits `text_end`). */
+	endText(index: number): void {
+		if (this.finished) return;
+		const block = this.openBlock<TextContent>(index, "text");
+		this.blocks[index] = undefined;
+		this.emit({ type: "text_end", contentIndex: index, content: block.text, partial: this.snapshot });
+	}
+
+	/** Set the opaque signature of a text block (open or ended). */
+	setTextSignature(index: number, signature: string): void {
+		if (this.finished) return;
+		this.replace(index, { ...this.blockAt<TextContent>(index, "text"), signature });
+	}
+
+	/** Attach a provider citation to a text block (open or ended). */
+	addCitation(index: number, citation: JsonValue): void {
+		if (this.finished) return;
+		const block = this.blockAt<TextContent>(index, "text");
+		this.replace(index, { ...block, citations: [...(block.citations ?? []), citation] });
+	}
+
+	/** Open a thinking block; returns its content index. */
+	startThinking(): number {
+		const index = this.addBlock({ type: "thinking", thinking: "" }, { kind: "thinking" });
+		if (index >= 0) this.emit({ type: "thinking_start", contentIndex: index, partial: this.snapshot });
+		return index;
+	}
+
+	/** Append reasoning text to an open thinking block. */
+	appendThinking(index: number, delta: string): void {
+		if (this.finished) return;
+		const block = this.openBlock<ThinkingContent>(index, "thinking");
+		this.replace(index, { ...block, thinking: block.thinking + delta });
+		this.emit({ type: "thinking_delta", contentIndex: index, delta, partial: this.snapshot });
+	}
+
+	/** Append to a thinking block's signature (providers stream it in pieces); replayed byte for byte. */
+	appendThinkingSignature(index: number, signature: string): void {
+		if (this.finished) return;
+		const block = this.blockAt<ThinkingContent>(index, "thinking");
+		this.replace(index, { ...block, signature: (block.signature ?? "") + signature });
+	}
+
+	/** Close a thinking block (emits `thinking_end`). */
+	endThinking(index: number): void {
+		if (this.finished) return;
+		const block = this.openBlock<ThinkingContent>(index, "thinking");
+		this.blocks[index] = undefined;
+		this.emit({ type: "thinking_end", contentIndex: index, content: block.thinking, partial: this.snapshot });
+	}
+
+	/** Add a complete redacted-thinking block; returns its content index. No event of its own. */
+	addRedactedThinking(data: string): number {
+		return this.addBlock({ type: "redactedThinking", data }, undefined);
+	}
+
+	/** Open a tool call whose arguments will stream; returns its content index. */
+	startToolCall(id: string, name: string, signature?: string): number {
+		const empty: Record<string, unknown> = {};
+		const block: ToolCall = { type: "toolCall", id, name, arguments: empty };
+		if (signature !== undefined) block.signature = signature;
+		const index = this.addBlock(block, { kind: "toolCall", parser: new IncrementalJsonParser(), empty });
+		if (index >= 0)
+			this.emit({ type: "toolcall_start", contentIndex: index, id, name, partial: this.snapshot });
+		return index;
+	}
+
+	/** Feed a piece of the arguments JSON; the event and the block carry the parser's partial value (SPEC E4). */
+	appendToolCallArguments(index: number, delta: string): void {
+		if (this.finished) return;
+		const { parser, empty } = this.openToolCall(index);
+		parser.push(delta);
+		const args = asArguments(parser.value) ?? empty;
+		const block = this.snapshot.content[index] as ToolCall;
+		if (block.arguments !== args) this.replace(index, { ...block, arguments: args });
+		this.emit({
+			type: "toolcall_delta",
+			contentIndex: index,
+			delta,
+			arguments: args,
+			partial: this.snapshot,
+		});
+	}
+
+	/**
+	 * Close a tool call: its arguments are parsed once (SPEC E4), from `finalArgumentsJson` when the provider
+	 * sends the complete text at the end, else from the streamed deltas. Arguments that are not a valid JSON
+	 * object become `{}` with `argumentsError` naming the problem; nothing throws.
+	 */
+	endToolCall(index: number, finalArgumentsJson?: string): void {
+		if (this.finished) return;
+		const { parser } = this.openToolCall(index);
+		const parsed = finalArgumentsJson === undefined ? parser.finish() : parseJsonText(finalArgumentsJson);
+		const { argumentsError: _stale, ...block } = this.snapshot.content[index] as ToolCall;
+		const toolCall: ToolCall = { ...block, arguments: {} };
+		if (!parsed.ok) toolCall.argumentsError = `Invalid JSON in tool arguments: ${parsed.error}`;
+		else {
+			const args = asArguments(parsed.value);
+			if (args) toolCall.arguments = args;
+			else toolCall.argumentsError = `Tool arguments must be a JSON object, got ${jsonKind(parsed.value)}`;
+		}
+		this.replace(index, toolCall);
+		this.blocks[index] = undefined;
+		this.completed.add(toolCall.id);
+		this.emit({ type: "toolcall_end", contentIndex: index, toolCall, partial: this.snapshot });
+	}
+
+	/** Set the opaque signature of a tool call (open or ended). */
+	setToolCallSignature(index: number, signature: string): void {
+		if (this.finished) return;
+		this.replace(index, { ...this.blockAt<ToolCall>(index, "toolCall"), signature });
+	}
+
+	/** Add a provider-side block the loop does not interpret (SPEC M3); returns its content index. */
+	addProviderBlock(api: string, data: JsonValue): number {
+		return this.addBlock({ type: "providerBlock", api, data }, undefined);
+	}
+
+	/**
+	 * Merge usage numbers. `totalTokens`, when not given, is recomputed as the sum of the four counters;
+	 * `cost` is replaced only when given (pricing belongs to the provider layer).
+	 */
+	setUsage(usage: Partial<Usage>): void {
+		if (this.finished) return;
+		const merged: Usage = { ...this.snapshot.usage, ...usage };
+		if (usage.totalTokens === undefined)
+			merged.totalTokens = merged.input + merged.output + merged.cacheRead + merged.cacheWrite;
+		this.snapshot = { ...this.snapshot, usage: merged };
+	}
+
+	/** Record the provider's response id. */
+	setResponseId(id: string): void {
+		if (this.finished) return;
+		this.snapshot = { ...this.snapshot, responseId: id };
+	}
+
+	/** Set (or clear, with `undefined`) the finer stop cause (SPEC M4). */
+	setStopDetails(details: StopDetails | undefined): void {
+		if (this.finished) return;
+		const { stopDetails: _previous, ...rest } = this.snapshot;
+		this.snapshot = details ? { ...rest, stopDetails: details } : rest;
+	}
+
+	/**
+	 * Finish successfully: closes still-open text and thinking blocks (emitting their `*_end`) and still-open
+	 * tool calls (parsing their arguments, so a call cut by `length` gets an `argumentsError`), emits `done`,
+	 * and ends the stream with the message. Returns the final message.
+	 */
+	done(reason: "stop" | "toolUse" | "length"): AssistantMessage {
+		if (this.finished) return this.snapshot;
+		this.start();
+		this.blocks.forEach((open, index) => {
+			if (open?.kind === "text") this.endText(index);
+			else if (open?.kind === "thinking") this.endThinking(index);
+			else if (open?.kind === "toolCall") this.endToolCall(index);
+		});
+		const message: AssistantMessage = { ...this.snapshot, stopReason: reason };
+		this.finish(message, { type: "done", reason, message });
+		return message;
+	}
+
+	/**
+	 * Finish as failed (SPEC E3, A4): tool calls that never reached `toolcall_end` are dropped; with content
+	 * left, `stopDetails` becomes `stream_interrupted_after_content` (previous type kept as `raw`). A provider
+	 * verdict set before `fail("error")` — `refusal`, `content_filter`, `unknown_stop_reason` — is kept as is:
+	 * the reply completed, it was not interrupted (SPEC S5). Emits `error` and ends the stream.
+	 */
+	fail(reason: "error" | "aborted", errorMessage: string, errorKind?: ErrorKind): AssistantMessage {
+		if (this.finished) return this.snapshot;
+		this.start();
+		const verdict = this.snapshot.stopDetails;
+		const message = closeInterruptedMessage(this.snapshot, this.completed, reason, errorMessage, errorKind);
+		if (reason === "error" && verdict && VERDICT_STOP_TYPES.has(verdict.type)) message.stopDetails = verdict;
+		this.finish(message, { type: "error", reason, error: message });
+		return message;
+	}
+
+	private finish(message: AssistantMessage, event: AssistantMessageEvent): void {
+		this.snapshot = message;
+		this.emit(event);
+		this.finished = true;
+		this.blocks.length = 0;
+		this.stream?.end(message);
+	}
+
+	private emit(event: AssistantMessageEvent): void {
+		this.stream?.push(event);
+	}
+
+	private addBlock(block: AssistantContent, open: OpenBlock | undefined): number {
+		if (this.finished) return -1;
+		this.start();
+		const index = this.snapshot.content.length;
+		this.snapshot = { ...this.snapshot, content: [...this.snapshot.content, block] };
+		this.blocks[index] = open;
+		return index;
+	}
+
+	/** Swap one block: new message, new content array, every other block shared (SPEC L5). */
+	private replace(index: number, block: AssistantContent): void {
+		const content = this.snapshot.content.slice();
+		content[index] = block;
+		this.snapshot = { ...this.snapshot, content };
+	}
+
+	private blockAt<T extends AssistantContent>(index: number, kind: BlockKind): T {
+		const block = Number.isInteger(index) ? this.snapshot.content[index] : undefined;
+		if (!block) throw new Error(`AssistantMessageBuilder: no content block at index ${index}`);
+		if (block.type !== kind)
+			throw new Error(
+				`AssistantMessageBuilder: content index ${index} is a ${block.type} block, not ${kind}`,
+			);
+		return block as T;
+	}
+
+	private openBlock<T extends AssistantContent>(index: number, kind: BlockKind): T {
+		const block = this.blockAt<T>(index, kind);
+		if (this.blocks[index]?.kind !== kind)
+			throw new Error(`AssistantMessageBuilder: ${kind} block at index ${index} has already ended`);
+		return block;
+	}
+
+	private openToolCall(index: number): { parser: IncrementalJsonParser; empty: Record<string, unknown> } {
+		this.openBlock<ToolCall>(index, "toolCall");
+		return this.blocks[index] as { parser: IncrementalJsonParser; empty: Record<string, unknown> };
+	}
+}
+
+function jsonKind(value: unknown): string {
+	if (value === null) return "null";
+	return Array.isArray(value) ? "an array" : `a ${typeof value}`;
+}

@@ -1,0 +1,321 @@
+import { describe, expect, it } from "vitest";
+import { AssistantMessageBuilder } from "../../src/core/assistant-builder.js";
+import { EventStream } from "../../src/core/event-stream.js";
+import type { AssistantMessageEvent } from "../../src/core/events.js";
+import type { AssistantMessage, ToolCall } from "../../src/core/messages.js";
+
+const init = { api: "test-api", provider: "test", model: "m1", timestamp: 1000 };
+
+function setup() {
+	const stream = new EventStream<AssistantMessageEvent, AssistantMessage>();
+	const events: AssistantMessageEvent[] = [];
+	const builder = new AssistantMessageBuilder(init, {
+		push: (event) => {
+			events.push(event);
+			stream.push(event);
+		},
+		end: (message: AssistantMessage) => stream.end(message),
+	});
+	return { builder, events, stream };
+}
+
+/** Compact golden trace (STYLE 7): `type:index`. */
+function trace(events: AssistantMessageEvent[]): string {
+	return events.map((e) => ("contentIndex" in e ? `${e.type}:${e.contentIndex}` : e.type)).join(" ");
+}
+
+function partialOf(event: AssistantMessageEvent): AssistantMessage {
+	if (event.type === "done") return event.message;
+	if (event.type === "error") return event.error;
+	return event.partial;
+}
+
+describe("AssistantMessageBuilder events (SPEC E2)", () => {
+	it("emits start, block events with content indices, and one done", async () => {
+		const { builder, events, stream } = setup();
+		builder.start();
+		const th = builder.startThinking();
+		builder.appendThinking(th, "hmm");
+		builder.appendThinkingSignature(th, "sig-");
+		builder.appendThinkingSignature(th, "1");
+		builder.endThinking(th);
+		const tx = builder.startText();
+		builder.appendText(tx, "Hel");
+		builder.appendText(tx, "lo");
+		builder.endText(tx);
+		const tc = builder.startToolCall("call_1", "read", "tsig");
+		builder.appendToolCallArguments(tc, '{"path": "a');
+		builder.appendToolCallArguments(tc, '.ts"}');
+		builder.endToolCall(tc);
+		const final = builder.done("toolUse");
+
+		expect(trace(events)).toBe(
+			"start thinking_start:0 thinking_delta:0 thinking_end:0 text_start:1 text_delta:1 text_delta:1 text_end:1 " +
+				"toolcall_start:2 toolcall_delta:2 toolcall_delta:2 toolcall_end:2 done",
+		);
+		expect(final.content).toEqual([
+			{ type: "thinking", thinking: "hmm", signature: "sig-1" },
+			{ type: "text", text: "Hello" },
+			{ type: "toolCall", id: "call_1", name: "read", arguments: { path: "a.ts" }, signature: "tsig" },
+		]);
+		expect(final).toMatchObject({ role: "assistant", api: "test-api", provider: "test", model: "m1" });
+		expect(final.stopReason).toBe("toolUse");
+		expect(final.timestamp).toBe(1000);
+		expect(events[7]).toMatchObject({ type: "text_end", content: "Hello" });
+		expect(events[events.length - 1]).toEqual({ type: "done", reason: "toolUse", message: final });
+		expect(await stream.result()).toBe(final);
+		expect(builder.completedToolCallIds).toEqual(new Set(["call_1"]));
+	});
+
+	it("emits start first when a content method, done or fail is called before start()", () => {
+		for (const finish of ["text", "done", "fail"] as const) {
+			const { builder, events } = setup();
+			if (finish === "text") builder.startText();
+			if (finish === "done") builder.done("stop");
+			if (finish === "fail") builder.fail("error", "boom");
+			builder.start();
+			expect(events[0]?.type).toBe("start");
+			expect(events.filter((e) => e.type === "start")).toHaveLength(1);
+		}
+	});
+
+	it("toolcall_delta carries the partial arguments, the same object the partial block holds (SPEC E4)", () => {
+		const { builder, events } = setup();
+		const tc = builder.startToolCall("c", "write");
+		builder.appendToolCallArguments(tc, '{"file": "x.md", "body": "# Ti');
+		const delta = events[events.length - 1] as Extract<AssistantMessageEvent, { type: "toolcall_delta" }>;
+		expect(delta.arguments).toEqual({ file: "x.md", body: "# Ti" });
+		expect(delta.delta).toBe('{"file": "x.md", "body": "# Ti');
+		expect((delta.partial.content[tc] as ToolCall).arguments).toBe(delta.arguments);
+	});
+
+	it("done closes still-open text, thinking and tool-call blocks, emitting their *_end", () => {
+		const { builder, events } = setup();
+		const th = builder.startThinking();
+		builder.appendThinking(th, "a");
+		const tx = builder.startText();
+		builder.appendText(tx, "b");
+		const tc = builder.startToolCall("cut", "write");
+		builder.appendToolCallArguments(tc, '{"body": "trunc');
+		const final = builder.done("length");
+		expect(trace(events)).toBe(
+			"start thinking_start:0 thinking_delta:0 text_start:1 text_delta:1 toolcall_start:2 toolcall_delta:2 " +
+				"thinking_end:0 text_end:1 toolcall_end:2 done",
+		);
+		expect(final.stopReason).toBe("length");
+		const call = final.content[2] as ToolCall;
+		expect(call.arguments).toEqual({});
+		expect(call.argumentsError).toMatch(/^Invalid JSON in tool arguments: Unexpected end of JSON input/);
+	});
+
+	it("emits exactly one terminal event; later calls are ignored (SPEC E2)", async () => {
+		const { builder, events, stream } = setup();
+		const tx = builder.startText();
+		const message = builder.done("stop");
+		expect(builder.fail("error", "late")).toBe(message);
+		expect(builder.done("toolUse")).toBe(message);
+		builder.appendText(tx, "late");
+		expect(builder.startText()).toBe(-1);
+		builder.setUsage({ input: 5 });
+		expect(events.filter((e) => e.type === "done" || e.type === "error")).toHaveLength(1);
+		expect(builder.message).toBe(message);
+		expect(builder.isFinished).toBe(true);
+		expect(await stream.result()).toBe(message);
+	});
+
+	it("works without a stream, as a plain message builder", () => {
+		const builder = new AssistantMessageBuilder(init);
+		builder.appendText(builder.startText(), "x");
+		expect(builder.done("stop").content).toEqual([{ type: "text", text: "x" }]);
+	});
+});
+
+describe("AssistantMessageBuilder tool arguments (SPEC E4)", () => {
+	it.each([
+		['{"a": 1', undefined, {}, /^Invalid JSON in tool arguments: Unexpected end of JSON input at position 7/],
+		['{"a": 1}', undefined, { a: 1 }, undefined],
+		["", undefined, {}, undefined],
+		["[1, 2]", undefined, {}, /^Tool arguments must be a JSON object, got an array$/],
+		["null", undefined, {}, /got null$/],
+		['{"streamed": 1}', '{"final": 2}', { final: 2 }, undefined],
+		['{"a": 1}', '{"a": oops}', {}, /Unexpected 'o' where a value should start at position 6/],
+	])("streamed %j, final %j → %j", (streamed, finalJson, args, error) => {
+		const { builder, events } = setup();
+		const tc = builder.startToolCall("c", "t");
+		if (streamed) builder.appendToolCallArguments(tc, streamed);
+		builder.endToolCall(tc, finalJson);
+		const end = events[events.length - 1] as Extract<AssistantMessageEvent, { type: "toolcall_end" }>;
+		expect(end.type).toBe("toolcall_end");
+		expect(end.toolCall.arguments).toEqual(args);
+		if (error) expect(end.toolCall.argumentsError).toMatch(error);
+		else expect(end.toolCall).not.toHaveProperty("argumentsError");
+		expect(end.partial.content[tc]).toBe(end.toolCall);
+	});
+});
+
+describe("AssistantMessageBuilder snapshots (SPEC L5)", () => {
+	/** Drives every builder method; `after` sees the snapshot after each single call. */
+	function streamEverything(builder: AssistantMessageBuilder, after: () => void = () => {}): void {
+		const step = (action: () => unknown) => {
+			action();
+			after();
+		};
+		let tx = -1;
+		let th = -1;
+		let tc = -1;
+		step(() => {
+			tx = builder.startText();
+		});
+		for (const piece of ["a", "b", "c"]) step(() => builder.appendText(tx, piece));
+		step(() => builder.setTextSignature(tx, "ts"));
+		step(() => builder.addCitation(tx, { url: "u" }));
+		step(() => {
+			th = builder.startThinking();
+		});
+		step(() => builder.appendThinking(th, "t1"));
+		step(() => builder.appendThinkingSignature(th, "s"));
+		step(() => builder.endThinking(th));
+		step(() => builder.addRedactedThinking("opaque"));
+		step(() => builder.addProviderBlock("test-api", { kind: "server_tool", n: 1 }));
+		step(() => {
+			tc = builder.startToolCall("c1", "edit");
+		});
+		for (const piece of ['{"a": [1', ", 2]", ', "b": {"c": "x', 'y"}}'])
+			step(() => builder.appendToolCallArguments(tc, piece));
+		step(() => builder.endToolCall(tc));
+		step(() => builder.setToolCallSignature(tc, "sig"));
+		step(() => builder.setUsage({ input: 10, output: 5 }));
+		step(() => builder.setResponseId("resp_1"));
+		step(() => builder.endText(tx));
+		step(() => builder.done("toolUse"));
+	}
+
+	it("a kept event's message never changes afterwards", () => {
+		const events: AssistantMessageEvent[] = [];
+		const copies: unknown[] = [];
+		const push = (event: AssistantMessageEvent) => {
+			events.push(event);
+			copies.push(structuredClone(partialOf(event)));
+		};
+		const builder = new AssistantMessageBuilder(init, { push, end: () => {} });
+		const original = builder.message;
+		const originalCopy = structuredClone(original);
+		streamEverything(builder);
+		expect(events.length).toBeGreaterThan(15);
+		for (const [i, event] of events.entries()) expect(partialOf(event)).toEqual(copies[i]);
+		expect(original).toEqual(originalCopy);
+	});
+
+	it("shares every unchanged block object; only the changed block and the content array are new", () => {
+		const { builder } = setup();
+		const snapshots: AssistantMessage[] = [builder.message];
+		streamEverything(builder, () => snapshots.push(builder.message));
+		for (let i = 1; i < snapshots.length; i++) {
+			const before = snapshots[i - 1] as AssistantMessage;
+			const after = snapshots[i] as AssistantMessage;
+			const changed = after.content.filter((block, j) => before.content[j] !== block);
+			expect(changed.length).toBeLessThanOrEqual(1);
+			if (changed.length > 0) expect(after.content).not.toBe(before.content);
+		}
+		const final = builder.message;
+		expect(final.usage).toMatchObject({ input: 10, output: 5, totalTokens: 15 });
+		expect(final.responseId).toBe("resp_1");
+		expect(final.content[0]).toEqual({
+			type: "text",
+			text: "abc",
+			signature: "ts",
+			citations: [{ url: "u" }],
+		});
+		expect((final.content[4] as ToolCall).signature).toBe("sig");
+	});
+
+	it("text deltas reuse the other blocks and never copy them", () => {
+		const { builder } = setup();
+		const first = builder.startText();
+		builder.appendText(first, "x".repeat(1000));
+		builder.endText(first);
+		const second = builder.startText();
+		const before = builder.message;
+		builder.appendText(second, "y");
+		expect(builder.message.content[first]).toBe(before.content[first]);
+		expect(builder.message).not.toBe(before);
+		expect(before.content[second]).toEqual({ type: "text", text: "" });
+	});
+
+	it("the message stays plain JSON (SPEC M6)", () => {
+		const { builder } = setup();
+		streamEverything(builder);
+		expect(JSON.parse(JSON.stringify(builder.message))).toEqual(builder.message);
+	});
+});
+
+describe("AssistantMessageBuilder.fail (SPEC A4, E3)", () => {
+	it("drops tool calls that never reached toolcall_end and marks the interruption", async () => {
+		const { builder, events, stream } = setup();
+		const tx = builder.startText();
+		builder.appendText(tx, "partial answer");
+		const done = builder.startToolCall("done_1", "read");
+		builder.appendToolCallArguments(done, "{}");
+		builder.endToolCall(done);
+		const open = builder.startToolCall("open_1", "write");
+		builder.appendToolCallArguments(open, '{"x": ');
+		builder.setStopDetails({ type: "pause_turn" });
+		const message = builder.fail("aborted", "user pressed stop", "aborted");
+
+		expect(message.content.map((b) => b.type)).toEqual(["text", "toolCall"]);
+		expect((message.content[1] as ToolCall).id).toBe("done_1");
+		expect(message.content[0]).toEqual({ type: "text", text: "partial answer" });
+		expect(message.stopReason).toBe("aborted");
+		expect(message.errorMessage).toBe("user pressed stop");
+		expect(message.errorKind).toBe("aborted");
+		expect(message.stopDetails).toEqual({ type: "stream_interrupted_after_content", raw: "pause_turn" });
+		expect(events.filter((e) => e.type === "done" || e.type === "error")).toHaveLength(1);
+		expect(events[events.length - 1]).toEqual({ type: "error", reason: "aborted", error: message });
+		expect(await stream.result()).toBe(message);
+	});
+
+	it("keeps no stop details when nothing was streamed", () => {
+		const { builder } = setup();
+		const message = builder.fail("error", "HTTP 500", "server");
+		expect(message.content).toEqual([]);
+		expect(message.stopDetails).toBeUndefined();
+		expect(message).toMatchObject({ stopReason: "error", errorMessage: "HTTP 500", errorKind: "server" });
+	});
+
+	it("keeps a refusal verdict instead of calling it an interruption (SPEC S5)", () => {
+		const { builder } = setup();
+		builder.appendText(builder.startText(), "I can't help with");
+		builder.setStopDetails({ type: "refusal", raw: "refusal" });
+		const message = builder.fail("error", "The model refused to answer");
+		expect(message.stopDetails).toEqual({ type: "refusal", raw: "refusal" });
+		expect(message.stopReason).toBe("error");
+	});
+});
+
+describe("AssistantMessageBuilder misuse", () => {
+	it.each([
+		[
+			"an index out of range",
+			(b: AssistantMessageBuilder) => b.appendText(3, "x"),
+			/no content block at index 3/,
+		],
+		[
+			"the wrong block kind",
+			(b: AssistantMessageBuilder) => b.appendThinking(0, "x"),
+			/is a text block, not thinking/,
+		],
+		[
+			"a block that already ended",
+			(b: AssistantMessageBuilder) => {
+				b.endText(0);
+				b.appendText(0, "x");
+			},
+			/text block at index 0 has already ended/,
+		],
+		["a non-integer index", (b: AssistantMessageBuilder) => b.endText(0.5), /no content block at index 0.5/],
+	])("throws a clear Error for %s", (_name, misuse, message) => {
+		const builder = new AssistantMessageBuilder(init);
+		builder.startText();
+		expect(() => misuse(builder)).toThrow(message);
+	});
+});
