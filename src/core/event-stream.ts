@@ -1,13 +1,20 @@
+type Waiter<T> = {
+	resolve: (step: IteratorResult<T, undefined>) => void;
+	reject: (error: unknown) => void;
+};
+
 /**
  * SPEC E1: a push-based async stream with a final result. Queue operations are O(1) amortized: events sit in
  * an array read through a head index, and the consumed prefix is dropped in one splice once it dominates,
- * so a backlog of 20,000 events never triggers 20,000 `Array.shift` moves.
+ * so a backlog of 20,000 events never triggers 20,000 `Array.shift` moves. Meant for one consumer: two
+ * iterators share (split) the events rather than each seeing all of them.
  */
 export class EventStream<T, R> implements AsyncIterable<T> {
 	private queue: T[] = [];
 	private head = 0;
-	private waiting: ((step: IteratorResult<T, undefined>) => void) | undefined;
-	private waitingReject: ((error: unknown) => void) | undefined;
+	// Pending `next()` calls, oldest first. Usually zero or one; a consumer may call `next()` again before the
+	// previous promise settled, and every such call must be answered in order.
+	private waiters: Waiter<T>[] = [];
 	private finished = false;
 	private failure: { error: unknown } | undefined;
 	private readonly resultPromise: Promise<R>;
@@ -31,14 +38,9 @@ export class EventStream<T, R> implements AsyncIterable<T> {
 	/** Queue an event. Ignored after the stream ended. */
 	push(event: T): void {
 		if (this.finished) return;
-		const waiter = this.waiting;
-		if (waiter) {
-			this.waiting = undefined;
-			this.waitingReject = undefined;
-			waiter({ value: event, done: false });
-			return;
-		}
-		this.queue.push(event);
+		const waiter = this.waiters.shift();
+		if (waiter) waiter.resolve({ value: event, done: false });
+		else this.queue.push(event);
 	}
 
 	/**
@@ -68,13 +70,12 @@ export class EventStream<T, R> implements AsyncIterable<T> {
 	}
 
 	private wakeAtEnd(): void {
-		const waiter = this.waiting;
-		const reject = this.waitingReject;
-		this.waiting = undefined;
-		this.waitingReject = undefined;
-		if (!waiter) return;
-		if (this.failure && reject) reject(this.failure.error);
-		else waiter({ value: undefined, done: true });
+		const waiters = this.waiters;
+		this.waiters = [];
+		for (const waiter of waiters) {
+			if (this.failure) waiter.reject(this.failure.error);
+			else waiter.resolve({ value: undefined, done: true });
+		}
 	}
 
 	private take(): T | undefined {
@@ -98,8 +99,7 @@ export class EventStream<T, R> implements AsyncIterable<T> {
 				if (this.failure) return Promise.reject(this.failure.error);
 				if (this.finished) return Promise.resolve({ value: undefined, done: true });
 				return new Promise((resolve, reject) => {
-					this.waiting = resolve;
-					this.waitingReject = reject;
+					this.waiters.push({ resolve, reject });
 				});
 			},
 			return: (): Promise<IteratorResult<T, undefined>> => Promise.resolve({ value: undefined, done: true }),
