@@ -1,0 +1,346 @@
+/**
+ * The tool batch: every tool call of one assistant message, run with SPEC T6 scheduling and all-settled
+ * semantics (T7), interrupted by steering (T10) or abort (A1, A7, I4), and paired with exactly one result each
+ * (T13). Each call is a small state machine (`CallPhase`); the first settlement of a call wins and anything the
+ * call reports afterwards (a late result, an update) is discarded, so a tool that ignores its abort signal
+ * never keeps the batch waiting.
+ */
+import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../core/messages.js";
+import { toolCallsOf } from "../core/messages.js";
+import type { StepRunner } from "../loop/step-runner.js";
+import type { AgentEvent, AgentLoopConfig } from "../loop/types.js";
+import { type CallPort, errorResult, type PreparedCall, prepareCall, runCall } from "./call.js";
+import type { CoercedToolResult } from "./coerce.js";
+import { type SteeringProbe, type SteeringWatch, watchSteering } from "./interrupt.js";
+import { placeholderResult } from "./placeholders.js";
+import { type ScheduleClass, scheduleToolBatch } from "./scheduler.js";
+import type { AgentTool, PlaceholderReason, ToolCallStatus } from "./types.js";
+
+export { STEERING_INTERRUPT_POLL_MS, type SteeringProbe } from "./interrupt.js";
+
+/** Everything one batch needs; the loop builds it after the assistant message is committed. */
+export interface ToolBatchInput {
+	/** The calls are `toolCallsOf(assistantMessage)`, in message order. */
+	assistantMessage: AssistantMessage;
+	tools: readonly AgentTool[];
+	/** The transcript at batch start (for hooks and `ToolExecutionContext`). */
+	messages: readonly AgentMessage[];
+	/** The run's signal: external abort or deadline. */
+	signal: AbortSignal;
+	/** What to write for calls cut off when `signal` has fired. */
+	abortPlaceholder(): { reason: "aborted" | "deadline"; cause: string };
+	/** Absent in `interruptMode: "wait"`: then steering never interrupts the batch. */
+	steering?: SteeringProbe;
+	/** SPEC X1: calls not to run, by call id. */
+	preSkipped?: ReadonlyMap<string, { reason: PlaceholderReason; requiredTool?: string }>;
+	beforeToolCall?: AgentLoopConfig["beforeToolCall"];
+	afterToolCall?: AgentLoopConfig["afterToolCall"];
+	/** Every `execute` runs inside `runStep({kind: "tool", id: call.id, name: call.name}, …)` (SPEC L13). */
+	runStep: StepRunner;
+	/** Receives `tool_execution_start` / `_update` / `_end`. */
+	emit(event: AgentEvent): void;
+	now(): number;
+	intentTracing: boolean;
+}
+
+/** The settled batch. Every array is in the order of the calls in the assistant message (SPEC T7, T13). */
+export interface ToolBatchResult {
+	/** Exactly one result per call. */
+	results: ToolResultMessage[];
+	statuses: ToolCallStatus[];
+	/** SPEC T4: arguments revised by `beforeToolCall`, by call id; the loop writes them into the message. */
+	revisedArguments: ReadonlyMap<string, Record<string, unknown>>;
+	/** True when steering skipped or interrupted at least one call. */
+	interrupted: boolean;
+	/** Per call, from the start of its turn in the schedule to its settlement (0 for calls that never started). */
+	durationsMs: number[];
+}
+
+/** Where a call stands. Only `waiting` and `approving` calls count as "not started" (no `execute` yet). */
+type CallPhase =
+	| { kind: "waiting" }
+	| { kind: "approving"; since: number }
+	| { kind: "executing"; since: number; interruptible: boolean }
+	| { kind: "finishing"; since: number }
+	| { kind: "settled" };
+
+interface CallState {
+	prepared: PreparedCall;
+	phase: CallPhase;
+	/** Arguments shown in events (revised ones once `beforeToolCall` revised them). */
+	eventArgs: Record<string, unknown>;
+	abort: AbortController;
+	steering: AbortController;
+	done: Promise<void>;
+	markDone(): void;
+	outcome?: { message: ToolResultMessage; status: ToolCallStatus; durationMs: number };
+}
+
+interface BatchRun {
+	input: ToolBatchInput;
+	states: CallState[];
+	revised: Map<string, Record<string, unknown>>;
+	interrupted: boolean;
+	watch?: SteeringWatch;
+}
+
+/**
+ * Run the tool calls of one assistant message (SPEC T2–T13, A1, A7, I4). Never rejects: every failure is a
+ * result. Resolves as soon as every call is settled — immediately after the run signal fires, whatever the
+ * tools do with their own signals.
+ */
+export async function runToolBatch(input: ToolBatchInput): Promise<ToolBatchResult> {
+	const run = createRun(input);
+	const onAbort = (): void => abortRemaining(run);
+	try {
+		settleUnrunnable(run);
+		if (input.signal.aborted) onAbort();
+		else {
+			input.signal.addEventListener("abort", onAbort, { once: true });
+			startWatch(run);
+			scheduleRunnable(run);
+		}
+		await Promise.all(run.states.map((state) => state.done));
+	} finally {
+		input.signal.removeEventListener("abort", onAbort);
+		run.watch?.stop();
+	}
+	return collect(run);
+}
+
+function createRun(input: ToolBatchInput): BatchRun {
+	const states = toolCallsOf(input.assistantMessage).map((call): CallState => {
+		const prepared = prepareCall(call, input.tools, input.intentTracing, input.preSkipped?.get(call.id));
+		let markDone = (): void => {};
+		const done = new Promise<void>((resolve) => {
+			markDone = resolve;
+		});
+		return {
+			prepared,
+			phase: { kind: "waiting" },
+			eventArgs: prepared.eventArgs,
+			abort: new AbortController(),
+			steering: new AbortController(),
+			done,
+			markDone,
+		};
+	});
+	return { input, states, revised: new Map(), interrupted: false };
+}
+
+/** Pre-skipped calls (SPEC X1) and rejected calls (SPEC T2, T3) settle at once, in call order. */
+function settleUnrunnable(run: BatchRun): void {
+	for (const state of run.states) {
+		const plan = state.prepared.plan;
+		if (plan.kind === "skip") settlePlaceholder(run, state, plan.reason, "skipped", plan.requiredTool);
+		else if (plan.kind === "reject") settleResult(run, state, errorResult(plan.text), "error");
+	}
+}
+
+/** SPEC T6: start each runnable call once the calls it waits for have settled. */
+function scheduleRunnable(run: BatchRun): void {
+	const classes = run.states.map((state): ScheduleClass => {
+		const plan = state.prepared.plan;
+		return plan.kind === "run" && state.phase.kind === "waiting" ? plan.concurrency : "none";
+	});
+	scheduleToolBatch(classes).forEach((waits, index) => {
+		const state = run.states[index];
+		if (!state || classes[index] === "none") return;
+		const dependencies = waits.map((wait) => run.states[wait]?.done);
+		void startWhenReady(run, state, dependencies);
+	});
+}
+
+async function startWhenReady(
+	run: BatchRun,
+	state: CallState,
+	dependencies: (Promise<void> | undefined)[],
+): Promise<void> {
+	if (dependencies.length > 0) await Promise.all(dependencies);
+	const plan = state.prepared.plan;
+	// Abort or steering may have settled the call while it waited.
+	if (state.phase.kind !== "waiting" || plan.kind !== "run") return;
+	state.phase = { kind: "approving", since: run.input.now() };
+	try {
+		await runCall(state.prepared, plan, run.input, portOf(run, state));
+	} catch (error) {
+		// runCall reports every failure through the port; this only guards the one-result-per-call invariant.
+		settleResult(run, state, errorResult(`Internal error while running the tool: ${String(error)}`), "error");
+	}
+}
+
+function portOf(run: BatchRun, state: CallState): CallPort {
+	const { call } = state.prepared;
+	return {
+		signal: state.abort.signal,
+		steeringRequested: state.steering.signal,
+		isSettled: () => state.phase.kind === "settled",
+		revise(args) {
+			run.revised.set(call.id, args);
+		},
+		beginExecute(eventArgs, interruptible) {
+			state.eventArgs = eventArgs;
+			emitStart(run, state);
+			state.phase = { kind: "executing", since: sinceOf(state.phase, run), interruptible };
+			run.watch?.refresh();
+		},
+		beginFinish() {
+			state.phase = { kind: "finishing", since: sinceOf(state.phase, run) };
+		},
+		update(partial) {
+			emit(run, {
+				type: "tool_execution_update",
+				toolCallId: call.id,
+				toolName: call.name,
+				args: state.eventArgs,
+				partialResult: partial,
+			});
+		},
+		settle(result, status) {
+			settleResult(run, state, result, status);
+			// SPEC T10: peek after each tool finishes.
+			run.watch?.check();
+			run.watch?.refresh();
+		},
+	};
+}
+
+function sinceOf(phase: CallPhase, run: BatchRun): number {
+	return "since" in phase ? phase.since : run.input.now();
+}
+
+/** SPEC A1, A7, I4: the run signal fired; every unsettled call gets the placeholder now, started or not. */
+function abortRemaining(run: BatchRun): void {
+	const { reason, cause } = run.input.abortPlaceholder();
+	for (const state of run.states) {
+		if (state.phase.kind === "settled") continue;
+		settlePlaceholder(run, state, reason, "aborted", undefined, cause);
+		state.abort.abort(run.input.signal.reason);
+	}
+}
+
+function startWatch(run: BatchRun): void {
+	const probe = run.input.steering;
+	if (!probe) return;
+	// Poll while any tool executes, not only interruptible ones: the cooperative `steeringRequested` signal is
+	// only worth something if non-interruptible tools see it while they still run.
+	const anyExecuting = (): boolean => run.states.some((state) => state.phase.kind === "executing");
+	run.watch = watchSteering(probe, anyExecuting, () => interruptForSteering(run));
+}
+
+/**
+ * SPEC T10: a steering message is queued. Not-started calls are skipped; executing interruptible calls are
+ * aborted and abandoned; executing non-interruptible calls (and calls already in `afterToolCall`) finish and
+ * keep their real result. Every unsettled call's `steeringRequested` fires.
+ */
+function interruptForSteering(run: BatchRun): void {
+	const reason = new Error("Interrupted: a steering message was queued");
+	for (const state of run.states) {
+		const phase = state.phase;
+		if (phase.kind === "settled") continue;
+		const notStarted = phase.kind === "waiting" || phase.kind === "approving";
+		const abandon = notStarted || (phase.kind === "executing" && phase.interruptible);
+		if (abandon) {
+			settlePlaceholder(run, state, "interrupted", notStarted ? "skipped" : "aborted");
+			run.interrupted = true;
+		}
+		state.steering.abort(reason);
+		if (abandon) state.abort.abort(reason);
+	}
+}
+
+function settlePlaceholder(
+	run: BatchRun,
+	state: CallState,
+	reason: PlaceholderReason,
+	status: ToolCallStatus,
+	requiredTool?: string,
+	cause?: string,
+): void {
+	const started = state.phase.kind === "executing" || state.phase.kind === "finishing";
+	const options = {
+		started,
+		...(cause !== undefined ? { cause } : {}),
+		...(requiredTool ? { requiredTool } : {}),
+	};
+	settle(run, state, placeholderResult(state.prepared.call, reason, run.input.now(), options), status);
+}
+
+function settleResult(
+	run: BatchRun,
+	state: CallState,
+	result: CoercedToolResult,
+	status: ToolCallStatus,
+): void {
+	const { call } = state.prepared;
+	const message: ToolResultMessage = {
+		role: "toolResult",
+		toolCallId: call.id,
+		toolName: call.name,
+		content: result.content,
+		...(result.details !== undefined ? { details: result.details } : {}),
+		isError: result.isError,
+		timestamp: run.input.now(),
+	};
+	settle(run, state, message, status);
+}
+
+/** The one place a call settles: the first settlement wins; start/end events stay paired (SPEC L4). */
+function settle(run: BatchRun, state: CallState, message: ToolResultMessage, status: ToolCallStatus): void {
+	const phase = state.phase;
+	if (phase.kind === "settled") return;
+	if (phase.kind === "waiting" || phase.kind === "approving") emitStart(run, state);
+	const durationMs = "since" in phase ? Math.max(0, message.timestamp - phase.since) : 0;
+	state.phase = { kind: "settled" };
+	state.outcome = { message, status, durationMs };
+	emit(run, {
+		type: "tool_execution_end",
+		toolCallId: message.toolCallId,
+		toolName: message.toolName,
+		result: {
+			content: message.content,
+			...(message.details !== undefined ? { details: message.details } : {}),
+			isError: message.isError,
+		},
+		isError: message.isError,
+		status,
+	});
+	state.markDone();
+}
+
+function emitStart(run: BatchRun, state: CallState): void {
+	const { call, intent } = state.prepared;
+	emit(run, {
+		type: "tool_execution_start",
+		toolCallId: call.id,
+		toolName: call.name,
+		args: state.eventArgs,
+		...(intent !== undefined ? { intent } : {}),
+	});
+}
+
+/**
+ * The loop's emitter reports subscriber errors itself (SPEC Q5); a throw reaching this far must still not
+ * break the one-result-per-call bookkeeping, so it is contained here.
+ */
+function emit(run: BatchRun, event: AgentEvent): void {
+	try {
+		run.input.emit(event);
+	} catch {
+		// Deliberately ignored, see above.
+	}
+}
+
+function collect(run: BatchRun): ToolBatchResult {
+	const outcomes = run.states.map((state) => {
+		if (!state.outcome) throw new Error(`tool call ${state.prepared.call.id} settled without an outcome`);
+		return state.outcome;
+	});
+	return {
+		results: outcomes.map((outcome) => outcome.message),
+		statuses: outcomes.map((outcome) => outcome.status),
+		revisedArguments: run.revised,
+		interrupted: run.interrupted,
+		durationsMs: outcomes.map((outcome) => outcome.durationMs),
+	};
+}

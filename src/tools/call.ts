@@ -1,0 +1,245 @@
+/**
+ * One tool call of a batch: the synchronous preparation every call goes through (SPEC T2, T3, C5, X1), and
+ * the asynchronous body of a call that runs (SPEC T4, T5, T8, T9). The batch owns state, events and
+ * timing; a running call reports its progress through a `CallPort`, and once the batch has settled the call
+ * (abort, steering) every later report is discarded.
+ */
+import { errorText } from "../core/abort.js";
+import type { AgentMessage, AssistantMessage, ToolCall } from "../core/messages.js";
+import type { StepRunner } from "../loop/step-runner.js";
+import type { AgentLoopConfig } from "../loop/types.js";
+import { type CoercedToolResult, coerceToolResult } from "./coerce.js";
+import { resolveConcurrency, resolveInterruptible } from "./scheduler.js";
+import { INTENT_FIELD, splitIntent, tracesIntent } from "./specs.js";
+import type { AgentTool, PlaceholderReason, ToolCallStatus, ToolConcurrency } from "./types.js";
+import { compileToolParameters } from "./validate.js";
+
+/** What will happen to a call, decided before anything runs. */
+export type CallPlan =
+	| { kind: "skip"; reason: PlaceholderReason; requiredTool?: string }
+	| { kind: "reject"; text: string }
+	| { kind: "run"; tool: AgentTool; args: Record<string, unknown>; concurrency: ToolConcurrency };
+
+/** A call after preparation. */
+export interface PreparedCall {
+	call: ToolCall;
+	/** The model's stated intent (SPEC C5), when intent tracing applies to this call. */
+	intent?: string;
+	/** Arguments as events show them: the model's arguments without the intent field. */
+	eventArgs: Record<string, unknown>;
+	plan: CallPlan;
+}
+
+/** What a call needs from the batch while it runs. */
+export interface CallPort {
+	/** The call's own abort signal (follows the run signal; fired by a steering interrupt). */
+	readonly signal: AbortSignal;
+	/** Fires when steering is queued while the call runs (SPEC T10, cooperative). */
+	readonly steeringRequested: AbortSignal;
+	/** True once the batch settled the call; everything the call reports afterwards is discarded. */
+	isSettled(): boolean;
+	/** `beforeToolCall` revised the arguments (SPEC T4): `args` is what history should record. */
+	revise(args: Record<string, unknown>): void;
+	/** The tool is about to execute: emits `tool_execution_start` with `eventArgs`. */
+	beginExecute(eventArgs: Record<string, unknown>, interruptible: boolean): void;
+	/** `execute` returned; `afterToolCall` may still run. */
+	beginFinish(): void;
+	/** An `onUpdate` partial, already coerced. */
+	update(partial: CoercedToolResult): void;
+	/** The call's final result. */
+	settle(result: CoercedToolResult, status: ToolCallStatus): void;
+}
+
+/** What the body of a running call reads from the batch input. */
+export interface CallEnvironment {
+	assistantMessage: AssistantMessage;
+	messages: readonly AgentMessage[];
+	beforeToolCall?: AgentLoopConfig["beforeToolCall"];
+	afterToolCall?: AgentLoopConfig["afterToolCall"];
+	runStep: StepRunner;
+}
+
+/**
+ * Decide a call's plan (SPEC T2, T3, C5, X1): pre-skipped calls never run; an unknown name or invalid
+ * arguments is rejected with a text the model can act on; otherwise the call runs with validated arguments.
+ * The intent field is split off first, so `i` never reaches validation or the tool.
+ */
+export function prepareCall(
+	call: ToolCall,
+	tools: readonly AgentTool[],
+	intentTracing: boolean,
+	preSkipped: { reason: PlaceholderReason; requiredTool?: string } | undefined,
+): PreparedCall {
+	const tool = tools.find((candidate) => candidate.name === call.name);
+	const split = intentTracing && (!tool || tracesIntent(tool)) ? splitIntent(call.arguments) : undefined;
+	const base = {
+		call,
+		eventArgs: split?.args ?? call.arguments,
+		...(split?.intent ? { intent: split.intent } : {}),
+	};
+	if (preSkipped) return { ...base, plan: { kind: "skip", ...preSkipped } };
+	if (!tool) return { ...base, plan: { kind: "reject", text: unknownToolText(call.name, tools) } };
+	const validation = compileToolParameters(tool.parameters).validate(base.eventArgs);
+	if (!validation.ok)
+		return { ...base, plan: { kind: "reject", text: invalidArgumentsText(tool.name, validation.errors) } };
+	const concurrency = resolveConcurrency(tool, validation.value);
+	return { ...base, plan: { kind: "run", tool, args: validation.value, concurrency } };
+}
+
+/**
+ * The body of a call that runs: `beforeToolCall` (SPEC T4), `execute` through the step runner (SPEC L13,
+ * T8), result coercion (SPEC T9), `afterToolCall` (SPEC T5). Never throws; every outcome goes to `port`.
+ */
+export async function runCall(
+	prepared: PreparedCall,
+	plan: Extract<CallPlan, { kind: "run" }>,
+	env: CallEnvironment,
+	port: CallPort,
+): Promise<void> {
+	const approved = await approveCall(prepared, plan, env, port);
+	if (!approved || port.isSettled()) return;
+	const { args, toolCall, eventArgs } = approved;
+	port.beginExecute(eventArgs, resolveInterruptible(plan.tool, args));
+	let result: CoercedToolResult;
+	try {
+		const raw = await env.runStep({ kind: "tool", id: toolCall.id, name: toolCall.name }, async () =>
+			plan.tool.execute(toolCall.id, args, port.signal, (partial) => reportUpdate(port, partial), {
+				toolCall,
+				steeringRequested: port.steeringRequested,
+				messages: env.messages,
+			}),
+		);
+		result = coerceToolResult(raw);
+	} catch (error) {
+		result = coerceToolResult({ content: [{ type: "text", text: errorText(error) }] }, true);
+	}
+	if (port.isSettled()) return;
+	port.beginFinish();
+	const final = await applyAfterToolCall(result, { toolCall, tool: plan.tool, args }, env, port);
+	if (port.isSettled()) return;
+	port.settle(final, final.isError ? "error" : "ok");
+}
+
+interface ApprovedCall {
+	args: Record<string, unknown>;
+	eventArgs: Record<string, unknown>;
+	toolCall: ToolCall;
+}
+
+/** SPEC T4: run `beforeToolCall`; settles the call itself when it blocks, throws or revises badly. */
+async function approveCall(
+	prepared: PreparedCall,
+	plan: Extract<CallPlan, { kind: "run" }>,
+	env: CallEnvironment,
+	port: CallPort,
+): Promise<ApprovedCall | undefined> {
+	const unchanged = { args: plan.args, eventArgs: prepared.eventArgs, toolCall: prepared.call };
+	if (!env.beforeToolCall) return unchanged;
+	let decision: Awaited<ReturnType<NonNullable<AgentLoopConfig["beforeToolCall"]>>>;
+	try {
+		decision = await env.beforeToolCall(
+			{
+				toolCall: prepared.call,
+				tool: plan.tool,
+				args: plan.args,
+				assistantMessage: env.assistantMessage,
+				messages: env.messages,
+			},
+			port.signal,
+		);
+	} catch (error) {
+		port.settle(
+			errorResult(`The tool call was not executed: beforeToolCall failed: ${errorText(error)}`),
+			"error",
+		);
+		return undefined;
+	}
+	if (port.isSettled()) return undefined;
+	if (!decision) return unchanged;
+	if ("block" in decision && decision.block) {
+		port.settle(errorResult(blockedText(decision.reason)), "blocked");
+		return undefined;
+	}
+	if (!("args" in decision)) return unchanged;
+	return reviseCall(prepared, plan, decision.args, port);
+}
+
+/** Re-validate arguments revised by `beforeToolCall` and record them for history (SPEC T4). */
+function reviseCall(
+	prepared: PreparedCall,
+	plan: Extract<CallPlan, { kind: "run" }>,
+	revised: Record<string, unknown>,
+	port: CallPort,
+): ApprovedCall | undefined {
+	const eventArgs = splitIntent(revised).args;
+	const validation = compileToolParameters(plan.tool.parameters).validate(eventArgs);
+	if (!validation.ok) {
+		port.settle(
+			errorResult(invalidArgumentsText(plan.tool.name, validation.errors, " (as revised by beforeToolCall)")),
+			"error",
+		);
+		return undefined;
+	}
+	// History keeps the model's intent field: the call still reads as the model wrote it, with revised values.
+	const recorded =
+		prepared.intent !== undefined ? { [INTENT_FIELD]: prepared.intent, ...eventArgs } : eventArgs;
+	port.revise(recorded);
+	return { args: validation.value, eventArgs, toolCall: { ...prepared.call, arguments: recorded } };
+}
+
+/** SPEC T5: apply the `afterToolCall` patch and coerce again (SPEC T9). */
+async function applyAfterToolCall(
+	result: CoercedToolResult,
+	call: { toolCall: ToolCall; tool: AgentTool; args: Record<string, unknown> },
+	env: CallEnvironment,
+	port: CallPort,
+): Promise<CoercedToolResult> {
+	if (!env.afterToolCall) return result;
+	try {
+		const patch = await env.afterToolCall(
+			{ ...call, result, isError: result.isError, assistantMessage: env.assistantMessage },
+			port.signal,
+		);
+		if (!patch) return result;
+		return coerceToolResult({
+			content: "content" in patch ? patch.content : result.content,
+			details: "details" in patch ? patch.details : result.details,
+			isError: patch.isError ?? result.isError,
+		});
+	} catch (error) {
+		// The tool did run: keep its output so the model does not blindly retry a side effect.
+		const note = `The tool ran, but the afterToolCall hook failed: ${errorText(error)}`;
+		return { ...result, content: [...result.content, { type: "text", text: note }], isError: true };
+	}
+}
+
+function reportUpdate(port: CallPort, partial: unknown): void {
+	if (!port.isSettled()) port.update(coerceToolResult(partial));
+}
+
+/** An error result with one text block. */
+export function errorResult(text: string): CoercedToolResult {
+	return { content: [{ type: "text", text }], isError: true };
+}
+
+function unknownToolText(name: string, tools: readonly AgentTool[]): string {
+	const available = tools.map((tool) => tool.name).join(", ");
+	return (
+		`Tool "${name}" not found. ` +
+		(available ? `Available tools: ${available}.` : "No tools are available in this conversation.")
+	);
+}
+
+function invalidArgumentsText(toolName: string, errors: readonly string[], origin = ""): string {
+	return (
+		`Invalid arguments for tool "${toolName}"${origin}:\n` +
+		errors.map((line) => `- ${line}`).join("\n") +
+		"\nFix these arguments and call the tool again."
+	);
+}
+
+function blockedText(reason: string | undefined): string {
+	return reason && reason.trim() !== ""
+		? `The tool call was blocked and not executed: ${reason}`
+		: "The tool call was blocked and not executed.";
+}

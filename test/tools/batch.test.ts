@@ -1,0 +1,462 @@
+import { Type } from "@sinclair/typebox";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { type AssistantMessage, emptyUsage, type ToolCall } from "../../src/core/messages.js";
+import { runStepDirectly, type Step, type StepRunner } from "../../src/loop/step-runner.js";
+import type { AgentEvent } from "../../src/loop/types.js";
+import { runToolBatch, type ToolBatchInput } from "../../src/tools/batch.js";
+import type { AgentTool, ToolResult } from "../../src/tools/types.js";
+
+// ---- fixtures: real AgentTool objects, a real assistant message, events recorded as compact strings ----
+
+type Args = Record<string, unknown>;
+
+function assistantWith(calls: [id: string, name: string, args: Args][]): AssistantMessage {
+	return {
+		role: "assistant",
+		content: calls.map(([id, name, args]): ToolCall => ({ type: "toolCall", id, name, arguments: args })),
+		api: "test",
+		provider: "test",
+		model: "test",
+		usage: emptyUsage(),
+		stopReason: "toolUse",
+		timestamp: 0,
+	};
+}
+
+function textTool(
+	name: string,
+	run: (args: Args, signal: AbortSignal) => Promise<string> | string,
+	extra: Partial<AgentTool> = {},
+): AgentTool {
+	return {
+		name,
+		description: name,
+		parameters: Type.Object({}, { additionalProperties: true }),
+		execute: async (_id, args, signal) => ({ content: [{ type: "text", text: await run(args, signal) }] }),
+		...extra,
+	};
+}
+
+interface Deferred<T> {
+	promise: Promise<T>;
+	resolve(value: T): void;
+}
+
+function deferred<T = void>(): Deferred<T> {
+	let resolve!: (value: T) => void;
+	const promise = new Promise<T>((r) => {
+		resolve = r;
+	});
+	return { promise, resolve };
+}
+
+function harness(calls: [string, string, Args][], tools: AgentTool[], extra: Partial<ToolBatchInput> = {}) {
+	const events: AgentEvent[] = [];
+	const controller = new AbortController();
+	const input: ToolBatchInput = {
+		assistantMessage: assistantWith(calls),
+		tools,
+		messages: [],
+		signal: controller.signal,
+		abortPlaceholder: () => ({ reason: "aborted", cause: "user pressed stop" }),
+		runStep: runStepDirectly,
+		emit: (event) => events.push(event),
+		now: () => 1000,
+		intentTracing: false,
+		...extra,
+	};
+	const trace = (): string[] =>
+		events.map((event) => {
+			if (event.type === "tool_execution_start") return `start:${event.toolCallId}`;
+			if (event.type === "tool_execution_update") return `update:${event.toolCallId}`;
+			if (event.type === "tool_execution_end") return `end:${event.toolCallId}:${event.status}`;
+			return event.type;
+		});
+	return { input, events, controller, trace, run: () => runToolBatch(input) };
+}
+
+const textOf = (result: { content: ToolResult["content"] }): string =>
+	result.content.map((block) => (block.type === "text" ? block.text : "[image]")).join("\n");
+
+/** Let queued promise callbacks run (no timers involved). */
+async function flush(times = 10): Promise<void> {
+	for (let i = 0; i < times; i++) await Promise.resolve();
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+describe("runToolBatch — resolution and validation", () => {
+	it("an unknown tool yields an error result naming it and listing the available ones (SPEC T2)", async () => {
+		const h = harness([["c1", "serach", {}]], [textTool("search", () => "x"), textTool("read", () => "y")]);
+		const batch = await h.run();
+		expect(batch.statuses).toEqual(["error"]);
+		expect(batch.results[0]?.isError).toBe(true);
+		expect(textOf(batch.results[0]!)).toBe('Tool "serach" not found. Available tools: search, read.');
+		expect(h.trace()).toEqual(["start:c1", "end:c1:error"]);
+	});
+
+	it("invalid arguments are reported per path and the tool never runs (SPEC T3)", async () => {
+		let ran = false;
+		const tool: AgentTool = {
+			name: "count",
+			description: "count",
+			parameters: Type.Object({
+				items: Type.Array(Type.Object({ n: Type.Integer() })),
+				label: Type.String(),
+			}),
+			execute: async () => {
+				ran = true;
+				return { content: [] };
+			},
+		};
+		const args = { items: [{ n: "1" }] };
+		const h = harness([["c1", "count", args]], [tool]);
+		const batch = await h.run();
+		expect(ran).toBe(false);
+		expect(batch.statuses).toEqual(["error"]);
+		const text = textOf(batch.results[0]!);
+		expect(text).toContain('Invalid arguments for tool "count"');
+		expect(text).toContain('- root: missing required property "label"');
+		expect(text).toContain('- /items/0/n: must be integer (received string "1")');
+		expect(args).toEqual({ items: [{ n: "1" }] }); // SPEC T3: recorded arguments untouched
+	});
+
+	it("passes validated arguments (defaults applied, zod-parsed) to execute (SPEC T3)", async () => {
+		const seen: Args[] = [];
+		const zodTool: AgentTool = {
+			name: "z",
+			description: "z",
+			parameters: z.object({ q: z.string(), limit: z.number().default(5) }),
+			execute: async (_id, args) => {
+				seen.push(args);
+				return { content: [{ type: "text", text: "ok" }] };
+			},
+		};
+		const h = harness([["c1", "z", { q: "a" }]], [zodTool]);
+		const batch = await h.run();
+		expect(batch.statuses).toEqual(["ok"]);
+		expect(seen).toEqual([{ q: "a", limit: 5 }]);
+		expect(h.input.assistantMessage.content[0]).toMatchObject({ arguments: { q: "a" } });
+	});
+
+	it("removes the intent field before validation and reports it on tool_execution_start (SPEC C5)", async () => {
+		const seen: Args[] = [];
+		const tool: AgentTool = {
+			name: "read",
+			description: "read",
+			parameters: Type.Object({ path: Type.String() }, { additionalProperties: false }),
+			execute: async (_id, args) => {
+				seen.push(args);
+				return { content: [{ type: "text", text: "file" }] };
+			},
+		};
+		const h = harness([["c1", "read", { i: "read the config", path: "a.json" }]], [tool], {
+			intentTracing: true,
+		});
+		const batch = await h.run();
+		expect(batch.statuses).toEqual(["ok"]);
+		expect(seen).toEqual([{ path: "a.json" }]);
+		expect(h.events[0]).toEqual({
+			type: "tool_execution_start",
+			toolCallId: "c1",
+			toolName: "read",
+			args: { path: "a.json" },
+			intent: "read the config",
+		});
+	});
+
+	it("pre-skipped calls never run and get the placeholder with its reason (SPEC X1, T13)", async () => {
+		let ran = 0;
+		const h = harness(
+			[
+				["c1", "other", {}],
+				["c2", "plan", {}],
+			],
+			[textTool("other", () => `${++ran}`), textTool("plan", () => "planned")],
+			{ preSkipped: new Map([["c1", { reason: "soft_requirement" as const, requiredTool: "plan" }]]) },
+		);
+		const batch = await h.run();
+		expect(ran).toBe(0);
+		expect(batch.statuses).toEqual(["skipped", "ok"]);
+		expect(textOf(batch.results[0]!)).toContain("`plan`");
+		expect(batch.results[0]?.details).toEqual({
+			synthetic: true,
+			reason: "soft_requirement",
+			executed: false,
+		});
+		expect(h.trace()).toEqual(["start:c1", "end:c1:skipped", "start:c2", "end:c2:ok"]);
+	});
+});
+
+describe("runToolBatch — hooks", () => {
+	const echo = (): AgentTool => ({
+		name: "echo",
+		description: "echo",
+		parameters: Type.Object({ text: Type.String() }),
+		execute: async (_id, args: { text: string }) => ({ content: [{ type: "text", text: args.text }] }),
+	});
+
+	it("beforeToolCall may block a call (SPEC T4)", async () => {
+		const h = harness([["c1", "echo", { text: "hi" }]], [echo()], {
+			beforeToolCall: () => ({ block: true, reason: "not allowed in read-only mode" }),
+		});
+		const batch = await h.run();
+		expect(batch.statuses).toEqual(["blocked"]);
+		expect(batch.results[0]?.isError).toBe(true);
+		expect(textOf(batch.results[0]!)).toContain("not allowed in read-only mode");
+		expect(h.trace()).toEqual(["start:c1", "end:c1:blocked"]);
+	});
+
+	it("revised arguments are re-validated, executed, shown in events and written back (SPEC T4)", async () => {
+		const h = harness([["c1", "echo", { i: "say hi", text: "hi" }]], [echo()], {
+			intentTracing: true,
+			beforeToolCall: (ctx) => {
+				expect(ctx.args).toEqual({ text: "hi" }); // intent removed
+				return { args: { text: "HELLO" } };
+			},
+		});
+		const batch = await h.run();
+		expect(textOf(batch.results[0]!)).toBe("HELLO");
+		expect(batch.revisedArguments.get("c1")).toEqual({ i: "say hi", text: "HELLO" });
+		expect(h.events[0]).toMatchObject({
+			type: "tool_execution_start",
+			args: { text: "HELLO" },
+			intent: "say hi",
+		});
+	});
+
+	it("revised arguments that fail validation yield an error result (SPEC T4, T3)", async () => {
+		const h = harness([["c1", "echo", { text: "hi" }]], [echo()], {
+			beforeToolCall: () => ({ args: { text: 42 } }),
+		});
+		const batch = await h.run();
+		expect(batch.statuses).toEqual(["error"]);
+		expect(textOf(batch.results[0]!)).toContain("/text: must be string (received number 42)");
+		expect(batch.revisedArguments.size).toBe(0);
+	});
+
+	it("a throwing beforeToolCall yields an error result with its message (SPEC T4)", async () => {
+		const h = harness([["c1", "echo", { text: "hi" }]], [echo()], {
+			beforeToolCall: () => {
+				throw new Error("policy service down");
+			},
+		});
+		const batch = await h.run();
+		expect(batch.statuses).toEqual(["error"]);
+		expect(textOf(batch.results[0]!)).toContain("policy service down");
+	});
+
+	it("afterToolCall patches the result, which is coerced again (SPEC T5, T9)", async () => {
+		const h = harness(
+			[
+				["c1", "echo", { text: "secret" }],
+				["c2", "echo", { text: "fine" }],
+			],
+			[echo()],
+			{
+				afterToolCall: (ctx) => {
+					if (ctx.toolCall.id === "c1")
+						return { content: [{ type: "text", text: "[redacted]" }], details: { r: 1 } };
+					// An unsupported block in the patch is dropped and turns the result into an error.
+					return { content: [...ctx.result.content, { type: "audio" } as never] };
+				},
+			},
+		);
+		const batch = await h.run();
+		expect(textOf(batch.results[0]!)).toBe("[redacted]");
+		expect(batch.results[0]?.details).toEqual({ r: 1 });
+		expect(batch.statuses).toEqual(["ok", "error"]);
+		expect(textOf(batch.results[1]!)).toMatch(/^fine\n\[1 unsupported content block was dropped/);
+	});
+});
+
+describe("runToolBatch — execution", () => {
+	it("a thrown error becomes an error result whose text is the message (SPEC T8)", async () => {
+		const h = harness(
+			[["c1", "fail", {}]],
+			[
+				textTool("fail", () => {
+					throw new Error("disk full");
+				}),
+			],
+		);
+		const batch = await h.run();
+		expect(batch.statuses).toEqual(["error"]);
+		expect(textOf(batch.results[0]!)).toBe("disk full");
+	});
+
+	it("one failing tool never cancels its siblings; results come in call order (SPEC T7)", async () => {
+		const slow = deferred<string>();
+		const h = harness(
+			[
+				["a", "slow", {}],
+				["b", "fail", {}],
+				["c", "fast", {}],
+			],
+			[
+				textTool("slow", () => slow.promise),
+				textTool("fail", () => {
+					throw new Error("nope");
+				}),
+				textTool("fast", () => "quick"),
+			],
+		);
+		const pending = h.run();
+		await flush();
+		slow.resolve("finally");
+		const batch = await pending;
+		expect(batch.results.map((result) => result.toolCallId)).toEqual(["a", "b", "c"]);
+		expect(batch.statuses).toEqual(["ok", "error", "ok"]);
+		expect(textOf(batch.results[0]!)).toBe("finally");
+		// tool_execution_end fires as tools finish, not in call order.
+		expect(h.trace()).toEqual(["start:a", "start:b", "start:c", "end:b:error", "end:c:ok", "end:a:ok"]);
+	});
+
+	it("[slow shared A, fast shared B, exclusive C]: B may finish before A; C starts after both (SPEC T6)", async () => {
+		const a = deferred<string>();
+		const log: string[] = [];
+		const h = harness(
+			[
+				["A", "shared", { name: "A" }],
+				["B", "shared", { name: "B" }],
+				["C", "exclusive", { name: "C" }],
+			],
+			[
+				textTool("shared", async (args) => {
+					log.push(`begin ${args.name}`);
+					const text = args.name === "A" ? await a.promise : "b";
+					log.push(`finish ${args.name}`);
+					return text;
+				}),
+				textTool(
+					"exclusive",
+					() => {
+						log.push("begin C");
+						return "c";
+					},
+					{ concurrency: "exclusive" },
+				),
+			],
+		);
+		const pending = h.run();
+		await flush();
+		expect(log).toEqual(["begin A", "begin B", "finish B"]);
+		a.resolve("a");
+		const batch = await pending;
+		expect(log).toEqual(["begin A", "begin B", "finish B", "finish A", "begin C"]);
+		expect(batch.statuses).toEqual(["ok", "ok", "ok"]);
+		expect(h.trace()).toEqual(["start:A", "start:B", "end:B:ok", "end:A:ok", "start:C", "end:C:ok"]);
+	});
+
+	it("a concurrency resolver that throws makes the call exclusive (SPEC T6)", async () => {
+		const first = deferred<string>();
+		const log: string[] = [];
+		const h = harness(
+			[
+				["a", "slow", {}],
+				["b", "odd", {}],
+			],
+			[
+				textTool("slow", () => first.promise),
+				textTool(
+					"odd",
+					() => {
+						log.push("odd ran");
+						return "o";
+					},
+					{
+						concurrency: () => {
+							throw new Error("cannot tell");
+						},
+					},
+				),
+			],
+		);
+		const pending = h.run();
+		await flush();
+		expect(log).toEqual([]);
+		first.resolve("s");
+		await pending;
+		expect(log).toEqual(["odd ran"]);
+	});
+
+	it("coerces results and onUpdate partials (SPEC T9)", async () => {
+		const tool: AgentTool = {
+			name: "weird",
+			description: "weird",
+			parameters: { type: "object" },
+			execute: async (_id, _args, _signal, onUpdate) => {
+				onUpdate({ content: [{ type: "text", text: "50%" }] });
+				onUpdate({ nope: true } as never);
+				return "not a result" as never;
+			},
+		};
+		const h = harness([["c1", "weird", {}]], [tool]);
+		const batch = await h.run();
+		const updates = h.events.filter((event) => event.type === "tool_execution_update");
+		expect(
+			updates.map((event) => (event.type === "tool_execution_update" ? event.partialResult.isError : null)),
+		).toEqual([false, true]);
+		expect(batch.statuses).toEqual(["error"]);
+		expect(textOf(batch.results[0]!)).toMatch(/invalid result/);
+		expect(h.trace()).toEqual(["start:c1", "update:c1", "update:c1", "end:c1:error"]);
+	});
+
+	it("wraps every execute in the step runner with the call's id and name (SPEC L13)", async () => {
+		const steps: Step[] = [];
+		const runStep: StepRunner = (step, fn) => {
+			steps.push(step);
+			return fn();
+		};
+		const h = harness(
+			[
+				["c1", "a", {}],
+				["c2", "nope", {}],
+				["c3", "a", {}],
+			],
+			[textTool("a", () => "x")],
+			{ runStep },
+		);
+		await h.run();
+		expect(steps).toEqual([
+			{ kind: "tool", id: "c1", name: "a" },
+			{ kind: "tool", id: "c3", name: "a" },
+		]);
+	});
+
+	it("a replaying step runner supplies the recorded result without running the tool (SPEC L13)", async () => {
+		let ran = false;
+		const runStep: StepRunner = async <T>() => ({ content: [{ type: "text", text: "recorded" }] }) as T;
+		const h = harness(
+			[["c1", "a", {}]],
+			[
+				textTool("a", () => {
+					ran = true;
+					return "live";
+				}),
+			],
+			{ runStep },
+		);
+		const batch = await h.run();
+		expect(ran).toBe(false);
+		expect(textOf(batch.results[0]!)).toBe("recorded");
+	});
+
+	it("passes ctx with the transcript, the call and a steeringRequested signal (SPEC T1, T10)", async () => {
+		const messages = [{ role: "user" as const, content: "hi", timestamp: 1 }];
+		let seen: unknown;
+		const tool: AgentTool = {
+			name: "ctx",
+			description: "ctx",
+			parameters: { type: "object" },
+			execute: async (_id, _args, _signal, _onUpdate, ctx) => {
+				seen = { messages: ctx.messages, id: ctx.toolCall.id, steering: ctx.steeringRequested.aborted };
+				return { content: [] };
+			},
+		};
+		const h = harness([["c1", "ctx", {}]], [tool], { messages });
+		await h.run();
+		expect(seen).toEqual({ messages, id: "c1", steering: false });
+	});
+});
