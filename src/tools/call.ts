@@ -60,8 +60,9 @@ export interface CallEnvironment {
 }
 
 /**
- * Decide a call's plan (SPEC T2, T3, C5, X1): pre-skipped calls never run; an unknown name or invalid
- * arguments is rejected with a text the model can act on; otherwise the call runs with validated arguments.
+ * Decide a call's plan (SPEC T2, T3, E4, C5, X1): pre-skipped calls never run; an unknown name, arguments
+ * that did not parse (`argumentsError`) or invalid arguments are rejected with a text the model can act on;
+ * otherwise the call runs with validated arguments.
  * The intent field is split off first, so `i` never reaches validation or the tool.
  */
 export function prepareCall(
@@ -79,6 +80,8 @@ export function prepareCall(
 	};
 	if (preSkipped) return { ...base, plan: { kind: "skip", ...preSkipped } };
 	if (!tool) return { ...base, plan: { kind: "reject", text: unknownToolText(call.name, tools) } };
+	if (call.argumentsError)
+		return { ...base, plan: { kind: "reject", text: brokenArgumentsText(call.argumentsError) } };
 	const validation = compileToolParameters(tool.parameters).validate(base.eventArgs);
 	if (!validation.ok)
 		return { ...base, plan: { kind: "reject", text: invalidArgumentsText(tool.name, validation.errors) } };
@@ -228,6 +231,10 @@ function unknownToolText(name: string, tools: readonly AgentTool[]): string {
 		`Tool "${name}" not found. ` +
 		(available ? `Available tools: ${available}.` : "No tools are available in this conversation.")
 	);
+}
+
+function brokenArgumentsText(problem: string): string {
+	return `${problem.replace(/\.\s*$/, "")}. The tool was not executed; send the call again with its arguments as one valid JSON object.`;
 }
 
 function invalidArgumentsText(toolName: string, errors: readonly string[], origin = ""): string {

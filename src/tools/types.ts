@@ -22,8 +22,11 @@ export interface ZodLikeSchema {
 		data?: unknown;
 		error?: { issues: { path: PropertyKey[]; message: string }[] };
 	};
-	/** capstan passes `{ io: "input" }`: the model supplies input, so fields with defaults are optional. */
-	toJSONSchema(params?: { io?: "input" | "output" }): JsonSchema;
+	/**
+	 * capstan passes `{ io: "input", unrepresentable: "any" }`: the model supplies input (fields with defaults
+	 * are optional), and a type JSON Schema cannot express must not make the whole tool list throw.
+	 */
+	toJSONSchema(params?: { io?: "input" | "output"; unrepresentable?: "throw" | "any" }): JsonSchema;
 }
 
 /** Tool parameters: a JSON Schema object (TypeBox builds them) or a Zod 4 schema. */

@@ -5,9 +5,10 @@
  *   as draft-07, because TypeBox emits draft-07 shapes (e.g. tuple `items: [...]`, which 2020-12 rejects);
  *   a `$schema` naming 2019-09 or 2020-12 selects that dialect. `$schema` is stripped both before compiling
  *   (ajv would otherwise try to resolve the meta-schema) and from the wire schema (some providers reject it).
- * - **Zod 4** schemas: converted with `toJSONSchema({ io: "input" })` for the wire (input mode, so fields with
- *   defaults are optional for the model) and validated by zod itself, so refinements and transforms behave as
- *   their author wrote them.
+ * - **Zod 4** schemas: converted with `toJSONSchema({ io: "input", unrepresentable: "any" })` for the wire
+ *   (input mode, so fields with defaults are optional for the model; a type JSON Schema cannot express becomes
+ *   `{}` instead of throwing) and validated by zod itself, so refinements and transforms behave as their
+ *   author wrote them.
  *
  * Choices, made so both worlds behave alike and the model is told the truth:
  * - `useDefaults: true` — schema defaults fill missing fields, as zod's `.default()` does. Ajv fills them
@@ -15,6 +16,9 @@
  * - `coerceTypes: false` — `"5"` for an integer is reported, not silently fixed: the model learns to send the
  *   right type, and history never disagrees with what the tool actually received.
  * - `validateFormats: false` — capstan ships no format plugin; without it ajv would only log warnings.
+ *
+ * Schemas are treated as immutable: compilation is memoized per schema object, so a schema mutated after its
+ * first use keeps validating against its first shape.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
@@ -63,10 +67,20 @@ export function isZodSchema(params: ToolParameters): params is ZodLikeSchema {
 
 function compileZod(schema: ZodLikeSchema): CompiledToolParameters {
 	return {
-		jsonSchema: withoutSchemaKeyword(schema.toJSONSchema({ io: "input" })),
+		// Input mode: the model supplies input, so fields with defaults are optional for it.
+		jsonSchema: withoutSchemaKeyword(schema.toJSONSchema({ io: "input", unrepresentable: "any" })),
 		validate(args) {
 			// Clone anyway: a user's preprocess step could mutate its input, and the recorded call must not change.
-			const parsed = schema.safeParse(cloneJson(args));
+			let parsed: ReturnType<ZodLikeSchema["safeParse"]>;
+			try {
+				parsed = schema.safeParse(cloneJson(args));
+			} catch (error) {
+				// e.g. an async refinement, which a synchronous parse cannot run: a schema bug, reported as data.
+				return {
+					ok: false,
+					errors: [`root: the tool's parameter schema could not be checked (${errorText(error)})`],
+				};
+			}
 			if (parsed.success) return asObjectResult(parsed.data);
 			const issues = parsed.error?.issues ?? [];
 			if (issues.length === 0) return { ok: false, errors: ["root: invalid arguments"] };

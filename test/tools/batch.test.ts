@@ -166,6 +166,27 @@ describe("runToolBatch — resolution and validation", () => {
 		});
 	});
 
+	it("arguments that did not parse yield an error result naming the JSON problem (SPEC E4)", async () => {
+		let ran = false;
+		const h = harness(
+			[["c1", "a", {}]],
+			[
+				textTool("a", () => {
+					ran = true;
+					return "x";
+				}),
+			],
+		);
+		const call = h.input.assistantMessage.content[0] as ToolCall;
+		call.argumentsError = "Invalid JSON in tool arguments: unexpected end at 14";
+		const batch = await h.run();
+		expect(ran).toBe(false);
+		expect(batch.statuses).toEqual(["error"]);
+		expect(textOf(batch.results[0]!)).toMatch(
+			/^Invalid JSON in tool arguments: unexpected end at 14\. The tool was not executed/,
+		);
+	});
+
 	it("pre-skipped calls never run and get the placeholder with its reason (SPEC X1, T13)", async () => {
 		let ran = 0;
 		const h = harness(

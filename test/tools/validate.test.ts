@@ -140,3 +140,17 @@ describe("compileToolParameters — Zod 4", () => {
 		expect(errors.some((line) => line.startsWith("/mode: "))).toBe(true);
 	});
 });
+
+describe("compileToolParameters — Zod edge cases", () => {
+	it("an unrepresentable type does not make the wire schema throw", () => {
+		const schema = z.object({ when: z.date(), name: z.string() });
+		expect(() => compileToolParameters(schema).jsonSchema).not.toThrow();
+		expect(compileToolParameters(schema).jsonSchema.required).toEqual(["when", "name"]);
+	});
+
+	it("a schema zod cannot check synchronously becomes an error, not a crash (SPEC T3)", () => {
+		const schema = z.object({ a: z.string() }).refine(async () => true);
+		const result = compileToolParameters(schema).validate({ a: "x" });
+		expect(result.ok).toBe(false);
+	});
+});
