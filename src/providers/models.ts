@@ -9,7 +9,7 @@
  *   manual `budget_tokens` (SPEC X5).
  * - `thinkingAlwaysOn: true` — the model always thinks; `thinkingLevel: "off"` cannot disable it.
  * - `effortLevels: string[]` — effort values the model accepts (clamping target for SPEC X5).
- * - `rejectsSamplingParams: true` — the model rejects non-default `temperature`.
+ * - `supportsTemperature: true` — the model still takes `temperature` (current Anthropic models do not).
  */
 import type { KnownApi, Model, ModelCompat, ModelCost } from "../core/model.js";
 
@@ -39,7 +39,6 @@ interface Entry {
 const ADAPTIVE: ModelCompat = {
 	thinkingMode: "adaptive",
 	effortLevels: ["low", "medium", "high", "xhigh", "max"],
-	rejectsSamplingParams: true,
 };
 const ADAPTIVE_ALWAYS_ON: ModelCompat = { ...ADAPTIVE, thinkingAlwaysOn: true };
 const BUDGET: ModelCompat = { thinkingMode: "budget" };

@@ -5,6 +5,7 @@
  */
 import type { AssistantMessageEventStream } from "../core/events.js";
 import type { Context, Model, StreamFunction, StreamOptions } from "../core/model.js";
+import { streamAnthropic } from "./anthropic/index.js";
 import { ProviderError } from "./shared/errors.js";
 import { runProviderStream } from "./shared/run-stream.js";
 
@@ -67,7 +68,9 @@ function unknownApiStream(
  * `"openai-responses": streamOpenAIResponses,`.
  */
 export function builtinProviders(): Record<string, StreamFunction> {
-	return {};
+	return {
+		"anthropic-messages": streamAnthropic,
+	};
 }
 
 let defaultRegistry: ProviderRegistry | undefined;

@@ -1,0 +1,291 @@
+/**
+ * Anthropic Messages request building: `Context` + options → the exact JSON body of `POST /v1/messages`.
+ * Wire shapes are checked against the vendor's own types (`import type` only; no SDK at run time).
+ *
+ * Key order is fixed (model, max_tokens, stream, system, tools, tool_choice, thinking, output_config,
+ * temperature, messages) and `messages` comes last, so consecutive turns of one conversation produce bodies
+ * whose message prefix is byte-identical apart from the moving cache breakpoint (prompt-cache friendly).
+ */
+import type {
+	Tool as AnthropicTool,
+	ToolChoice as AnthropicToolChoice,
+	CacheControlEphemeral,
+	ContentBlockParam,
+	ImageBlockParam,
+	MessageCreateParamsStreaming,
+	MessageParam,
+	OutputConfig,
+	TextBlockParam,
+	ThinkingConfigParam,
+	ToolResultBlockParam,
+} from "@anthropic-ai/sdk/resources/messages/messages";
+import type {
+	AssistantMessage,
+	ImageContent,
+	Message,
+	TextContent,
+	ToolResultMessage,
+	UserContent,
+} from "../../core/messages.js";
+import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
+import type { ProviderStreamOptions } from "../shared/run-stream.js";
+import { anthropicToolCallId } from "./tool-ids.js";
+
+/** The wire API name this provider speaks; also the `api` of its `ProviderBlock`s. */
+export const ANTHROPIC_API = "anthropic-messages";
+
+/** Options of the Anthropic provider. */
+export interface AnthropicOptions extends ProviderStreamOptions {
+	/**
+	 * Prompt-cache breakpoints on the system prompt, the tool list and the last message: `"5m"` (default),
+	 * `"1h"` (longer TTL, pricier writes) or `"off"`.
+	 */
+	cacheTtl?: "5m" | "1h" | "off";
+	/** Values for the `anthropic-beta` header. */
+	betas?: string[];
+}
+
+/** Thinking budget per level for models with manual `budget_tokens` (SPEC X5). */
+export const THINKING_BUDGETS: Readonly<Record<Exclude<ThinkingLevel, "off">, number>> = {
+	minimal: 1024,
+	low: 2048,
+	medium: 8192,
+	high: 16_384,
+	xhigh: 32_768,
+};
+
+const MIN_THINKING_BUDGET = 1024;
+
+type Effort = NonNullable<OutputConfig["effort"]>;
+
+/**
+ * The body we send. Current Anthropic models take no sampling parameters (the vendor types have no
+ * `temperature`); `temperature` is sent only to models flagged `compat.supportsTemperature` (older models,
+ * third-party Anthropic-compatible servers).
+ */
+export type AnthropicRequestBody = MessageCreateParamsStreaming & { temperature?: number };
+
+/** Build the request body for one call. Pure: same inputs, same object (and bytes). */
+export function buildAnthropicRequest(
+	model: Model,
+	context: Context,
+	options: AnthropicOptions = {},
+): AnthropicRequestBody {
+	const cache = cacheControl(options.cacheTtl);
+	const maxTokens = options.maxTokens ?? model.maxTokens;
+	const tools = context.tools ?? [];
+	const reasoning = reasoningConfig(model, options.thinkingLevel, maxTokens);
+	const samplingAllowed = model.compat?.supportsTemperature === true && !reasoning.thinkingOn;
+	const system: TextBlockParam | undefined = context.systemPrompt
+		? { type: "text", text: context.systemPrompt, ...(cache ? { cache_control: cache } : {}) }
+		: undefined;
+	return {
+		model: model.id,
+		max_tokens: maxTokens,
+		stream: true,
+		...(system ? { system: [system] } : {}),
+		...(tools.length > 0
+			? {
+					tools: tools.map((tool, index) =>
+						toAnthropicTool(tool, index === tools.length - 1 ? cache : undefined),
+					),
+				}
+			: {}),
+		...(tools.length > 0 && options.toolChoice
+			? { tool_choice: toAnthropicToolChoice(options.toolChoice) }
+			: {}),
+		...(reasoning.thinking ? { thinking: reasoning.thinking } : {}),
+		...(reasoning.effort ? { output_config: { effort: reasoning.effort } } : {}),
+		...(options.temperature !== undefined && samplingAllowed ? { temperature: options.temperature } : {}),
+		messages: convertMessages(model, context.messages, cache),
+	};
+}
+
+function cacheControl(ttl: AnthropicOptions["cacheTtl"]): CacheControlEphemeral | undefined {
+	if (ttl === "off") return undefined;
+	return ttl === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" };
+}
+
+function toAnthropicTool(tool: ToolSpec, cache: CacheControlEphemeral | undefined): AnthropicTool {
+	const wire: AnthropicTool = {
+		name: tool.name,
+		description: tool.description,
+		input_schema: tool.parameters as AnthropicTool["input_schema"],
+	};
+	if (cache) wire.cache_control = cache;
+	return wire;
+}
+
+/** auto → auto, none → none, required → any, a named tool → tool. */
+export function toAnthropicToolChoice(choice: ToolChoice): AnthropicToolChoice {
+	if (choice === "auto") return { type: "auto" };
+	if (choice === "none") return { type: "none" };
+	if (choice === "required") return { type: "any" };
+	return { type: "tool", name: choice.name };
+}
+
+interface ReasoningConfig {
+	thinking?: ThinkingConfigParam;
+	effort?: Effort;
+	thinkingOn: boolean;
+}
+
+/**
+ * SPEC X5, clamped to the model: adaptive models (`compat.thinkingMode: "adaptive"`) get adaptive thinking
+ * and an effort from the model's `compat.effortLevels`; budget models get `budget_tokens` kept ≥ 1024 and
+ * below `max_tokens`. No level means the model's own default (nothing sent).
+ */
+export function reasoningConfig(
+	model: Model,
+	level: ThinkingLevel | undefined,
+	maxTokens: number,
+): ReasoningConfig {
+	const alwaysOn = model.compat?.thinkingAlwaysOn === true;
+	if (!model.reasoning || level === undefined) return { thinkingOn: alwaysOn };
+	if (model.compat?.thinkingMode === "adaptive") {
+		if (level === "off")
+			return alwaysOn
+				? { effort: clampEffort(model, "low"), thinkingOn: true }
+				: { thinking: { type: "disabled" }, thinkingOn: false };
+		return {
+			thinking: { type: "adaptive" },
+			effort: clampEffort(model, levelEffort(level)),
+			thinkingOn: true,
+		};
+	}
+	if (level === "off") return { thinkingOn: false };
+	const budget = Math.min(THINKING_BUDGETS[level], maxTokens - MIN_THINKING_BUDGET);
+	if (budget < MIN_THINKING_BUDGET) return { thinkingOn: false };
+	return { thinking: { type: "enabled", budget_tokens: budget }, thinkingOn: true };
+}
+
+function levelEffort(level: Exclude<ThinkingLevel, "off">): Effort {
+	if (level === "minimal" || level === "low") return "low";
+	return level;
+}
+
+const EFFORT_ORDER: readonly Effort[] = ["low", "medium", "high", "xhigh", "max"];
+
+function clampEffort(model: Model, wanted: Effort): Effort {
+	const supported = model.compat?.effortLevels;
+	if (!Array.isArray(supported) || supported.includes(wanted)) return wanted;
+	// The nearest supported level at or below the wish, else the lowest supported one.
+	for (let i = EFFORT_ORDER.indexOf(wanted); i >= 0; i--) {
+		const candidate = EFFORT_ORDER[i] as Effort;
+		if (supported.includes(candidate)) return candidate;
+	}
+	const lowest = EFFORT_ORDER.find((effort) => supported.includes(effort));
+	return lowest ?? wanted;
+}
+
+/** Convert wire messages; consecutive tool results share one user message, as the API requires. */
+export function convertMessages(
+	model: Model,
+	messages: readonly Message[],
+	cache: CacheControlEphemeral | undefined,
+): MessageParam[] {
+	const out: MessageParam[] = [];
+	let toolResults: ToolResultBlockParam[] | undefined;
+	for (const message of messages) {
+		if (message.role === "toolResult") {
+			if (!toolResults) {
+				toolResults = [];
+				out.push({ role: "user", content: toolResults });
+			}
+			toolResults.push(toolResultBlock(message));
+			continue;
+		}
+		toolResults = undefined;
+		const content = message.role === "user" ? userBlocks(message.content) : assistantBlocks(model, message);
+		if (content.length > 0) out.push({ role: message.role, content });
+	}
+	const last = out[out.length - 1];
+	const lastBlock = last && Array.isArray(last.content) ? last.content[last.content.length - 1] : undefined;
+	if (cache && lastBlock && canCarryCacheControl(lastBlock)) lastBlock.cache_control = cache;
+	return out;
+}
+
+function canCarryCacheControl(
+	block: ContentBlockParam,
+): block is Extract<ContentBlockParam, { cache_control?: CacheControlEphemeral | null }> {
+	return block.type !== "thinking" && block.type !== "redacted_thinking";
+}
+
+function userBlocks(content: string | UserContent[]): ContentBlockParam[] {
+	const blocks = typeof content === "string" ? [{ type: "text", text: content } as TextContent] : content;
+	const out: ContentBlockParam[] = [];
+	for (const block of blocks) {
+		if (block.type === "text") {
+			// The API rejects empty text blocks.
+			if (block.text.length > 0) out.push({ type: "text", text: block.text });
+		} else out.push(imageBlock(block));
+	}
+	return out;
+}
+
+function imageBlock(image: ImageContent): ImageBlockParam {
+	return {
+		type: "image",
+		source: { type: "base64", media_type: image.mimeType as "image/png", data: image.data },
+	};
+}
+
+function toolResultBlock(message: ToolResultMessage): ToolResultBlockParam {
+	const content: Array<TextBlockParam | ImageBlockParam> = [];
+	for (const block of message.content) {
+		if (block.type === "text") {
+			if (block.text.length > 0) content.push({ type: "text", text: block.text });
+		} else content.push(imageBlock(block));
+	}
+	const result: ToolResultBlockParam = {
+		type: "tool_result",
+		tool_use_id: anthropicToolCallId(message.toolCallId),
+		content,
+	};
+	if (message.isError) result.is_error = true;
+	return result;
+}
+
+/**
+ * Assistant content (SPEC C4): thinking keeps its signature only for the same provider and model (else it
+ * becomes plain text); redacted thinking is replayed only there; our own provider blocks are replayed
+ * unchanged, other APIs' are dropped; tool-call ids are rewritten to what Anthropic accepts.
+ */
+function assistantBlocks(model: Model, message: AssistantMessage): ContentBlockParam[] {
+	const sameModel =
+		message.api === model.api && message.provider === model.provider && message.model === model.id;
+	const sameApi = message.api === model.api;
+	const out: ContentBlockParam[] = [];
+	for (const block of message.content) {
+		switch (block.type) {
+			case "text": {
+				if (block.text.length === 0) break;
+				const text: TextBlockParam = { type: "text", text: block.text };
+				if (sameApi && block.citations && block.citations.length > 0)
+					text.citations = block.citations as unknown as TextBlockParam["citations"];
+				out.push(text);
+				break;
+			}
+			case "thinking":
+				if (sameModel && block.signature)
+					out.push({ type: "thinking", thinking: block.thinking, signature: block.signature });
+				else if (block.thinking.trim().length > 0) out.push({ type: "text", text: block.thinking });
+				break;
+			case "redactedThinking":
+				if (sameModel) out.push({ type: "redacted_thinking", data: block.data });
+				break;
+			case "toolCall":
+				out.push({
+					type: "tool_use",
+					id: anthropicToolCallId(block.id),
+					name: block.name,
+					input: block.arguments,
+				});
+				break;
+			case "providerBlock":
+				if (block.api === ANTHROPIC_API) out.push(block.data as unknown as ContentBlockParam);
+				break;
+		}
+	}
+	return out;
+}

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AssistantMessage } from "../../../src/core/messages.js";
+import { ANTHROPIC_STOP_REASONS } from "../../../src/providers/anthropic/index.js";
+import { mapStopReason } from "../../../src/providers/shared/stop-reason.js";
+import { anthropicFacts } from "../support/anthropic-facts.js";
+import { fixturesFor, responseBodies } from "../support/fixtures.js";
+import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { collect, testModel } from "./helpers.js";
+
+let server: ReplayServer;
+beforeAll(async () => {
+	server = await startReplayServer();
+});
+afterAll(() => server.close());
+
+const fixtures = fixturesFor(["anthropic-messages", "anthropic-messages-compatible"]);
+
+function textsOf(message: AssistantMessage): string[] {
+	return message.content.flatMap((block) => (block.type === "text" ? [block.text] : []));
+}
+
+describe("Anthropic conformance on recorded streams", () => {
+	it("covers every anthropic fixture", () => {
+		expect(fixtures.length).toBe(24);
+	});
+
+	for (const fixture of fixtures) {
+		describe(fixture.file, () => {
+			const bodies = responseBodies(fixture);
+			for (const [index, body] of bodies.entries()) {
+				for (const seed of [3, 11]) {
+					it(`response ${index + 1}/${bodies.length}, split seed ${seed}`, async () => {
+						const facts = anthropicFacts(body);
+						server.enqueue({ type: "sse", body, split: { seed: seed + index, pieces: 32 } });
+						// SPEC E3: nothing throws; the stream ends with exactly one terminal event.
+						const { events, message } = await collect(testModel(server.baseUrl));
+						expect(events[0]?.type).toBe("start");
+						expect(events.filter((event) => event.type === "done" || event.type === "error")).toHaveLength(1);
+
+						expect(textsOf(message)).toEqual(facts.texts);
+						const thinking = message.content.flatMap((block) =>
+							block.type === "thinking"
+								? [{ thinking: block.thinking, signature: block.signature ?? "" }]
+								: [],
+						);
+						expect(thinking).toEqual(facts.thinking);
+						const calls = message.content.flatMap((block) =>
+							block.type === "toolCall"
+								? [{ id: block.id, name: block.name, arguments: block.arguments }]
+								: [],
+						);
+						expect(calls).toEqual(facts.toolCalls);
+						const providerTypes = message.content.flatMap((block) =>
+							block.type === "providerBlock" ? [String((block.data as { type?: unknown }).type)] : [],
+						);
+						expect(providerTypes).toEqual(facts.providerBlockTypes);
+						// SPEC M5: Anthropic's input already excludes cached tokens.
+						expect({
+							input: message.usage.input,
+							output: message.usage.output,
+							cacheRead: message.usage.cacheRead,
+							cacheWrite: message.usage.cacheWrite,
+						}).toEqual(facts.usage);
+						expect(message.usage.cost.total).toBeGreaterThanOrEqual(0);
+						// SPEC M4: the stop reason maps as the table says.
+						const expected = mapStopReason(facts.stopReason, ANTHROPIC_STOP_REASONS);
+						expect(message.stopReason).toBe(expected.reason);
+						if (expected.details) expect(message.stopDetails?.type).toBe(expected.details.type);
+					});
+				}
+			}
+		});
+	}
+});
