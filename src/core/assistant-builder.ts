@@ -254,6 +254,19 @@ export class AssistantMessageBuilder {
 	}
 
 	/**
+	 * Replace the data of a provider block added earlier. Lets a provider reserve the block's place when the
+	 * item starts (keeping content in the provider's output order) and fill in the final item when it ends,
+	 * even when items end out of order (OpenAI Responses: xAI, OpenRouter).
+	 */
+	setProviderBlockData(index: number, data: JsonValue): void {
+		if (this.finished) return;
+		const block = Number.isInteger(index) ? this.snapshot.content[index] : undefined;
+		if (block?.type !== "providerBlock")
+			throw new Error(`AssistantMessageBuilder: content index ${index} is not a provider block`);
+		this.replace(index, { ...block, data });
+	}
+
+	/**
 	 * Merge usage numbers. `totalTokens`, when not given, is recomputed as the sum of the four counters;
 	 * `cost` is replaced only when given (pricing belongs to the provider layer).
 	 */

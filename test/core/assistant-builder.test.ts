@@ -249,6 +249,28 @@ describe("AssistantMessageBuilder snapshots (SPEC L5)", () => {
 	});
 });
 
+describe("AssistantMessageBuilder provider blocks (SPEC M3, L5)", () => {
+	it("setProviderBlockData fills a reserved block in place, in content order, without touching old snapshots", () => {
+		const { builder } = setup();
+		const first = builder.addProviderBlock("x-api", { status: "in_progress" });
+		const second = builder.addProviderBlock("x-api", { status: "in_progress", n: 2 });
+		const before = builder.message;
+		builder.setProviderBlockData(second, { status: "completed", n: 2 });
+		builder.setProviderBlockData(first, { status: "completed" });
+		expect(builder.message.content).toEqual([
+			{ type: "providerBlock", api: "x-api", data: { status: "completed" } },
+			{ type: "providerBlock", api: "x-api", data: { status: "completed", n: 2 } },
+		]);
+		expect(before.content[0]).toEqual({
+			type: "providerBlock",
+			api: "x-api",
+			data: { status: "in_progress" },
+		});
+		const t = builder.startText();
+		expect(() => builder.setProviderBlockData(t, {})).toThrow(/not a provider block/);
+	});
+});
+
 describe("AssistantMessageBuilder.fail (SPEC A4, E3)", () => {
 	it("drops tool calls that never reached toolcall_end and marks the interruption", async () => {
 		const { builder, events, stream } = setup();
