@@ -4,8 +4,21 @@
  * (T13). Each call is a small state machine (`CallPhase`); the first settlement of a call wins and anything the
  * call reports afterwards (a late result, an update) is discarded, so a tool that ignores its abort signal
  * never keeps the batch waiting.
+ *
+ * Choices where the SPEC is silent:
+ * - Unrunnable calls (pre-skipped, unknown tool, unparseable or invalid arguments) settle first, in call order,
+ *   before anything runs; they take no part in scheduling.
+ * - A call's concurrency class is resolved from its validated arguments; `beforeToolCall` then runs inside the
+ *   call's slot (after the calls it waits for), so a hook sees the effects of earlier exclusive calls, and a
+ *   slow approval delays only the calls that depend on it.
+ * - `tool_execution_start` is emitted when `execute` is about to run, with the final (possibly revised)
+ *   arguments, so events agree with history (SPEC T4). A call that never reaches `execute` gets its start
+ *   right before its end.
+ * - Statuses: a steering skip of a call that had not started is `skipped`; an interruptible tool abandoned
+ *   while executing is `aborted` (it did start). Both carry the `interrupted` placeholder (SPEC T11).
  */
-import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../core/messages.js";
+import { abortReasonText, errorText } from "../core/abort.js";
+import type { AgentMessage, AssistantMessage, ToolCall, ToolResultMessage } from "../core/messages.js";
 import { toolCallsOf } from "../core/messages.js";
 import type { StepRunner } from "../loop/step-runner.js";
 import type { AgentEvent, AgentLoopConfig } from "../loop/types.js";
@@ -110,7 +123,7 @@ export async function runToolBatch(input: ToolBatchInput): Promise<ToolBatchResu
 
 function createRun(input: ToolBatchInput): BatchRun {
 	const states = toolCallsOf(input.assistantMessage).map((call): CallState => {
-		const prepared = prepareCall(call, input.tools, input.intentTracing, input.preSkipped?.get(call.id));
+		const prepared = prepareSafely(call, input);
 		let markDone = (): void => {};
 		const done = new Promise<void>((resolve) => {
 			markDone = resolve;
@@ -126,6 +139,16 @@ function createRun(input: ToolBatchInput): BatchRun {
 		};
 	});
 	return { input, states, revised: new Map(), interrupted: false };
+}
+
+/** Preparation runs host code (schema conversion); a throw there still pairs the call with a result. */
+function prepareSafely(call: ToolCall, input: ToolBatchInput): PreparedCall {
+	try {
+		return prepareCall(call, input.tools, input.intentTracing, input.preSkipped?.get(call.id));
+	} catch (error) {
+		const text = `The tool call could not be prepared: ${errorText(error)}`;
+		return { call, eventArgs: call.arguments, plan: { kind: "reject", text } };
+	}
 }
 
 /** Pre-skipped calls (SPEC X1) and rejected calls (SPEC T2, T3) settle at once, in call order. */
@@ -165,7 +188,12 @@ async function startWhenReady(
 		await runCall(state.prepared, plan, run.input, portOf(run, state));
 	} catch (error) {
 		// runCall reports every failure through the port; this only guards the one-result-per-call invariant.
-		settleResult(run, state, errorResult(`Internal error while running the tool: ${String(error)}`), "error");
+		settleResult(
+			run,
+			state,
+			errorResult(`Internal error while running the tool: ${errorText(error)}`),
+			"error",
+		);
 	}
 }
 
@@ -211,11 +239,20 @@ function sinceOf(phase: CallPhase, run: BatchRun): number {
 
 /** SPEC A1, A7, I4: the run signal fired; every unsettled call gets the placeholder now, started or not. */
 function abortRemaining(run: BatchRun): void {
-	const { reason, cause } = run.input.abortPlaceholder();
+	const { reason, cause } = abortPlaceholderOf(run.input);
 	for (const state of run.states) {
 		if (state.phase.kind === "settled") continue;
 		settlePlaceholder(run, state, reason, "aborted", undefined, cause);
 		state.abort.abort(run.input.signal.reason);
+	}
+}
+
+/** The loop's placeholder choice; should it throw, the batch must still settle (SPEC I4). */
+function abortPlaceholderOf(input: ToolBatchInput): { reason: "aborted" | "deadline"; cause: string } {
+	try {
+		return input.abortPlaceholder();
+	} catch {
+		return { reason: "aborted", cause: abortReasonText(input.signal.reason) };
 	}
 }
 

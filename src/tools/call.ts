@@ -205,7 +205,7 @@ async function applyAfterToolCall(
 		);
 		if (!patch) return result;
 		return coerceToolResult({
-			content: "content" in patch ? patch.content : result.content,
+			content: patch.content !== undefined ? patch.content : result.content,
 			details: "details" in patch ? patch.details : result.details,
 			isError: patch.isError ?? result.isError,
 		});

@@ -48,7 +48,7 @@ export function watchSteering(
 		if (timer !== undefined) clearTimeout(timer);
 		timer = undefined;
 	};
-	const unsubscribe = probe.subscribe?.(() => {
+	const unsubscribe = subscribeSafely(probe, () => {
 		void Promise.resolve().then(check);
 	});
 	const refresh = (): void => {
@@ -66,9 +66,22 @@ export function watchSteering(
 			if (stopped) return;
 			stopped = true;
 			clearTimer();
-			unsubscribe?.();
+			try {
+				unsubscribe?.();
+			} catch {
+				// The batch is over either way; a failing unsubscribe must not turn its result into a rejection.
+			}
 		},
 	};
+}
+
+/** A `subscribe` that throws falls back to polling rather than failing the batch. */
+function subscribeSafely(probe: SteeringProbe, listener: () => void): (() => void) | undefined {
+	try {
+		return probe.subscribe?.(listener);
+	} catch {
+		return undefined;
+	}
 }
 
 /** A probe that throws is treated as "nothing queued": a broken queue must not abort the user's tools. */

@@ -67,8 +67,7 @@ export function isZodSchema(params: ToolParameters): params is ZodLikeSchema {
 
 function compileZod(schema: ZodLikeSchema): CompiledToolParameters {
 	return {
-		// Input mode: the model supplies input, so fields with defaults are optional for it.
-		jsonSchema: withoutSchemaKeyword(schema.toJSONSchema({ io: "input", unrepresentable: "any" })),
+		jsonSchema: zodWireSchema(schema),
 		validate(args) {
 			// Clone anyway: a user's preprocess step could mutate its input, and the recorded call must not change.
 			let parsed: ReturnType<ZodLikeSchema["safeParse"]>;
@@ -87,6 +86,19 @@ function compileZod(schema: ZodLikeSchema): CompiledToolParameters {
 			return { ok: false, errors: limit(issues.map((issue) => zodIssueText(issue, args))) };
 		},
 	};
+}
+
+/**
+ * Input mode: the model supplies input, so fields with defaults are optional for it. Should the conversion
+ * still throw, the wire falls back to a permissive object schema; zod keeps validating, and its errors tell
+ * the model what to send.
+ */
+function zodWireSchema(schema: ZodLikeSchema): JsonSchema {
+	try {
+		return withoutSchemaKeyword(schema.toJSONSchema({ io: "input", unrepresentable: "any" }));
+	} catch {
+		return { type: "object" };
+	}
 }
 
 function compileJsonSchema(schema: JsonSchema): CompiledToolParameters {

@@ -404,3 +404,39 @@ describe("runToolBatch — invariants (SPEC I1, I2, T13)", () => {
 		);
 	});
 });
+
+describe("runToolBatch — defensive edges", () => {
+	it("a subscribe that throws falls back to polling (SPEC T10)", async () => {
+		vi.useFakeTimers();
+		const queued: string[] = [];
+		const probe: SteeringProbe = {
+			peek: () => queued.length > 0,
+			subscribe: () => {
+				throw new Error("no events here");
+			},
+		};
+		const long = manualTool("long", { interruptible: true });
+		const h = harness([["c1", "long"]], [long.tool], { steering: probe });
+		const pending = h.run();
+		await vi.advanceTimersByTimeAsync(0);
+		queued.push("steer");
+		await vi.advanceTimersByTimeAsync(STEERING_INTERRUPT_POLL_MS);
+		const batch = await pending;
+		expect(batch.statuses).toEqual(["aborted"]);
+		expect(batch.interrupted).toBe(true);
+	});
+
+	it("an abortPlaceholder that throws still settles the batch (SPEC I4)", async () => {
+		const stubborn = manualTool("stubborn");
+		const h = harness([["c1", "stubborn"]], [stubborn.tool], {
+			abortPlaceholder: () => {
+				throw new Error("oops");
+			},
+		});
+		const pending = h.run();
+		await flush();
+		h.controller.abort("stop now");
+		const batch = await pending;
+		expect(textOf(batch.results[0]!)).toContain("stop now");
+	});
+});

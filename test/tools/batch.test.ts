@@ -292,6 +292,21 @@ describe("runToolBatch — hooks", () => {
 	});
 });
 
+describe("runToolBatch — afterToolCall failure", () => {
+	it("a throwing afterToolCall keeps the tool's output, adds the failure and marks an error (SPEC T5)", async () => {
+		const h = harness([["c1", "a", {}]], [textTool("a", () => "side effect done")], {
+			afterToolCall: () => {
+				throw new Error("audit log offline");
+			},
+		});
+		const batch = await h.run();
+		expect(batch.statuses).toEqual(["error"]);
+		expect(textOf(batch.results[0]!)).toBe(
+			"side effect done\nThe tool ran, but the afterToolCall hook failed: audit log offline",
+		);
+	});
+});
+
 describe("runToolBatch — execution", () => {
 	it("a thrown error becomes an error result whose text is the message (SPEC T8)", async () => {
 		const h = harness(
