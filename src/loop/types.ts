@@ -28,9 +28,12 @@ import type { StepRunner } from "./step-runner.js";
 /** A value or a promise of it. */
 export type Awaitable<T> = T | Promise<T>;
 
-/** How a run ended (SPEC L12): a host never has to guess from an empty message. */
+/**
+ * How a run ended (SPEC L12): a host never has to guess from an empty message. `stoppedBy` names the
+ * `beforeModelCall` gate reason when that gate ended the run (SPEC X6).
+ */
 export type RunOutcome =
-	| { type: "completed" }
+	| { type: "completed"; stoppedBy?: string }
 	| { type: "aborted"; reason: string }
 	| { type: "deadline" }
 	| { type: "error"; error: string };

@@ -1,0 +1,351 @@
+import type { AgentMessage, AssistantMessage, ImageContent, UserMessage } from "../core/messages.js";
+import type { Model, StreamFunction, ThinkingLevel } from "../core/model.js";
+import { type AgentEventStream, agentLoop, agentLoopContinue } from "../loop/agent-loop.js";
+import { findDanglingBatch } from "../loop/pairing.js";
+import type { AgentContext, AgentEvent, AgentLoopConfig } from "../loop/types.js";
+import type { AgentTool } from "../tools/types.js";
+import { MessageQueue, type QueueMode } from "./queue.js";
+
+/** The Agent's observable state (SPEC Q1). Changed only by named methods and by the run's events. */
+export interface AgentState {
+	systemPrompt: string;
+	model: Model;
+	thinkingLevel: ThinkingLevel;
+	tools: AgentTool[];
+	messages: AgentMessage[];
+	isStreaming: boolean;
+	/** The assistant message being streamed, as its latest snapshot. */
+	streamMessage: AssistantMessage | undefined;
+	/** Ids of tool calls executing right now. */
+	pendingToolCalls: ReadonlySet<string>;
+	/** The error of the last run, when it ended in error. */
+	error?: string;
+}
+
+/** Loop hooks and settings an Agent passes through to every run. */
+export type AgentHooks = Omit<
+	AgentLoopConfig,
+	| "model"
+	| "streamFn"
+	| "getThinkingLevel"
+	| "getSteeringMessages"
+	| "hasSteeringMessages"
+	| "onSteeringQueued"
+	| "getFollowUpMessages"
+	| "getAsideMessages"
+>;
+
+/** Construction options of an Agent. */
+export interface AgentOptions extends AgentHooks {
+	model: Model;
+	systemPrompt?: string;
+	thinkingLevel?: ThinkingLevel;
+	tools?: AgentTool[];
+	messages?: AgentMessage[];
+	streamFn?: StreamFunction;
+	steeringMode?: QueueMode;
+	followUpMode?: QueueMode;
+	/** Where subscriber errors are reported (SPEC Q5). Default: `console.error`. */
+	onSubscriberError?: (error: unknown, event: AgentEvent) => void;
+}
+
+/** Thrown by `prompt()`/`continue()` while a run is active (SPEC Q3). */
+export class AgentBusyError extends Error {
+	override readonly name = "AgentBusyError";
+	constructor(method: string) {
+		super(
+			`Agent is busy: ${method}() cannot start while a run is active. Use steer() or followUp() to queue a message.`,
+		);
+	}
+}
+
+/** Thrown by `continue()` when there is nothing to continue from and nothing queued (SPEC Q4). */
+export class NothingToContinueError extends Error {
+	override readonly name = "NothingToContinueError";
+}
+
+/**
+ * The stateful facade over the stateless loop (SPEC Q1): it owns the state and the queues, starts runs and
+ * folds their events into its state. One direction: config/context in → events out → state updated.
+ */
+export class Agent {
+	private readonly _state: AgentState;
+	private readonly hooks: AgentHooks;
+	private readonly streamFn: StreamFunction | undefined;
+	private readonly onSubscriberError: (error: unknown, event: AgentEvent) => void;
+	private readonly listeners = new Set<(event: AgentEvent) => void>();
+	private readonly steering: MessageQueue;
+	private readonly followUps: MessageQueue;
+	private readonly asides = new MessageQueue("all");
+	private readonly running = new Set<string>();
+	private abortController: AbortController | undefined;
+	private idle: Promise<void> = Promise.resolve();
+
+	constructor(options: AgentOptions) {
+		const {
+			model,
+			systemPrompt,
+			thinkingLevel,
+			tools,
+			messages,
+			streamFn,
+			steeringMode,
+			followUpMode,
+			onSubscriberError,
+			...hooks
+		} = options;
+		this._state = {
+			systemPrompt: systemPrompt ?? "",
+			model,
+			thinkingLevel: thinkingLevel ?? "off",
+			tools: tools ?? [],
+			messages: messages ? messages.slice() : [],
+			isStreaming: false,
+			streamMessage: undefined,
+			pendingToolCalls: this.running,
+		};
+		this.hooks = hooks;
+		this.streamFn = streamFn;
+		this.steering = new MessageQueue(steeringMode);
+		this.followUps = new MessageQueue(followUpMode);
+		this.onSubscriberError =
+			onSubscriberError ?? ((error) => console.error("capstan: subscriber error", error));
+	}
+
+	/** The current state. Read-only: change it through the methods. */
+	get state(): Readonly<AgentState> {
+		return this._state;
+	}
+
+	/** Listen to every event of every run. Listener errors are caught and reported (SPEC Q5). */
+	subscribe(listener: (event: AgentEvent) => void): () => void {
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
+	}
+
+	/**
+	 * Start a run with a prompt and wait for it to end. Throws `AgentBusyError` while a run is active
+	 * (SPEC Q3). Failures do not throw: they end the run as data (`state.error`, `agent_end.outcome`).
+	 */
+	async prompt(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): Promise<void> {
+		if (this._state.isStreaming) throw new AgentBusyError("prompt");
+		const prompts = Array.isArray(input)
+			? input
+			: [typeof input === "string" ? this.userMessage(input, images) : input];
+		await this.run((context, config, signal) => agentLoop(prompts, context, config, signal));
+	}
+
+	/**
+	 * Continue without a new prompt (SPEC Q4): resume a batch left without results; otherwise a queued
+	 * steer, else a queued follow-up, becomes the next input; otherwise continue from a transcript ending in
+	 * a user or tool result message. Never throws while a message is queued.
+	 */
+	async continue(): Promise<void> {
+		if (this._state.isStreaming) throw new AgentBusyError("continue");
+		const messages = this._state.messages;
+		const resumable = findDanglingBatch(messages) !== undefined;
+		if (!resumable) {
+			const queued = this.steering.size > 0 ? this.steering.dequeue() : this.followUps.dequeue();
+			if (queued.length > 0) {
+				await this.run((context, config, signal) => agentLoop(queued, context, config, signal));
+				return;
+			}
+			const last = messages[messages.length - 1] as { role?: unknown } | undefined;
+			if (last === undefined || last.role === "assistant") {
+				throw new NothingToContinueError(
+					last === undefined
+						? "Nothing to continue from: the transcript is empty and no message is queued."
+						: "Nothing to continue from: the last message is a complete assistant reply and no message is queued. Use prompt() or followUp().",
+				);
+			}
+		}
+		await this.run((context, config, signal) => agentLoopContinue(context, config, signal));
+	}
+
+	/** Queue a steering message: injected after the current batch, interrupting it (SPEC T10, T12). */
+	steer(message: string | AgentMessage): void {
+		this.steering.enqueue(this.asMessage(message));
+	}
+
+	/** Queue a follow-up: one more turn after the agent would otherwise stop (SPEC L9). */
+	followUp(message: string | AgentMessage): void {
+		this.followUps.enqueue(this.asMessage(message));
+	}
+
+	/** Queue a passive notice: never interrupts tools; revives a stopped agent only at the outer drain (SPEC L10). */
+	aside(message: AgentMessage): void {
+		this.asides.enqueue(message);
+	}
+
+	/** Read-only view of the steering queue (SPEC Q2). */
+	peekSteeringQueue(): readonly AgentMessage[] {
+		return this.steering.peek();
+	}
+
+	/** Read-only view of the follow-up queue. */
+	peekFollowUpQueue(): readonly AgentMessage[] {
+		return this.followUps.peek();
+	}
+
+	/** Drop every queued steering, follow-up and aside message. */
+	clearQueues(): void {
+		this.steering.clear();
+		this.followUps.clear();
+		this.asides.clear();
+	}
+
+	/** Abort the active run (SPEC A1). The queues are left as they are (SPEC A6). */
+	abort(reason?: unknown): void {
+		this.abortController?.abort(reason);
+	}
+
+	/** Resolves when no run is active. */
+	waitForIdle(): Promise<void> {
+		return this.idle;
+	}
+
+	/** Abort any run, then clear the transcript, the queues and the error. */
+	reset(): void {
+		this.abort("Agent was reset");
+		this._state.messages = [];
+		this._state.streamMessage = undefined;
+		this._state.error = undefined;
+		this.running.clear();
+		this.clearQueues();
+	}
+
+	/** Set the system prompt used from the next model call. */
+	setSystemPrompt(systemPrompt: string): void {
+		this._state.systemPrompt = systemPrompt;
+	}
+
+	/** Set the model used from the next run. */
+	setModel(model: Model): void {
+		this._state.model = model;
+	}
+
+	/** Set the thinking level; applies to the next model call, also mid-run (SPEC X5). */
+	setThinkingLevel(level: ThinkingLevel): void {
+		this._state.thinkingLevel = level;
+	}
+
+	/** Set the tools offered from the next run. */
+	setTools(tools: AgentTool[]): void {
+		this._state.tools = tools;
+	}
+
+	/** Replace the transcript (e.g. a loaded session). Not allowed during a run. */
+	replaceMessages(messages: AgentMessage[]): void {
+		if (this._state.isStreaming) throw new AgentBusyError("replaceMessages");
+		this._state.messages = messages.slice();
+	}
+
+	/** Set the steering and follow-up dequeue modes. */
+	setQueueModes(modes: { steering?: QueueMode; followUp?: QueueMode }): void {
+		if (modes.steering) this.steering.mode = modes.steering;
+		if (modes.followUp) this.followUps.mode = modes.followUp;
+	}
+
+	private async run(
+		start: (context: AgentContext, config: AgentLoopConfig, signal: AbortSignal) => AgentEventStream,
+	): Promise<void> {
+		const controller = new AbortController();
+		const context: AgentContext = {
+			systemPrompt: this._state.systemPrompt,
+			messages: this._state.messages,
+			tools: this._state.tools,
+		};
+		const stream = start(context, this.loopConfig(), controller.signal);
+		this.abortController = controller;
+		this._state.isStreaming = true;
+		this._state.error = undefined;
+		let done!: () => void;
+		this.idle = new Promise((resolve) => (done = resolve));
+		try {
+			for await (const event of stream) this.dispatch(event);
+		} finally {
+			this._state.isStreaming = false;
+			this._state.streamMessage = undefined;
+			this.running.clear();
+			this.abortController = undefined;
+			done();
+		}
+	}
+
+	private loopConfig(): AgentLoopConfig {
+		const config: AgentLoopConfig = {
+			...this.hooks,
+			model: this._state.model,
+			getThinkingLevel: () => this._state.thinkingLevel,
+			getSteeringMessages: () => this.steering.dequeue(),
+			hasSteeringMessages: () => this.steering.size > 0,
+			onSteeringQueued: (listener) => this.steering.onQueued(listener),
+			getFollowUpMessages: () => this.followUps.dequeue(),
+			getAsideMessages: () => this.asides.dequeue(),
+		};
+		if (this.streamFn) config.streamFn = this.streamFn;
+		return config;
+	}
+
+	/** Fold one event into the state, then tell subscribers (they see the updated state). */
+	private dispatch(event: AgentEvent): void {
+		const state = this._state;
+		switch (event.type) {
+			case "message_start":
+			case "message_update":
+				if ((event.message as { role?: unknown }).role === "assistant")
+					state.streamMessage = event.message as AssistantMessage;
+				break;
+			case "message_end":
+				state.streamMessage = undefined;
+				state.messages.push(event.message);
+				break;
+			case "tool_execution_start":
+				this.running.add(event.toolCallId);
+				break;
+			case "tool_execution_end":
+				this.running.delete(event.toolCallId);
+				break;
+			case "turn_end":
+				replaceRevisedReply(state.messages, event.message);
+				break;
+			case "agent_end":
+				if (event.outcome.type === "error") state.error = event.outcome.error;
+				break;
+		}
+		for (const listener of this.listeners) {
+			try {
+				listener(event);
+			} catch (error) {
+				try {
+					this.onSubscriberError(error, event);
+				} catch {
+					// A failing error reporter must not break the run either.
+				}
+			}
+		}
+	}
+
+	private userMessage(text: string, images?: ImageContent[]): UserMessage {
+		const now = this.hooks.now ?? Date.now;
+		return {
+			role: "user",
+			content: images?.length ? [{ type: "text", text }, ...images] : text,
+			timestamp: now(),
+		};
+	}
+
+	private asMessage(message: string | AgentMessage): AgentMessage {
+		return typeof message === "string" ? this.userMessage(message) : message;
+	}
+}
+
+/** SPEC T4: a turn whose tool arguments were revised ends with a new reply object; keep the state in step. */
+function replaceRevisedReply(messages: AgentMessage[], reply: AssistantMessage): void {
+	for (let i = messages.length - 1; i >= 0; i--) {
+		const message = messages[i] as { role?: unknown };
+		if (message.role !== "assistant") continue;
+		if (message !== reply && (message as AssistantMessage).timestamp === reply.timestamp) messages[i] = reply;
+		return;
+	}
+}

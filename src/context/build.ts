@@ -1,0 +1,70 @@
+import type { AgentMessage, Message } from "../core/messages.js";
+import type { Context, StreamOptions, ToolChoice } from "../core/model.js";
+import type { RunState } from "../loop/run-state.js";
+import { toToolSpecs } from "../tools/specs.js";
+import { convertOne } from "./convert.js";
+
+/** The provider-bound request of one model call. */
+export interface ProviderCall {
+	context: Context;
+	options: StreamOptions;
+}
+
+/**
+ * SPEC C1, per model call and in this order: `transformContext` (agent level; output not written back) →
+ * `convertToLlm` (the only AgentMessage → Message conversion) → provider normalization (C4) → tool
+ * normalization (C5). `pending` are the messages about to be injected this turn.
+ */
+export async function buildProviderCall(
+	state: RunState,
+	pending: readonly AgentMessage[],
+	toolChoice: ToolChoice | undefined,
+): Promise<ProviderCall> {
+	const { config } = state;
+	let messages: Message[];
+	if (config.transformContext || config.convertToLlm) {
+		let agentMessages: AgentMessage[] = pending.length
+			? [...state.messages, ...pending]
+			: state.messages.slice();
+		if (config.transformContext) agentMessages = await config.transformContext(agentMessages, state.signal);
+		messages = config.convertToLlm
+			? await config.convertToLlm(agentMessages)
+			: agentMessages.map(convertOne).filter((m): m is Message => m !== undefined);
+	} else {
+		messages = defaultMessagesIncremental(state, pending);
+	}
+	if (config.normalizeMessages) messages = config.normalizeMessages(messages, config.model);
+
+	const context: Context = { messages };
+	if (state.context.systemPrompt !== undefined) context.systemPrompt = state.context.systemPrompt;
+	const tools = state.context.tools;
+	if (tools && tools.length > 0)
+		context.tools = toToolSpecs(tools, { intentTracing: config.intentTracing === true });
+
+	const options: StreamOptions = { ...config.streamOptions, signal: state.signal };
+	const apiKey = await config.getApiKey?.(config.model.provider);
+	if (apiKey !== undefined) options.apiKey = apiKey;
+	const thinkingLevel = config.getThinkingLevel?.();
+	if (thinkingLevel !== undefined) options.thinkingLevel = thinkingLevel;
+	if (toolChoice !== undefined) options.toolChoice = toolChoice;
+	return { context, options };
+}
+
+/**
+ * The default conversion, kept incrementally: the run's transcript only grows (a T4 write-back replaces in
+ * place), so each call converts only what was appended since the last one. Providers get a fresh array.
+ */
+function defaultMessagesIncremental(state: RunState, pending: readonly AgentMessage[]): Message[] {
+	const { messages, llmLog } = state;
+	for (let i = state.llmLogSource; i < messages.length; i++) {
+		const converted = convertOne(messages[i] as AgentMessage);
+		if (converted) llmLog.push(converted);
+	}
+	state.llmLogSource = messages.length;
+	const out = llmLog.slice();
+	for (const message of pending) {
+		const converted = convertOne(message);
+		if (converted) out.push(converted);
+	}
+	return out;
+}

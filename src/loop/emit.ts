@@ -1,0 +1,56 @@
+import type { AgentMessage } from "../core/messages.js";
+import type { RunState } from "./run-state.js";
+import type { AgentEvent } from "./types.js";
+
+/**
+ * Push one event and keep the open-scope bookkeeping in step with it, so a failure anywhere can close
+ * exactly the turns, messages and tool executions that are open (SPEC L4, L12).
+ */
+export function emit(state: RunState, event: AgentEvent): void {
+	const open = state.open;
+	switch (event.type) {
+		case "turn_start":
+			open.turn = true;
+			break;
+		case "turn_end":
+			open.turn = false;
+			break;
+		case "message_start":
+			open.message = event.message;
+			break;
+		case "message_end":
+			open.message = undefined;
+			break;
+		case "tool_execution_start":
+			open.toolExecutions.set(event.toolCallId, event.toolName);
+			break;
+		case "tool_execution_end":
+			open.toolExecutions.delete(event.toolCallId);
+			break;
+	}
+	state.events.push(event);
+}
+
+/** Append a message to the transcript and to what the run added. */
+export function appendMessage(state: RunState, message: AgentMessage): void {
+	state.messages.push(message);
+	state.added.push(message);
+}
+
+/** Emit `message_start`/`message_end` for a complete message and append it (SPEC L2, L3). */
+export function commitMessage(state: RunState, message: AgentMessage): void {
+	emit(state, { type: "message_start", message });
+	emit(state, { type: "message_end", message });
+	appendMessage(state, message);
+}
+
+/** Replace a message already in the transcript (SPEC T4 write-back of revised tool arguments). */
+export function replaceMessage(state: RunState, previous: AgentMessage, next: AgentMessage): void {
+	const index = state.messages.lastIndexOf(previous);
+	if (index >= 0) state.messages[index] = next;
+	const addedIndex = state.added.lastIndexOf(previous);
+	if (addedIndex >= 0) state.added[addedIndex] = next;
+	// The incremental LLM log may hold the old object; rebuild it from this point on the next call.
+	const logIndex = state.llmLog.lastIndexOf(previous as never);
+	if (logIndex >= 0) state.llmLog[logIndex] = next as never;
+}

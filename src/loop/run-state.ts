@@ -1,0 +1,43 @@
+import type { EventStream } from "../core/event-stream.js";
+import type { AgentMessage, Message } from "../core/messages.js";
+import type { StreamFunction } from "../core/model.js";
+import type { StepRunner } from "./step-runner.js";
+import type { AgentContext, AgentEvent, AgentLoopConfig, RunOutcome } from "./types.js";
+
+/** The open/closed bookkeeping that lets a failing run close exactly what it opened (SPEC L4, L12). */
+export interface OpenScopes {
+	turn: boolean;
+	/** The message between its `message_start` and `message_end`, if any. */
+	message: AgentMessage | undefined;
+	/** Tool calls between `tool_execution_start` and `tool_execution_end`. */
+	toolExecutions: Map<string, string>;
+}
+
+/** All mutable state of one run, in one typed object (STYLE 2). */
+export interface RunState {
+	readonly config: AgentLoopConfig;
+	readonly streamFn: StreamFunction;
+	readonly runStep: StepRunner;
+	readonly now: () => number;
+	readonly context: AgentContext;
+	/** The full transcript: the caller's messages (copied, never mutated) plus what the run added. */
+	readonly messages: AgentMessage[];
+	/** What the run added, in context order: `result()` and `agent_end.messages`. */
+	readonly added: AgentMessage[];
+	/** Messages waiting to be injected before the next model call. */
+	pending: AgentMessage[];
+	readonly events: EventStream<AgentEvent, AgentMessage[]>;
+	/** Fires on external abort or deadline; handed to providers and tools. */
+	readonly signal: AbortSignal;
+	readonly externalSignal: AbortSignal | undefined;
+	readonly open: OpenScopes;
+	modelCalls: number;
+	pausedContinuations: number;
+	outcome: RunOutcome | undefined;
+	/**
+	 * Incremental default conversion (SPEC C2) of `messages`, so a long run does not re-convert its whole
+	 * transcript on every model call (bench W2 must stay flat).
+	 */
+	readonly llmLog: Message[];
+	llmLogSource: number;
+}

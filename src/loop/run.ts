@@ -1,0 +1,127 @@
+import { abortReasonText, errorText } from "../core/abort.js";
+import { closeInterruptedMessage } from "../core/interrupt.js";
+import type { AssistantMessage, ToolResultMessage } from "../core/messages.js";
+import { dequeueAtTurnBoundary, drainAtStop } from "./boundaries.js";
+import { commitMessage, emit } from "./emit.js";
+import { findDanglingBatch } from "./pairing.js";
+import type { RunState } from "./run-state.js";
+import { deadlinePassed, isDeadlineAbort } from "./signals.js";
+import { emptyAssistant } from "./stream-reply.js";
+import { runResumedBatch, runTurn, writePlaceholders } from "./turn.js";
+
+/**
+ * The run (SPEC L7): an inner loop of turns while the model asks for tools or Pending is non-empty, and an
+ * outer loop that revives it with late steering, asides and follow-ups. Never throws: any failure inside is
+ * closed as data (SPEC L12), and `agent_end` is always the last event, exactly once (SPEC L4).
+ */
+export async function runAgentLoop(state: RunState, resume: boolean): Promise<void> {
+	emit(state, { type: "agent_start" });
+	try {
+		if (resume) {
+			const dangling = findDanglingBatch(state.messages);
+			if (dangling && (await runResumedBatch(state, dangling)) === "end") return;
+		}
+		await runOuterLoop(state);
+	} catch (error) {
+		closeAfterFailure(state, error);
+	} finally {
+		finishRun(state);
+	}
+}
+
+async function runOuterLoop(state: RunState): Promise<void> {
+	for (;;) {
+		for (;;) {
+			if (stopBeforeTurn(state)) return;
+			const next = await runTurn(state);
+			if (next === "end") return;
+			await dequeueAtTurnBoundary(state, next === "continue");
+			if (next === "idle" && state.pending.length === 0) break;
+		}
+		await state.config.onBeforeYield?.();
+		if (stopBeforeTurn(state) || !(await drainAtStop(state))) return;
+	}
+}
+
+/** SPEC L8: the deadline (and abort) check that opens every loop step. */
+function stopBeforeTurn(state: RunState): boolean {
+	if (deadlinePassed(state)) {
+		state.outcome ??= { type: "deadline" };
+		return true;
+	}
+	if (state.signal.aborted) {
+		state.outcome ??= { type: "aborted", reason: abortReasonText(state.signal.reason) };
+		return true;
+	}
+	return false;
+}
+
+/**
+ * SPEC L12: something threw inside the loop. Close what is open, pair dangling tool calls (A3), commit an
+ * assistant message with `stopReason: "error"` and the thrown text, close the turn.
+ */
+function closeAfterFailure(state: RunState, error: unknown): void {
+	const text = errorText(error);
+	const { open } = state;
+	for (const [toolCallId, toolName] of open.toolExecutions) {
+		const result = {
+			content: [{ type: "text" as const, text: `Tool execution failed: ${text}` }],
+			isError: true,
+		};
+		emit(state, { type: "tool_execution_end", toolCallId, toolName, result, isError: true, status: "error" });
+	}
+	let failed: AssistantMessage | undefined;
+	if (open.message !== undefined) {
+		const message = open.message;
+		if ((message as { role?: unknown }).role === "assistant") {
+			failed = closeInterruptedMessage(message as AssistantMessage, new Set(), "error", text, "internal");
+			emit(state, { type: "message_end", message: failed });
+			state.messages.push(failed);
+			state.added.push(failed);
+		} else {
+			emit(state, { type: "message_end", message });
+		}
+	}
+	if (!open.turn) emit(state, { type: "turn_start" });
+	flushPending(state);
+	const toolResults = pairDanglingToolCalls(state, text);
+	if (!failed) {
+		failed = { ...emptyAssistant(state), errorMessage: text, errorKind: "internal" };
+		commitMessage(state, failed);
+	}
+	emit(state, { type: "turn_end", message: failed, toolResults });
+	state.outcome = { type: "error", error: text };
+}
+
+/** SPEC A3/T13: every tool call of the last assistant message gets a result, whatever happened. */
+function pairDanglingToolCalls(state: RunState, cause: string): ToolResultMessage[] {
+	const dangling = findDanglingBatch(state.messages);
+	if (!dangling) return [];
+	return writePlaceholders(state, dangling.calls, "error", cause);
+}
+
+/** Inputs already dequeued are never lost (SPEC I3, X6): they are committed even when no turn follows. */
+function flushPending(state: RunState): void {
+	const pending = state.pending;
+	state.pending = [];
+	for (const message of pending) commitMessage(state, message);
+}
+
+function finishRun(state: RunState): void {
+	try {
+		flushPending(state);
+		if (!state.outcome) {
+			if (isDeadlineAbort(state)) state.outcome = { type: "deadline" };
+			else if (state.signal.aborted)
+				state.outcome = { type: "aborted", reason: abortReasonText(state.signal.reason) };
+			else state.outcome = { type: "completed" };
+		}
+	} finally {
+		emit(state, {
+			type: "agent_end",
+			messages: state.added,
+			outcome: state.outcome ?? { type: "completed" },
+		});
+		state.events.end(state.added);
+	}
+}

@@ -1,0 +1,67 @@
+import type { SteeringProbe } from "../tools/batch.js";
+import type { RunState } from "./run-state.js";
+
+/** The abort reason of a run that crossed its deadline (SPEC A7). */
+export class DeadlineExceededError extends Error {
+	override readonly name = "DeadlineExceededError";
+	constructor() {
+		super("Deadline exceeded");
+	}
+}
+
+/** The run's own signal: fires on external abort or when the deadline passes (SPEC A1, A7). */
+export interface RunSignal {
+	signal: AbortSignal;
+	dispose(): void;
+}
+
+/** Combine the caller's signal and the deadline into one signal handed to providers and tools. */
+export function createRunSignal(
+	external: AbortSignal | undefined,
+	deadline: number | undefined,
+	now: () => number,
+): RunSignal {
+	const controller = new AbortController();
+	let onExternal: (() => void) | undefined;
+	if (external) {
+		if (external.aborted) controller.abort(external.reason);
+		else {
+			onExternal = () => controller.abort(external.reason);
+			external.addEventListener("abort", onExternal, { once: true });
+		}
+	}
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	if (deadline !== undefined && !controller.signal.aborted) {
+		const fire = () => controller.abort(new DeadlineExceededError());
+		const remaining = deadline - now();
+		if (remaining <= 0) fire();
+		else timer = setTimeout(fire, remaining);
+	}
+	return {
+		signal: controller.signal,
+		dispose() {
+			if (timer !== undefined) clearTimeout(timer);
+			if (onExternal) external?.removeEventListener("abort", onExternal);
+		},
+	};
+}
+
+/** SPEC A7: the deadline check run at every loop step (the injectable clock counts, not only the timer). */
+export function deadlinePassed(state: RunState): boolean {
+	const { deadline } = state.config;
+	return isDeadlineAbort(state) || (deadline !== undefined && state.now() >= deadline);
+}
+
+/** True when the run signal fired because of the deadline. */
+export function isDeadlineAbort(state: RunState): boolean {
+	return state.signal.aborted && state.signal.reason instanceof DeadlineExceededError;
+}
+
+/** SPEC T10: how the tool batch peeks the steering queue (never dequeues). */
+export function steeringProbe(state: RunState): SteeringProbe | undefined {
+	const { hasSteeringMessages, onSteeringQueued } = state.config;
+	if (!hasSteeringMessages) return undefined;
+	const probe: SteeringProbe = { peek: hasSteeringMessages };
+	if (onSteeringQueued) probe.subscribe = onSteeringQueued;
+	return probe;
+}

@@ -1,0 +1,138 @@
+import type { ProviderCall } from "../context/build.js";
+import { abortReasonText, errorText } from "../core/abort.js";
+import { EventStream } from "../core/event-stream.js";
+import type { AssistantMessageEvent } from "../core/events.js";
+import { closeInterruptedMessage } from "../core/interrupt.js";
+import { type AssistantMessage, type ErrorKind, emptyUsage } from "../core/messages.js";
+import { appendMessage, emit } from "./emit.js";
+import type { RunState } from "./run-state.js";
+
+/** Thrown into a provider's own EventStream when the run aborts, to wake the pending read at once. */
+const ABORTED = Symbol("capstan.aborted");
+
+/**
+ * Stream one assistant reply and commit it (SPEC L2, L5, A1, A2, E3, L12). Emits `message_start`, one
+ * `message_update` per content event, `message_end`, and appends the final message. Never throws for
+ * anything the provider does: a throwing stream, a stream with no terminal event or an abort all become a
+ * committed message with `stopReason` `error`/`aborted`.
+ */
+export async function streamAssistantReply(state: RunState, call: ProviderCall): Promise<AssistantMessage> {
+	const step = { kind: "model" as const, id: `model:${state.modelCalls}`, name: state.config.model.id };
+	state.modelCalls++;
+	let message = await state.runStep(step, () => consumeReply(state, call));
+	if (!message || typeof message !== "object" || message.role !== "assistant") {
+		message = interrupted(
+			state,
+			undefined,
+			new Set(),
+			"error",
+			"the model step returned no assistant message",
+			"internal",
+		);
+	}
+	if (state.open.message === undefined) emit(state, { type: "message_start", message });
+	emit(state, { type: "message_end", message });
+	appendMessage(state, message);
+	return message;
+}
+
+async function consumeReply(state: RunState, call: ProviderCall): Promise<AssistantMessage> {
+	const { signal } = state;
+	const completed = new Set<string>();
+	let partial: AssistantMessage | undefined;
+	if (signal.aborted) return abortedMessage(state, partial, completed);
+
+	let stream: AsyncIterable<AssistantMessageEvent>;
+	try {
+		stream = state.streamFn(state.config.model, call.context, call.options);
+	} catch (error) {
+		return interrupted(state, partial, completed, "error", errorText(error), "internal");
+	}
+	// SPEC A2: one listener per stream. Our own EventStream is failed on abort, which wakes a pending read
+	// at once; any other async iterable is raced against a single abort promise.
+	const own =
+		stream instanceof EventStream
+			? (stream as EventStream<AssistantMessageEvent, AssistantMessage>)
+			: undefined;
+	let wake: Promise<typeof ABORTED> | undefined;
+	let onAbort: () => void = () => {};
+	if (own) onAbort = () => own.fail(ABORTED);
+	else wake = new Promise((resolve) => (onAbort = () => resolve(ABORTED)));
+	signal.addEventListener("abort", onAbort, { once: true });
+
+	const iterator = stream[Symbol.asyncIterator]();
+	let finished = false;
+	try {
+		for (;;) {
+			if (signal.aborted) return abortedMessage(state, partial, completed);
+			const step = wake ? await Promise.race([iterator.next(), wake]) : await iterator.next();
+			if (step === ABORTED || signal.aborted) return abortedMessage(state, partial, completed);
+			if (step.done) {
+				finished = true;
+				return interrupted(
+					state,
+					partial,
+					completed,
+					"error",
+					"The provider stream ended without a terminal event",
+				);
+			}
+			const event = step.value;
+			if (event.type === "done") {
+				finished = true;
+				return event.message;
+			}
+			if (event.type === "error") {
+				finished = true;
+				return event.error;
+			}
+			partial = event.partial;
+			if (state.open.message === undefined) emit(state, { type: "message_start", message: partial });
+			if (event.type === "start") continue;
+			if (event.type === "toolcall_end") completed.add(event.toolCall.id);
+			emit(state, { type: "message_update", message: partial, assistantMessageEvent: event });
+		}
+	} catch (error) {
+		if (error === ABORTED || signal.aborted) return abortedMessage(state, partial, completed);
+		return interrupted(state, partial, completed, "error", errorText(error), "internal");
+	} finally {
+		signal.removeEventListener("abort", onAbort);
+		// Cancel a provider we stopped reading early; never wait for it (a stalled provider cannot hang us).
+		if (!finished) void Promise.resolve(iterator.return?.()).catch(() => {});
+	}
+}
+
+function abortedMessage(
+	state: RunState,
+	partial: AssistantMessage | undefined,
+	completed: ReadonlySet<string>,
+): AssistantMessage {
+	return interrupted(state, partial, completed, "aborted", abortReasonText(state.signal.reason), "aborted");
+}
+
+/** SPEC A4/L12: close what streamed so far as an error/aborted message. */
+export function interrupted(
+	state: RunState,
+	partial: AssistantMessage | undefined,
+	completed: ReadonlySet<string>,
+	reason: "error" | "aborted",
+	text: string,
+	kind?: ErrorKind,
+): AssistantMessage {
+	return closeInterruptedMessage(partial ?? emptyAssistant(state), completed, reason, text, kind);
+}
+
+/** An assistant message with no content, stamped for the run's model. */
+export function emptyAssistant(state: RunState): AssistantMessage {
+	const model = state.config.model;
+	return {
+		role: "assistant",
+		content: [],
+		api: model.api,
+		provider: model.provider,
+		model: model.id,
+		usage: emptyUsage(),
+		stopReason: "error",
+		timestamp: state.now(),
+	};
+}

@@ -1,0 +1,201 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+	Agent,
+	AgentBusyError,
+	type AgentEvent,
+	NothingToContinueError,
+	type ToolResultMessage,
+} from "../../src/index.js";
+import { type ScriptedReply, scriptedModel } from "../../src/testing/index.js";
+import { echoTool } from "../support/run.js";
+import { assertPaired } from "../support/trace.js";
+
+const text = (t: string) => ({ type: "text" as const, text: t });
+const call = (t: string, name = "echo") => ({ type: "toolCall" as const, name, arguments: { text: t } });
+
+function agentOn(
+	script: ScriptedReply[] | Parameters<typeof scriptedModel>[0],
+	tools = [echoTool("echo", { ms: 100, interruptible: true })],
+) {
+	const scripted = scriptedModel(script as ScriptedReply[]);
+	const agent = new Agent({
+		model: scripted.model,
+		streamFn: scripted.stream,
+		tools,
+		systemPrompt: "be brief",
+	});
+	const events: AgentEvent[] = [];
+	agent.subscribe((e) => events.push(e));
+	return { agent, scripted, events };
+}
+
+afterEach(() => {
+	vi.useRealTimers();
+});
+
+describe("Agent", () => {
+	it("SPEC Q1: state follows the run's events; prompt resolves when the run ends", async () => {
+		const { agent, scripted } = agentOn([{ content: [call("a")] }, { content: [text("done")] }]);
+		const seen: boolean[] = [];
+		agent.subscribe((e) => {
+			if (e.type === "message_update") seen.push(agent.state.streamMessage === e.message);
+			if (e.type === "tool_execution_start")
+				expect(agent.state.pendingToolCalls.has(e.toolCallId)).toBe(true);
+		});
+		const running = agent.prompt("hi");
+		expect(agent.state.isStreaming).toBe(true);
+		await running;
+		expect(agent.state.isStreaming).toBe(false);
+		expect(seen.every(Boolean)).toBe(true);
+		expect(agent.state.messages.map((m) => (m as { role: string }).role)).toEqual([
+			"user",
+			"assistant",
+			"toolResult",
+			"assistant",
+		]);
+		expect(scripted.calls[0]?.context.systemPrompt).toBe("be brief");
+		expect(agent.state.pendingToolCalls.size).toBe(0);
+	});
+
+	it("SPEC Q3: prompt() while running throws a busy error naming steer() and followUp()", async () => {
+		const { agent } = agentOn([{ content: [text("slow")], delayMs: 1 }]);
+		const running = agent.prompt("one");
+		await expect(agent.prompt("two")).rejects.toThrow(AgentBusyError);
+		await expect(agent.prompt("two")).rejects.toThrow(/steer\(\).*followUp\(\)/);
+		await running;
+	});
+
+	it("SPEC Q2: steer() during a tool interrupts it (immediate mode) and is injected next; peekSteeringQueue is read-only", async () => {
+		vi.useFakeTimers();
+		const { agent, scripted } = agentOn([{ content: [call("long")] }, { content: [text("ok, switching")] }]);
+		const running = agent.prompt("start");
+		await vi.advanceTimersByTimeAsync(10);
+		agent.steer("do something else");
+		expect(agent.peekSteeringQueue()).toHaveLength(1);
+		await vi.runAllTimersAsync();
+		await running;
+		const result = agent.state.messages[2] as ToolResultMessage;
+		expect(result.details).toMatchObject({ synthetic: true, reason: "interrupted" });
+		expect(scripted.calls[1]?.context.messages.at(-1)).toMatchObject({
+			role: "user",
+			content: "do something else",
+		});
+		expect(agent.peekSteeringQueue()).toHaveLength(0);
+	});
+
+	it("SPEC Q2: 'one-at-a-time' dequeues one follow-up per stop; 'all' takes everything", async () => {
+		const { agent, scripted } = agentOn(Array.from({ length: 4 }, (_, i) => ({ content: [text(`r${i}`)] })));
+		agent.followUp("f1");
+		agent.followUp("f2");
+		await agent.prompt("p");
+		expect(scripted.calls).toHaveLength(3);
+
+		const second = agentOn(Array.from({ length: 4 }, (_, i) => ({ content: [text(`r${i}`)] })));
+		second.agent.setQueueModes({ followUp: "all" });
+		second.agent.followUp("f1");
+		second.agent.followUp("f2");
+		await second.agent.prompt("p");
+		expect(second.scripted.calls).toHaveLength(2);
+	});
+
+	it("SPEC Q4: continue() policy — busy, resume a dangling batch, queued steer, queued follow-up, nothing", async () => {
+		const { agent, scripted } = agentOn(
+			[{ content: [text("a")] }, { content: [text("b")] }, { content: [text("c")] }],
+			[echoTool()],
+		);
+		await expect(agent.continue()).rejects.toThrow(NothingToContinueError);
+		await agent.prompt("p");
+		await expect(agent.continue()).rejects.toThrow(/Nothing to continue from/);
+		agent.followUp("queued follow-up");
+		await agent.continue(); // never throws while a message is queued
+		expect(scripted.calls).toHaveLength(2);
+		agent.steer("queued steer");
+		await agent.continue();
+		expect(scripted.calls[2]?.context.messages.at(-1)).toMatchObject({ content: "queued steer" });
+
+		const dangling = agentOn([{ content: [text("after resume")] }], [echoTool()]);
+		dangling.agent.replaceMessages([
+			{ role: "user", content: "go", timestamp: 0 },
+			{
+				role: "assistant",
+				content: [{ type: "toolCall", id: "c1", name: "echo", arguments: { text: "x" } }],
+				api: "x",
+				provider: "x",
+				model: "x",
+				usage: {
+					input: 0,
+					output: 0,
+					cacheRead: 0,
+					cacheWrite: 0,
+					totalTokens: 0,
+					cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+				},
+				stopReason: "toolUse",
+				timestamp: 0,
+			},
+		]);
+		await dangling.agent.continue();
+		assertPaired(dangling.agent.state.messages);
+		expect(dangling.agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+	});
+
+	it("SPEC Q4: continue() while running throws busy", async () => {
+		const { agent } = agentOn([{ content: [text("slow")], delayMs: 1 }]);
+		const running = agent.prompt("one");
+		await expect(agent.continue()).rejects.toThrow(AgentBusyError);
+		await running;
+	});
+
+	it("SPEC Q5: a throwing subscriber is reported and never breaks the run", async () => {
+		const scripted = scriptedModel([{ content: [text("fine")] }]);
+		const reported: unknown[] = [];
+		const agent = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			onSubscriberError: (e) => reported.push(e),
+		});
+		agent.subscribe(() => {
+			throw new Error("bad listener");
+		});
+		await agent.prompt("hi");
+		expect(reported.length).toBeGreaterThan(0);
+		expect(agent.state.messages).toHaveLength(2);
+	});
+
+	it("SPEC A1/A6: abort() ends the run as aborted and leaves the queues alone", async () => {
+		vi.useFakeTimers();
+		const { agent, events } = agentOn([{ content: [call("long")] }, { content: [text("never")] }]);
+		const running = agent.prompt("start");
+		await vi.advanceTimersByTimeAsync(10);
+		agent.followUp("later");
+		agent.abort("user pressed stop");
+		await running;
+		const end = events.at(-1);
+		expect(end?.type === "agent_end" && end.outcome).toEqual({
+			type: "aborted",
+			reason: "user pressed stop",
+		});
+		expect(agent.peekFollowUpQueue()).toHaveLength(1);
+		await agent.waitForIdle();
+	});
+
+	it("SPEC Q1: reset() clears the transcript, queues and error; setters change the next run", async () => {
+		const { agent, scripted } = agentOn([{ content: [text("a")] }, { content: [text("b")] }]);
+		await agent.prompt("x");
+		agent.followUp("q");
+		agent.reset();
+		expect(agent.state.messages).toHaveLength(0);
+		expect(agent.peekFollowUpQueue()).toHaveLength(0);
+		agent.setSystemPrompt("new prompt");
+		agent.setThinkingLevel("high");
+		await agent.prompt("y");
+		expect(scripted.calls[1]?.context.systemPrompt).toBe("new prompt");
+		expect(scripted.calls[1]?.options.thinkingLevel).toBe("high");
+	});
+
+	it("SPEC L12/Q1: a provider error lands in state.error and never throws from prompt()", async () => {
+		const { agent } = agentOn([{ error: { message: "rate limited", kind: "rate_limit" } }]);
+		await agent.prompt("x");
+		expect(agent.state.error).toBe("rate limited");
+	});
+});

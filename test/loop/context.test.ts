@@ -1,0 +1,122 @@
+import { describe, expect, it } from "vitest";
+import { type AgentMessage, type AgentTool, defaultConvertToLlm, type Message } from "../../src/index.js";
+import { echoTool, runScript, user } from "../support/run.js";
+
+const text = (t: string) => ({ type: "text" as const, text: t });
+
+declare module "../../src/core/messages.js" {
+	interface CustomAgentMessages {
+		notice: { role: "notice"; text: string; timestamp: number };
+	}
+}
+
+describe("the context boundary", () => {
+	it("SPEC C1: transformContext → convertToLlm → normalizeMessages, per call, output not written back", async () => {
+		const order: string[] = [];
+		const { scripted, messages } = await runScript([{ content: [text("a")] }], {
+			messages: [
+				user("old 1"),
+				{
+					role: "assistant",
+					content: [text("old")],
+					api: "x",
+					provider: "x",
+					model: "x",
+					usage: {
+						input: 0,
+						output: 0,
+						cacheRead: 0,
+						cacheWrite: 0,
+						totalTokens: 0,
+						cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+					},
+					stopReason: "stop",
+					timestamp: 0,
+				},
+			],
+			config: {
+				transformContext: async (ms) => {
+					order.push(`transform:${ms.length}`);
+					return ms.slice(-1); // prune to the newest message only
+				},
+				convertToLlm: (ms) => {
+					order.push(`convert:${ms.length}`);
+					return defaultConvertToLlm(ms);
+				},
+				normalizeMessages: (ms, model) => {
+					order.push(`normalize:${ms.length}:${model.id}`);
+					return ms;
+				},
+			},
+		});
+		expect(order).toEqual(["transform:3", "convert:1", `normalize:1:${scripted.model.id}`]);
+		expect(scripted.calls[0]?.context.messages).toHaveLength(1);
+		// The pruning was not written back: the run added the prompt and the reply.
+		expect(messages).toHaveLength(2);
+	});
+
+	it("SPEC C2: the default conversion keeps user, toolResult and assistant; custom roles are dropped", () => {
+		const notice: AgentMessage = { role: "notice", text: "saved", timestamp: 0 };
+		const u = user("x");
+		const out = defaultConvertToLlm([u, notice]);
+		expect(out).toEqual([u]);
+		expect(out[0]).toBe(u); // identity kept
+	});
+
+	it("SPEC C2/M1: custom messages ride in the transcript but never reach the provider", async () => {
+		const notice: AgentMessage = { role: "notice", text: "saved", timestamp: 0 };
+		const { scripted } = await runScript([{ content: [text("a")] }], { prompts: [notice, user("hi")] });
+		expect(scripted.calls[0]?.context.messages.map((m: Message) => m.role)).toEqual(["user"]);
+	});
+
+	it("SPEC C3/S5: a refused reply stays in the transcript but the next request contains no text of it", async () => {
+		const refused = await runScript([
+			{ content: [text("I refuse SECRET")], stopDetails: { type: "refusal" } },
+		]);
+		expect((refused.messages[1] as { stopReason: string }).stopReason).toBe("error");
+		const next = await runScript([{ content: [text("ok")] }], {
+			messages: refused.messages,
+			prompts: [user("try something else")],
+		});
+		expect(next.scripted.calls[0]?.context.messages.map((m) => m.role)).toEqual(["user", "user"]);
+		expect(JSON.stringify(next.scripted.calls[0]?.context.messages)).not.toContain("SECRET");
+	});
+
+	it("SPEC C4: normalizeMessages sees the model and unchanged messages keep their identity", async () => {
+		const seen: Message[][] = [];
+		const { scripted } = await runScript([{ content: [text("a")] }], {
+			config: {
+				normalizeMessages: (ms) => {
+					seen.push(ms);
+					return ms;
+				},
+			},
+		});
+		expect(scripted.calls[0]?.context.messages[0]).toBe(seen[0]?.[0]);
+	});
+
+	it("SPEC C5: intent tracing adds a required `i` first, strips it before validation and reports it", async () => {
+		const tool: AgentTool = echoTool();
+		let received: unknown;
+		tool.execute = async (_id, args) => {
+			received = args;
+			return { content: [text("ok")] };
+		};
+		const { scripted, events } = await runScript(
+			[
+				{ content: [{ type: "toolCall", name: "echo", arguments: { i: "look it up", text: "q" } }] },
+				{ content: [text("done")] },
+			],
+			{ tools: [tool], config: { intentTracing: true } },
+		);
+		const spec = scripted.calls[0]?.context.tools?.[0]?.parameters as {
+			properties: object;
+			required: string[];
+		};
+		expect(Object.keys(spec.properties)[0]).toBe("i");
+		expect(spec.required[0]).toBe("i");
+		expect(received).toEqual({ text: "q" });
+		const start = events.find((e) => e.type === "tool_execution_start");
+		expect(start?.type === "tool_execution_start" && start.intent).toBe("look it up");
+	});
+});
