@@ -37,6 +37,8 @@ enum Mode {
 	Error,
 }
 
+// Numbers are gathered loosely by NUMBER_CHAR, then checked once against the JSON grammar at their delimiter.
+const NUMBER_CHAR = /[0-9.eE+-]/;
 const NUMBER_TOKEN = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const ESCAPES: Record<string, string> = {
 	'"': '"',
@@ -56,17 +58,6 @@ const LITERALS: Record<string, { text: string; value: unknown }> = {
 
 function isWhitespace(code: number): boolean {
 	return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
-}
-
-function isNumberChar(code: number): boolean {
-	return (
-		(code >= 0x30 && code <= 0x39) ||
-		code === 0x2e ||
-		code === 0x2b ||
-		code === 0x2d ||
-		code === 0x65 ||
-		code === 0x45
-	);
 }
 
 function isHighSurrogate(code: number): boolean {
@@ -204,7 +195,7 @@ export class IncrementalJsonParser {
 					this.readUnicodeDigit(chunk[i] as string, i);
 					break;
 				case Mode.Number:
-					if (isNumberChar(code)) this.token += chunk[i];
+					if (NUMBER_CHAR.test(chunk[i] as string)) this.token += chunk[i];
 					else {
 						// Only a delimiter proves a number complete; the delimiter then belongs to the structure.
 						this.endNumber(i);

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { AssistantMessageBuilder } from "../../src/core/assistant-builder.js";
 import { EventStream } from "../../src/core/event-stream.js";
 import type { AssistantMessageEvent } from "../../src/core/events.js";
@@ -339,5 +340,88 @@ describe("AssistantMessageBuilder misuse", () => {
 		const builder = new AssistantMessageBuilder(init);
 		builder.startText();
 		expect(() => misuse(builder)).toThrow(message);
+	});
+});
+
+describe("AssistantMessageBuilder cost (SPEC E4, L5; not timed)", () => {
+	afterEach(() => {
+		vi.restoreAllMocks();
+	});
+
+	it("never stringifies on the hot path and parses tool arguments exactly once, at toolcall_end", () => {
+		const stringify = vi.spyOn(JSON, "stringify");
+		const parse = vi.spyOn(JSON, "parse");
+		const builder = new AssistantMessageBuilder(init);
+		const tx = builder.startText();
+		for (let i = 0; i < 500; i++) builder.appendText(tx, "some text ");
+		const tc = builder.startToolCall("c", "write");
+		builder.appendToolCallArguments(tc, '{"body": "');
+		for (let i = 0; i < 500; i++) builder.appendToolCallArguments(tc, "chunk of body ");
+		builder.appendToolCallArguments(tc, '"}');
+		expect(parse).not.toHaveBeenCalled();
+		builder.endToolCall(tc);
+		builder.done("toolUse");
+		expect(stringify).not.toHaveBeenCalled();
+		expect(parse).toHaveBeenCalledTimes(1);
+	});
+});
+
+describe("AssistantMessageBuilder properties (SPEC L5, E2)", () => {
+	const block = fc.oneof(
+		fc.record({ kind: fc.constant("text" as const), pieces: fc.array(fc.string(), { maxLength: 5 }) }),
+		fc.record({ kind: fc.constant("thinking" as const), pieces: fc.array(fc.string(), { maxLength: 5 }) }),
+		fc.record({
+			kind: fc.constant("toolCall" as const),
+			args: fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 4 }),
+			cut: fc.integer({ min: 1, max: 12 }),
+		}),
+	);
+
+	it("any interleaving keeps kept snapshots unchanged, shares unchanged blocks and ends with one terminal", () => {
+		fc.assert(
+			fc.property(fc.array(block, { maxLength: 6 }), fc.boolean(), (blocks, fails) => {
+				const events: AssistantMessageEvent[] = [];
+				const copies: unknown[] = [];
+				const builder = new AssistantMessageBuilder(init, {
+					push: (event) => {
+						events.push(event);
+						copies.push(structuredClone(partialOf(event)));
+					},
+					end: () => {},
+				});
+				const expected: unknown[] = [];
+				blocks.forEach((spec, n) => {
+					if (spec.kind === "toolCall") {
+						const json = JSON.stringify(spec.args);
+						const i = builder.startToolCall(`id${n}`, "tool");
+						for (let at = 0; at < json.length; at += spec.cut)
+							builder.appendToolCallArguments(i, json.slice(at, at + spec.cut));
+						builder.endToolCall(i);
+						expected.push({ type: "toolCall", id: `id${n}`, name: "tool", arguments: JSON.parse(json) });
+					} else if (spec.kind === "text") {
+						const i = builder.startText();
+						for (const piece of spec.pieces) builder.appendText(i, piece);
+						expected.push({ type: "text", text: spec.pieces.join("") });
+					} else {
+						const i = builder.startThinking();
+						for (const piece of spec.pieces) builder.appendThinking(i, piece);
+						expected.push({ type: "thinking", thinking: spec.pieces.join("") });
+					}
+				});
+				const final = fails ? builder.fail("error", "cut") : builder.done("stop");
+				expect(final.content).toEqual(expected);
+				expect(events[0]?.type).toBe("start");
+				expect(events.filter((e) => e.type === "done" || e.type === "error")).toHaveLength(1);
+				for (const [i, event] of events.entries()) {
+					expect(partialOf(event)).toEqual(copies[i]);
+					if (i === 0) continue;
+					const before = partialOf(events[i - 1] as AssistantMessageEvent);
+					const after = partialOf(event);
+					const changed = after.content.filter((b, j) => before.content[j] !== b).length;
+					expect(changed).toBeLessThanOrEqual(1);
+				}
+			}),
+			{ numRuns: 150 },
+		);
 	});
 });
