@@ -1,0 +1,67 @@
+/**
+ * How Responses item identity survives a round trip through our plain message model.
+ *
+ * The Responses API pairs items by id: a replayed `reasoning` item must be followed by the `message` or
+ * `function_call` item it produced, named by its item id (`msg_…`, `fc_…`), and `gpt-5.3-codex`-style models
+ * want each assistant message's `phase` back. Our `TextContent` and `ToolCall` have one opaque `signature`
+ * string (SPEC M3), so it carries a small reference: the bare item id (the common case, readable in
+ * transcripts), or a JSON object when more than the id must come back (`phase`, a tool `namespace`).
+ * A tool call's own `id` is the `call_id`, which tool results refer to.
+ */
+
+/** What we keep of an output item to replay it. */
+export interface ItemRef {
+	id?: string;
+	phase?: string;
+	namespace?: string;
+}
+
+/** Encode an item reference as a signature string; `undefined` when there is nothing to keep. */
+export function encodeItemRef(ref: ItemRef): string | undefined {
+	const { id, phase, namespace } = ref;
+	if (phase === undefined && namespace === undefined) return id;
+	const out: ItemRef = {};
+	if (id !== undefined) out.id = id;
+	if (phase !== undefined) out.phase = phase;
+	if (namespace !== undefined) out.namespace = namespace;
+	return JSON.stringify(out);
+}
+
+/** Decode a signature written by {@link encodeItemRef}; anything unreadable is treated as a bare id. */
+export function decodeItemRef(signature: string | undefined): ItemRef {
+	if (signature === undefined || signature === "") return {};
+	if (!signature.startsWith("{")) return { id: signature };
+	try {
+		const value = JSON.parse(signature) as Record<string, unknown>;
+		const ref: ItemRef = {};
+		if (typeof value.id === "string") ref.id = value.id;
+		if (typeof value.phase === "string") ref.phase = value.phase;
+		if (typeof value.namespace === "string") ref.namespace = value.namespace;
+		return ref;
+	} catch {
+		return { id: signature };
+	}
+}
+
+const VALID_CALL_ID = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * The `call_id` to send for a tool-call id (SPEC C4): ids from this API pass unchanged; ids from other
+ * providers with characters or lengths the API may refuse are rewritten deterministically (a call and its
+ * result, converted separately, always get the same id).
+ */
+export function responsesCallId(id: string): string {
+	if (VALID_CALL_ID.test(id)) return id;
+	const sanitized = id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 55);
+	return `${sanitized}_${fnv1a(id)}`;
+}
+
+/** FNV-1a, 32 bits, as 8 hex digits. */
+function fnv1a(text: string): string {
+	let value = 0x811c9dc5;
+	for (let i = 0; i < text.length; i++) {
+		value ^= text.charCodeAt(i);
+		value = Math.imul(value, 0x01000193) >>> 0;
+	}
+	return value.toString(16).padStart(8, "0");
+}

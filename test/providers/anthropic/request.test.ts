@@ -1,0 +1,400 @@
+import { describe, expect, it } from "vitest";
+import type { AssistantMessage, Message } from "../../../src/core/messages.js";
+import { emptyUsage } from "../../../src/core/messages.js";
+import type { Context, Model } from "../../../src/core/model.js";
+import { anthropicToolCallId, buildAnthropicRequest } from "../../../src/providers/anthropic/index.js";
+import { getModel } from "../../../src/providers/models.js";
+import { testModel } from "./helpers.js";
+
+const model = testModel("http://127.0.0.1:1");
+const tools = [
+	{
+		name: "read",
+		description: "Read a file",
+		parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+	},
+	{ name: "ls", description: "List a folder", parameters: { type: "object", properties: {} } },
+];
+
+function assistant(
+	content: AssistantMessage["content"],
+	from: Partial<AssistantMessage> = {},
+): AssistantMessage {
+	return {
+		role: "assistant",
+		content,
+		api: "anthropic-messages",
+		provider: "anthropic",
+		model: model.id,
+		usage: emptyUsage(),
+		stopReason: "toolUse",
+		timestamp: 2,
+		...from,
+	};
+}
+
+const conversation: Message[] = [
+	{
+		role: "user",
+		content: [
+			{ type: "text", text: "Look at this" },
+			{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+		],
+		timestamp: 1,
+	},
+	assistant([
+		{ type: "thinking", thinking: "Need the file.", signature: "sig-abc" },
+		{ type: "redactedThinking", data: "enc-xyz" },
+		{ type: "text", text: "Reading it." },
+		{
+			type: "providerBlock",
+			api: "anthropic-messages",
+			data: { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "q" } },
+		},
+		{ type: "providerBlock", api: "openai-responses", data: { type: "reasoning", encrypted_content: "zzz" } },
+		{ type: "toolCall", id: "toolu_01", name: "read", arguments: { path: "a.txt" } },
+	]),
+	{
+		role: "toolResult",
+		toolCallId: "toolu_01",
+		toolName: "read",
+		content: [
+			{ type: "text", text: "contents" },
+			{ type: "image", data: "R0lGOD==", mimeType: "image/gif" },
+		],
+		isError: false,
+		timestamp: 3,
+	},
+];
+
+describe("Anthropic request body", () => {
+	it("serializes the exact wire body (system, tools, images, thinking replay, provider blocks, tool results, cache breakpoints)", () => {
+		const body = buildAnthropicRequest(
+			model,
+			{ systemPrompt: "Be brief.", messages: conversation, tools },
+			{ toolChoice: "auto", maxTokens: 4096 },
+		);
+		expect(JSON.stringify(body, null, 1)).toMatchInlineSnapshot(`
+			"{
+			 "model": "claude-sonnet-4-5",
+			 "max_tokens": 4096,
+			 "stream": true,
+			 "system": [
+			  {
+			   "type": "text",
+			   "text": "Be brief.",
+			   "cache_control": {
+			    "type": "ephemeral"
+			   }
+			  }
+			 ],
+			 "tools": [
+			  {
+			   "name": "read",
+			   "description": "Read a file",
+			   "input_schema": {
+			    "type": "object",
+			    "properties": {
+			     "path": {
+			      "type": "string"
+			     }
+			    },
+			    "required": [
+			     "path"
+			    ]
+			   }
+			  },
+			  {
+			   "name": "ls",
+			   "description": "List a folder",
+			   "input_schema": {
+			    "type": "object",
+			    "properties": {}
+			   },
+			   "cache_control": {
+			    "type": "ephemeral"
+			   }
+			  }
+			 ],
+			 "tool_choice": {
+			  "type": "auto"
+			 },
+			 "messages": [
+			  {
+			   "role": "user",
+			   "content": [
+			    {
+			     "type": "text",
+			     "text": "Look at this"
+			    },
+			    {
+			     "type": "image",
+			     "source": {
+			      "type": "base64",
+			      "media_type": "image/png",
+			      "data": "iVBORw0KGgo="
+			     }
+			    }
+			   ]
+			  },
+			  {
+			   "role": "assistant",
+			   "content": [
+			    {
+			     "type": "thinking",
+			     "thinking": "Need the file.",
+			     "signature": "sig-abc"
+			    },
+			    {
+			     "type": "redacted_thinking",
+			     "data": "enc-xyz"
+			    },
+			    {
+			     "type": "text",
+			     "text": "Reading it."
+			    },
+			    {
+			     "type": "server_tool_use",
+			     "id": "srvtoolu_1",
+			     "name": "web_search",
+			     "input": {
+			      "query": "q"
+			     }
+			    },
+			    {
+			     "type": "tool_use",
+			     "id": "toolu_01",
+			     "name": "read",
+			     "input": {
+			      "path": "a.txt"
+			     }
+			    }
+			   ]
+			  },
+			  {
+			   "role": "user",
+			   "content": [
+			    {
+			     "type": "tool_result",
+			     "tool_use_id": "toolu_01",
+			     "content": [
+			      {
+			       "type": "text",
+			       "text": "contents"
+			      },
+			      {
+			       "type": "image",
+			       "source": {
+			        "type": "base64",
+			        "media_type": "image/gif",
+			        "data": "R0lGOD=="
+			       }
+			      }
+			     ],
+			     "cache_control": {
+			      "type": "ephemeral"
+			     }
+			    }
+			   ]
+			  }
+			 ]
+			}"
+		`);
+	});
+
+	it("tool_choice: auto → auto, none → none, required → any, named → tool", () => {
+		const choice = (
+			toolChoice: Parameters<typeof buildAnthropicRequest>[2] extends infer O
+				? O extends { toolChoice?: infer C }
+					? C
+					: never
+				: never,
+		) => buildAnthropicRequest(model, { messages: [], tools }, { toolChoice }).tool_choice;
+		expect(choice("auto")).toEqual({ type: "auto" });
+		expect(choice("none")).toEqual({ type: "none" });
+		expect(choice("required")).toEqual({ type: "any" });
+		expect(choice({ type: "tool", name: "read" })).toEqual({ type: "tool", name: "read" });
+		expect(
+			buildAnthropicRequest(model, { messages: [] }, { toolChoice: "required" }).tool_choice,
+		).toBeUndefined();
+	});
+
+	it("cache TTL: 5 minutes by default, 1 hour on request, none when off", () => {
+		const context: Context = {
+			systemPrompt: "S",
+			messages: [{ role: "user", content: "hi", timestamp: 1 }],
+			tools,
+		};
+		const oneHour = JSON.stringify(buildAnthropicRequest(model, context, { cacheTtl: "1h" }));
+		expect(oneHour.match(/"cache_control":\{"type":"ephemeral","ttl":"1h"\}/g)).toHaveLength(3);
+		const off = JSON.stringify(buildAnthropicRequest(model, context, { cacheTtl: "off" }));
+		expect(off).not.toContain("cache_control");
+		const byDefault = JSON.stringify(buildAnthropicRequest(model, context));
+		expect(byDefault.match(/"cache_control":\{"type":"ephemeral"\}/g)).toHaveLength(3);
+	});
+
+	describe("thinking levels (SPEC X5)", () => {
+		const levels = ["off", "minimal", "low", "medium", "high", "xhigh"] as const;
+		it("budget models: budget_tokens per level, clamped below max_tokens and ≥ 1024", () => {
+			const budgets = levels.map(
+				(thinkingLevel) => buildAnthropicRequest(model, { messages: [] }, { thinkingLevel }).thinking,
+			);
+			expect(budgets).toEqual([
+				undefined,
+				{ type: "enabled", budget_tokens: 1024 },
+				{ type: "enabled", budget_tokens: 2048 },
+				{ type: "enabled", budget_tokens: 8192 },
+				{ type: "enabled", budget_tokens: 16384 },
+				{ type: "enabled", budget_tokens: 32768 },
+			]);
+			const small = buildAnthropicRequest(
+				model,
+				{ messages: [] },
+				{ thinkingLevel: "xhigh", maxTokens: 5000 },
+			);
+			expect(small.thinking).toEqual({ type: "enabled", budget_tokens: 3976 });
+			expect(
+				buildAnthropicRequest(model, { messages: [] }, { thinkingLevel: "high", maxTokens: 1500 }).thinking,
+			).toBeUndefined();
+		});
+		it("adaptive models: adaptive thinking with an effort clamped to the model's levels", () => {
+			const sonnet46 = getModel("anthropic", "claude-sonnet-4-6");
+			const request = (m: Model, thinkingLevel: (typeof levels)[number]) => {
+				const body = buildAnthropicRequest(m, { messages: [] }, { thinkingLevel });
+				return [body.thinking, body.output_config];
+			};
+			expect(request(sonnet46, "off")).toEqual([{ type: "disabled" }, undefined]);
+			expect(request(sonnet46, "minimal")).toEqual([{ type: "adaptive" }, { effort: "low" }]);
+			expect(request(sonnet46, "medium")).toEqual([{ type: "adaptive" }, { effort: "medium" }]);
+			// claude-sonnet-4-6 has no xhigh: clamped down to high.
+			expect(request(sonnet46, "xhigh")).toEqual([{ type: "adaptive" }, { effort: "high" }]);
+			const opus55 = getModel("anthropic", "claude-opus-5-5");
+			expect(request(opus55, "xhigh")).toEqual([{ type: "adaptive" }, { effort: "xhigh" }]);
+			// Always-on thinking cannot be disabled: "off" asks for the lowest effort instead.
+			expect(request(opus55, "off")).toEqual([undefined, { effort: "low" }]);
+		});
+		it("a model without reasoning gets no thinking config", () => {
+			const body = buildAnthropicRequest(
+				{ ...model, reasoning: false },
+				{ messages: [] },
+				{ thinkingLevel: "high" },
+			);
+			expect(body.thinking).toBeUndefined();
+		});
+	});
+
+	it("temperature only for models flagged compat.supportsTemperature, never with thinking on", () => {
+		expect(buildAnthropicRequest(model, { messages: [] }, { temperature: 0.2 }).temperature).toBeUndefined();
+		const legacy = { ...model, compat: { thinkingMode: "budget", supportsTemperature: true } };
+		expect(buildAnthropicRequest(legacy, { messages: [] }, { temperature: 0.2 }).temperature).toBe(0.2);
+		expect(
+			buildAnthropicRequest(legacy, { messages: [] }, { temperature: 0.2, thinkingLevel: "low" }).temperature,
+		).toBeUndefined();
+	});
+
+	describe("cross-provider replay (SPEC C4)", () => {
+		const foreign = assistant(
+			[
+				{ type: "thinking", thinking: "I should call a tool.", signature: "openai-enc" },
+				{ type: "redactedThinking", data: "foreign-enc" },
+				{ type: "providerBlock", api: "openai-responses", data: { type: "reasoning" } },
+				{ type: "toolCall", id: "call_abc|fc_123.x", name: "read", arguments: { path: "b" } },
+			],
+			{ api: "openai-responses", provider: "openai", model: "gpt-5.4" },
+		);
+		const messages: Message[] = [
+			{ role: "user", content: "go", timestamp: 1 },
+			foreign,
+			{
+				role: "toolResult",
+				toolCallId: "call_abc|fc_123.x",
+				toolName: "read",
+				content: [{ type: "text", text: "B" }],
+				isError: true,
+				timestamp: 3,
+			},
+		];
+		it("turns foreign thinking into text, drops foreign redacted thinking and blocks, rewrites ids consistently", () => {
+			const body = buildAnthropicRequest(model, { messages }, { cacheTtl: "off" });
+			const id = anthropicToolCallId("call_abc|fc_123.x");
+			expect(id).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+			expect(body.messages[1]).toEqual({
+				role: "assistant",
+				content: [
+					{ type: "text", text: "I should call a tool." },
+					{ type: "tool_use", id, name: "read", input: { path: "b" } },
+				],
+			});
+			expect(body.messages[2]).toEqual({
+				role: "user",
+				content: [
+					{ type: "tool_result", tool_use_id: id, content: [{ type: "text", text: "B" }], is_error: true },
+				],
+			});
+		});
+		it("same provider but another model: thinking becomes text, redacted thinking is dropped", () => {
+			const other = assistant(
+				[
+					{ type: "thinking", thinking: "hmm", signature: "s" },
+					{ type: "redactedThinking", data: "r" },
+					{ type: "text", text: "ok" },
+				],
+				{ model: "claude-opus-4-6", stopReason: "stop" },
+			);
+			const body = buildAnthropicRequest(
+				model,
+				{ messages: [{ role: "user", content: "q", timestamp: 1 }, other] },
+				{ cacheTtl: "off" },
+			);
+			expect(body.messages[1]?.content).toEqual([
+				{ type: "text", text: "hmm" },
+				{ type: "text", text: "ok" },
+			]);
+		});
+		it("long ids are cut to 64 characters, deterministically and without collisions", () => {
+			const a = anthropicToolCallId(`${"x".repeat(70)}.a`);
+			const b = anthropicToolCallId(`${"x".repeat(70)}.b`);
+			expect(a).toHaveLength(64);
+			expect(a).not.toBe(b);
+			expect(anthropicToolCallId(`${"x".repeat(70)}.a`)).toBe(a);
+			expect(anthropicToolCallId("toolu_01ABC-def")).toBe("toolu_01ABC-def");
+		});
+	});
+});
+
+describe("prompt bytes: a growing conversation keeps its request prefix byte for byte", () => {
+	// Prompt caching (and X2) needs each request to begin with the previous one. The only bytes allowed to
+	// differ are the moving last-message cache breakpoint, which Anthropic excludes from the cache key.
+	const stripBreakpoint = (json: string) => json.replaceAll(',"cache_control":{"type":"ephemeral"}', "");
+	it("ten turns", () => {
+		const messages: Message[] = [];
+		let previous: string | undefined;
+		for (let turn = 0; turn < 10; turn++) {
+			messages.push({ role: "user", content: `question ${turn} — ünïcödé`, timestamp: turn });
+			const body = stripBreakpoint(
+				JSON.stringify(
+					buildAnthropicRequest(model, { systemPrompt: "sys", messages, tools }, { thinkingLevel: "low" }),
+				),
+			);
+			if (previous !== undefined) {
+				// The previous body without its closing `]}` is a prefix of this one.
+				expect(body.startsWith(previous.slice(0, -2))).toBe(true);
+			}
+			previous = body;
+			messages.push(
+				assistant([
+					{ type: "thinking", thinking: `t${turn}`, signature: `s${turn}` },
+					{ type: "toolCall", id: `toolu_${turn}`, name: "read", arguments: { path: `${turn}.txt` } },
+				]),
+				{
+					role: "toolResult",
+					toolCallId: `toolu_${turn}`,
+					toolName: "read",
+					content: [{ type: "text", text: `file ${turn}` }],
+					isError: false,
+					timestamp: turn,
+				},
+			);
+		}
+	});
+});
