@@ -1,9 +1,11 @@
+import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AssistantMessageEvent, AssistantMessageEventStream } from "../../src/core/events.js";
 import type { AssistantMessage, Message, ToolCall } from "../../src/core/messages.js";
 import type { Context, StreamOptions } from "../../src/core/model.js";
 import {
 	errorReply,
+	type ScriptedBlock,
 	type ScriptedReply,
 	scriptedModel,
 	textReply,
@@ -356,5 +358,45 @@ describe("scriptedModel delays (fake timers)", () => {
 		await vi.advanceTimersByTimeAsync(10_000);
 		await reading;
 		expect(trace(events)).toBe("start text_start text_delta text_delta text_end done");
+	});
+});
+
+describe("scriptedModel properties (SPEC E2)", () => {
+	const scriptedBlock: fc.Arbitrary<ScriptedBlock> = fc.oneof(
+		fc.record({ type: fc.constant("text" as const), text: fc.string() }),
+		fc.record({ type: fc.constant("thinking" as const), thinking: fc.string() }),
+		fc.record({
+			type: fc.constant("toolCall" as const),
+			name: fc.constantFrom("read", "write"),
+			arguments: fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }),
+		}),
+	);
+
+	it("every reply is start, well-indexed block events, then exactly one terminal", async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				fc.array(scriptedBlock, { maxLength: 5 }),
+				fc.integer({ min: 1, max: 9 }),
+				fc.option(fc.nat({ max: 30 }), { nil: undefined }),
+				async (content, chunkSize, failAfter) => {
+					const reply: ScriptedReply = { content, chunkSize };
+					if (failAfter !== undefined) reply.error = { message: "cut", afterEvents: failAfter };
+					const { events } = await play(reply);
+					expect(events[0]?.type).toBe("start");
+					const terminals = events.filter((e) => e.type === "done" || e.type === "error");
+					expect(terminals).toHaveLength(1);
+					expect(events[events.length - 1]).toBe(terminals[0]);
+					const final = terminal(events);
+					for (const event of events)
+						if ("contentIndex" in event)
+							expect(event.contentIndex).toBeLessThan(event.partial.content.length);
+					if (failAfter === undefined) {
+						expect(final.content.map((b) => b.type)).toEqual(content.map((b) => b.type));
+						expect(final.stopReason).toBe(content.some((b) => b.type === "toolCall") ? "toolUse" : "stop");
+					} else expect(final.stopReason).toBe("error");
+				},
+			),
+			{ numRuns: 100 },
+		);
 	});
 });
