@@ -20,12 +20,13 @@
  * Schemas are treated as immutable: compilation is memoized per schema object, so a schema mutated after its
  * first use keeps validating against its first shape.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv, type ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { errorText } from "../core/abort.js";
 import type { JsonSchema } from "../core/model.js";
 import type { ToolParameters, ZodLikeSchema } from "./types.js";
+import { describeValue, formatAjvErrors, formatZodIssues } from "./validation-errors.js";
 
 /** Outcome of validating one call's arguments. `value` is a fresh object; the input is never touched. */
 export type ValidationResult = { ok: true; value: Record<string, unknown> } | { ok: false; errors: string[] };
@@ -37,9 +38,6 @@ export interface CompiledToolParameters {
 	/** Validate arguments; errors name each bad path and what was expected (SPEC T3). */
 	validate(args: unknown): ValidationResult;
 }
-
-/** At most this many error lines are reported; a model drowns in more, and the first ones matter most. */
-const MAX_ERRORS = 20;
 
 const compiled = new WeakMap<object, CompiledToolParameters>();
 
@@ -83,7 +81,7 @@ function compileZod(schema: ZodLikeSchema): CompiledToolParameters {
 			if (parsed.success) return asObjectResult(parsed.data);
 			const issues = parsed.error?.issues ?? [];
 			if (issues.length === 0) return { ok: false, errors: ["root: invalid arguments"] };
-			return { ok: false, errors: limit(issues.map((issue) => zodIssueText(issue, args))) };
+			return { ok: false, errors: formatZodIssues(issues, args) };
 		},
 	};
 }
@@ -111,8 +109,7 @@ function compileJsonSchema(schema: JsonSchema): CompiledToolParameters {
 			if ("error" in validator) return { ok: false, errors: [validator.error] };
 			const value = cloneJson(args);
 			if (validator(value)) return asObjectResult(value);
-			const errors = (validator.errors ?? []).map((error) => ajvErrorText(error, value));
-			return { ok: false, errors: limit(dedupe(errors)) };
+			return { ok: false, errors: formatAjvErrors(validator.errors ?? [], value) };
 		},
 	};
 }
@@ -176,90 +173,4 @@ function cloneJson(value: unknown): unknown {
 	} catch {
 		return JSON.parse(JSON.stringify(value)) as unknown;
 	}
-}
-
-function ajvErrorText(error: ErrorObject, data: unknown): string {
-	const path = pathText(error.instancePath);
-	const params = error.params as Record<string, unknown>;
-	switch (error.keyword) {
-		case "required":
-			return `${path}: missing required property ${JSON.stringify(params.missingProperty)}`;
-		case "additionalProperties":
-			return `${path}: unexpected property ${JSON.stringify(params.additionalProperty)}`;
-		case "enum":
-			return `${path}: must be one of ${listValues(params.allowedValues)}`;
-		case "const":
-			return `${path}: must be equal to ${JSON.stringify(params.allowedValue)}`;
-		case "type":
-			return `${path}: must be ${String(params.type)} (received ${describeValue(valueAt(data, error.instancePath))})`;
-		default:
-			return `${path}: ${error.message ?? `fails "${error.keyword}"`}`;
-	}
-}
-
-function zodIssueText(issue: { path: PropertyKey[]; message: string }, input: unknown): string {
-	const parentPath = issue.path.slice(0, -1);
-	const key = issue.path[issue.path.length - 1];
-	const parent = valueAtPath(input, parentPath);
-	// Zod reports a missing key as "expected string, received undefined"; say what actually went wrong.
-	if (
-		typeof key === "string" &&
-		typeof parent === "object" &&
-		parent !== null &&
-		!Array.isArray(parent) &&
-		!(key in parent)
-	)
-		return `${pathText(pointerOf(parentPath))}: missing required property ${JSON.stringify(key)}`;
-	return `${pathText(pointerOf(issue.path))}: ${issue.message}`;
-}
-
-function pointerOf(path: readonly PropertyKey[]): string {
-	return path.map((segment) => `/${String(segment).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
-}
-
-function pathText(pointer: string): string {
-	return pointer === "" ? "root" : pointer;
-}
-
-function valueAt(data: unknown, pointer: string): unknown {
-	if (pointer === "") return data;
-	const segments = pointer
-		.slice(1)
-		.split("/")
-		.map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"));
-	return valueAtPath(data, segments);
-}
-
-function valueAtPath(data: unknown, path: readonly PropertyKey[]): unknown {
-	let current = data;
-	for (const segment of path) {
-		if (typeof current !== "object" || current === null) return undefined;
-		current = (current as Record<PropertyKey, unknown>)[segment];
-	}
-	return current;
-}
-
-function describeValue(value: unknown): string {
-	if (value === null) return "null";
-	if (Array.isArray(value)) return "array";
-	if (typeof value === "string") return `string ${JSON.stringify(truncate(value, 40))}`;
-	if (typeof value === "number" || typeof value === "boolean") return `${typeof value} ${String(value)}`;
-	return typeof value;
-}
-
-function listValues(values: unknown): string {
-	return Array.isArray(values) ? values.map((value) => JSON.stringify(value)).join(", ") : String(values);
-}
-
-function truncate(text: string, max: number): string {
-	return text.length <= max ? text : `${text.slice(0, max)}…`;
-}
-
-function dedupe(lines: string[]): string[] {
-	return [...new Set(lines)];
-}
-
-function limit(lines: string[]): string[] {
-	if (lines.length <= MAX_ERRORS) return lines;
-	return [...lines.slice(0, MAX_ERRORS), `… and ${lines.length - MAX_ERRORS} more errors`];
 }

@@ -154,3 +154,30 @@ describe("compileToolParameters — Zod edge cases", () => {
 		expect(result.ok).toBe(false);
 	});
 });
+
+describe("compileToolParameters — unions", () => {
+	it("a union of simple types reads as one line (SPEC T3)", () => {
+		const compiled = compileToolParameters(Type.Object({ v: Type.Union([Type.String(), Type.Number()]) }));
+		expect(errorsOf(compiled.validate({ v: true }))).toEqual([
+			"/v: must be string or number (received boolean true)",
+		]);
+	});
+
+	it("a union of literals reads as one line (SPEC T3)", () => {
+		const compiled = compileToolParameters(
+			Type.Object({ mode: Type.Union([Type.Literal("fast"), Type.Literal("slow")]) }),
+		);
+		expect(errorsOf(compiled.validate({ mode: "medium" }))).toEqual([
+			'/mode: must be "fast" or "slow" (received string "medium")',
+		]);
+	});
+
+	it("a union with object branches keeps the branch details", () => {
+		const compiled = compileToolParameters(
+			Type.Object({ target: Type.Union([Type.Object({ id: Type.Integer() }), Type.String()]) }),
+		);
+		const errors = errorsOf(compiled.validate({ target: { id: "x" } }));
+		expect(errors).toContain('/target/id: must be integer (received string "x")');
+		expect(errors).toContain("/target: must match a schema in anyOf");
+	});
+});
