@@ -46,13 +46,17 @@ export interface ToolBatchInput {
 	steering?: SteeringProbe;
 	/** SPEC X1: calls not to run, by call id. */
 	preSkipped?: ReadonlyMap<string, { reason: PlaceholderReason; requiredTool?: string }>;
+	/** SPEC T4: runs in the call's slot, right before `execute`. */
 	beforeToolCall?: AgentLoopConfig["beforeToolCall"];
+	/** SPEC T5: runs after `execute` (also for thrown errors); its patch is coerced again. */
 	afterToolCall?: AgentLoopConfig["afterToolCall"];
 	/** Every `execute` runs inside `runStep({kind: "tool", id: call.id, name: call.name}, …)` (SPEC L13). */
 	runStep: StepRunner;
 	/** Receives `tool_execution_start` / `_update` / `_end`. */
 	emit(event: AgentEvent): void;
+	/** The injectable clock (SPEC L13): result timestamps and durations. */
 	now(): number;
+	/** SPEC C5: strip `i` from arguments and report it on `tool_execution_start.intent`. */
 	intentTracing: boolean;
 }
 

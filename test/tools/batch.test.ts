@@ -439,6 +439,27 @@ describe("runToolBatch — execution", () => {
 		expect(h.trace()).toEqual(["start:c1", "update:c1", "update:c1", "end:c1:error"]);
 	});
 
+	it("times each call with the injected clock; calls that never started take 0 ms (SPEC L13, X3)", async () => {
+		let clock = 100;
+		const gate = deferred<string>();
+		const h = harness(
+			[
+				["c1", "slow", {}],
+				["c2", "ghost", {}],
+			],
+			[textTool("slow", () => gate.promise)],
+			{ now: () => clock },
+		);
+		const pending = h.run();
+		await flush();
+		clock = 350;
+		gate.resolve("done");
+		const batch = await pending;
+		expect(batch.durationsMs).toEqual([250, 0]);
+		expect(batch.results[0]?.timestamp).toBe(350);
+		expect(batch.interrupted).toBe(false);
+	});
+
 	it("wraps every execute in the step runner with the call's id and name (SPEC L13)", async () => {
 		const steps: Step[] = [];
 		const runStep: StepRunner = (step, fn) => {
