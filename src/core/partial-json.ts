@@ -237,8 +237,11 @@ export class IncrementalJsonParser {
 					this.fail(`Unexpected '${char}' after the end of the JSON value`, index);
 					return;
 				}
-				if (char === ",") this.mode = top.kind === "object" ? Mode.Key : Mode.Value;
-				else if (char === "}" || char === "]") this.closeContainer(char === "}" ? "object" : "array", index);
+				if (char === ",") {
+					this.mode = top.kind === "object" ? Mode.Key : Mode.Value;
+					this.keyExpectedFirst = false;
+				} else if (char === "}" || char === "]")
+					this.closeContainer(char === "}" ? "object" : "array", index);
 				else this.fail(`Expected ',' or '${top.kind === "object" ? "}" : "]"}' but found '${char}'`, index);
 			}
 		}

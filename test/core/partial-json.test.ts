@@ -137,6 +137,8 @@ describe("IncrementalJsonParser.finish (SPEC E4)", () => {
 
 	it.each([
 		['{"a": 1,}', "Expected a property name but found '}' at position 8"],
+		['{"a": {}, }', "Expected a property name but found '}' at position 10"],
+		["[{}, ]", "Unexpected ']' where a value should start at position 5"],
 		['{"a" 1}', "Expected ':' after property name but found '1' at position 5"],
 		['{"a": [1 2]}', "Expected ',' or ']' but found '2' at position 9"],
 		['{"a": tru}', "Unexpected '}' in literal 'true' at position 9"],
@@ -200,6 +202,8 @@ describe("IncrementalJsonParser properties (SPEC E4)", () => {
 					kept.push({ snapshot, copy: structuredClone(snapshot) });
 				}
 				const final = JSON.parse(text);
+				parser.push(" "); // a delimiter completes a top-level number; then the built tree is the whole value
+				expect(parser.value).toEqual(final);
 				expect(parser.finish()).toEqual({ ok: true, value: final });
 				for (const { snapshot, copy } of kept) {
 					expect(snapshot).toEqual(copy);
@@ -207,6 +211,36 @@ describe("IncrementalJsonParser properties (SPEC E4)", () => {
 				}
 			}),
 			{ numRuns: 300 },
+		);
+	});
+
+	it("agrees with JSON.parse on mutated documents and names the position of every problem", () => {
+		const mutated = fc
+			.tuple(
+				fc.jsonValue({ maxDepth: 3 }),
+				fc.nat(),
+				fc.constantFrom("", ",", "}", "]", "{", "[", '"', ":", "\\", "x", "1", " ", "-", "e", "."),
+				fc.boolean(),
+			)
+			.map(([value, at, insert, removeOne]) => {
+				const text = JSON.stringify(value);
+				const cut = at % (text.length + 1);
+				return text.slice(0, cut) + insert + text.slice(removeOne ? cut + 1 : cut);
+			});
+		fc.assert(
+			fc.property(mutated, (text) => {
+				let valid = true;
+				try {
+					JSON.parse(text);
+				} catch {
+					valid = false;
+				}
+				if (text.trim() === "") return;
+				const result = parseJsonText(text);
+				expect(result.ok).toBe(valid);
+				if (!result.ok) expect(result.error).toMatch(/at position \d+/);
+			}),
+			{ numRuns: 1000 },
 		);
 	});
 
