@@ -54,6 +54,20 @@ describe("Anthropic conformance on recorded streams", () => {
 							block.type === "providerBlock" ? [String((block.data as { type?: unknown }).type)] : [],
 						);
 						expect(providerTypes).toEqual(facts.providerBlockTypes);
+						// Server-block payloads streamed as deltas (server_tool_use / mcp input, compaction content).
+						const payloads = message.content.flatMap((block) =>
+							block.type === "providerBlock" ? [block.data as { input?: unknown; content?: unknown }] : [],
+						);
+						for (const [i, payload] of payloads.entries()) {
+							const recorded = facts.providerBlockPayloads[i] ?? {};
+							if ("input" in recorded) expect(payload.input).toEqual(recorded.input);
+							if ("content" in recorded) expect(payload.content).toEqual(recorded.content);
+						}
+						// Citations kept as metadata on their text block.
+						const citations = message.content.flatMap((block) =>
+							block.type === "text" ? [block.citations ?? []] : [],
+						);
+						expect(citations).toEqual(facts.citations);
 						// SPEC M5: Anthropic's input already excludes cached tokens.
 						expect({
 							input: message.usage.input,

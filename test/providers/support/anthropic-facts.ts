@@ -15,6 +15,10 @@ export interface RecordingFacts {
 	toolCalls: { id: string; name: string; arguments: unknown }[];
 	/** `type` of each server-side block, in order. */
 	providerBlockTypes: string[];
+	/** Streamed payload of each server-side block: `input` from input_json_delta, `content` from compaction_delta. */
+	providerBlockPayloads: { input?: unknown; content?: string }[];
+	/** Citations of each text block (start block plus citations_delta), in order. */
+	citations: unknown[][];
 	/** Final usage (message_start, then every non-null field of message_delta). */
 	usage: { input: number; output: number; cacheRead: number; cacheWrite: number };
 	/** The raw stop reason (message_delta, else message_start). */
@@ -39,25 +43,45 @@ function factsOf(events: RecordedEvent[]): RecordingFacts {
 		thinking: [],
 		toolCalls: [],
 		providerBlockTypes: [],
+		providerBlockPayloads: [],
+		citations: [],
 		usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
 		stopReason: null,
 		complete: false,
 	};
-	const blocks = new Map<number, { block: Json; text: string; json: string; signature: string }>();
+	const blocks = new Map<
+		number,
+		{ block: Json; text: string; json: string; signature: string; citations: unknown[]; content?: string }
+	>();
 	const usage: Json = {};
 	const take = (u: Json | undefined) => {
 		for (const [key, value] of Object.entries(u ?? {})) if (typeof value === "number") usage[key] = value;
 	};
-	const close = (block: Json, text: string, json: string, signature: string) => {
-		if (block.type === "text") facts.texts.push(text);
-		else if (block.type === "thinking") facts.thinking.push({ thinking: text, signature });
+	const close = (
+		block: Json,
+		text: string,
+		json: string,
+		signature: string,
+		citations: unknown[] = [],
+		content?: string,
+	) => {
+		if (block.type === "text") {
+			facts.texts.push(text);
+			facts.citations.push(citations);
+		} else if (block.type === "thinking") facts.thinking.push({ thinking: text, signature });
 		else if (block.type === "tool_use")
 			facts.toolCalls.push({
 				id: String(block.id),
 				name: String(block.name),
 				arguments: json ? JSON.parse(json) : block.input,
 			});
-		else if (!CLIENT_KINDS.has(String(block.type))) facts.providerBlockTypes.push(String(block.type));
+		else if (!CLIENT_KINDS.has(String(block.type))) {
+			facts.providerBlockTypes.push(String(block.type));
+			const payload: { input?: unknown; content?: string } = {};
+			if (json) payload.input = JSON.parse(json);
+			if (content !== undefined) payload.content = content;
+			facts.providerBlockPayloads.push(payload);
+		}
 	};
 	for (const { data } of events) {
 		const event = JSON.parse(data) as Json;
@@ -75,6 +99,7 @@ function factsOf(events: RecordedEvent[]): RecordingFacts {
 				text: String(block.text ?? block.thinking ?? ""),
 				json: "",
 				signature: String(block.signature ?? ""),
+				citations: Array.isArray(block.citations) ? [...block.citations] : [],
 			});
 		} else if (type === "content_block_delta") {
 			const open = blocks.get(Number(event.index));
@@ -84,9 +109,11 @@ function factsOf(events: RecordedEvent[]): RecordingFacts {
 			else if (delta.type === "thinking_delta") open.text += String(delta.thinking);
 			else if (delta.type === "signature_delta") open.signature += String(delta.signature);
 			else if (delta.type === "input_json_delta") open.json += String(delta.partial_json);
+			else if (delta.type === "citations_delta") open.citations.push(delta.citation);
+			else if (delta.type === "compaction_delta") open.content = (open.content ?? "") + String(delta.content);
 		} else if (type === "content_block_stop") {
 			const open = blocks.get(Number(event.index));
-			if (open) close(open.block, open.text, open.json, open.signature);
+			if (open) close(open.block, open.text, open.json, open.signature, open.citations, open.content);
 			blocks.delete(Number(event.index));
 		} else if (type === "message_delta") {
 			const delta = event.delta as Json;
