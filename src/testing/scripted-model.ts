@@ -72,6 +72,11 @@ export interface ScriptedModelOptions {
 	model?: Partial<Model>;
 	/** When the script array runs out: an error reply saying so (default), or replay the last reply. */
 	onExhausted?: "error" | "repeat-last";
+	/**
+	 * Keep every call in `calls` (default true). Benchmarks turn it off: a long run's record holds one copy
+	 * of the growing transcript per call, which is the recorder's cost, not the loop's.
+	 */
+	record?: boolean;
 	/** Clock for message timestamps (default `Date.now`); pass `() => 0` for byte-stable transcripts. */
 	now?: () => number;
 }
@@ -125,14 +130,17 @@ export function scriptedModel(script: Script, options: ScriptedModelOptions = {}
 	const calls: ScriptedCall[] = [];
 	const ids = { next: 1 };
 	const now = options.now ?? Date.now;
+	let callCount = 0;
 	const stream: StreamFunction = (callModel, context, streamOptions = {}) => {
+		const record = options.record !== false;
 		const call: ScriptedCall = {
-			index: calls.length,
+			index: callCount++,
 			model: callModel,
-			context: { ...context, messages: [...context.messages] },
-			options: { ...streamOptions },
+			// The copies keep the record true to the call; without a record there is nothing to protect.
+			context: record ? { ...context, messages: [...context.messages] } : context,
+			options: record ? { ...streamOptions } : streamOptions,
 		};
-		calls.push(call);
+		if (record) calls.push(call);
 		const reply = chooseReply(script, call, options.onExhausted ?? "error");
 		if (reply.throws === "sync") throw new Error(reply.error?.message ?? "scripted stream function threw");
 		const events: AssistantMessageEventStream = new EventStream<AssistantMessageEvent, AssistantMessage>();

@@ -253,6 +253,17 @@ describe("scriptedModel calls", () => {
 		expect(scripted.calls[1]?.index).toBe(1);
 	});
 
+	it("record: false keeps no calls but still advances through the script", async () => {
+		const scripted = scriptedModel([textReply("a"), textReply("b")], { record: false });
+		const first = await scripted.stream(scripted.model, context()).result();
+		const second = await scripted.stream(scripted.model, context()).result();
+		expect([first.content[0], second.content[0]]).toEqual([
+			{ type: "text", text: "a" },
+			{ type: "text", text: "b" },
+		]);
+		expect(scripted.calls).toEqual([]);
+	});
+
 	it("lets a script function react to the context", async () => {
 		const scripted = scriptedModel(({ index, context: ctx }) =>
 			textReply(`call ${index} saw ${ctx.messages.length} messages`),
