@@ -6,6 +6,7 @@
 import type { AssistantMessageEventStream } from "../core/events.js";
 import type { Context, Model, StreamFunction, StreamOptions } from "../core/model.js";
 import { streamAnthropic } from "./anthropic/index.js";
+import { streamOpenAICompletions } from "./openai-completions/stream.js";
 import { ProviderError } from "./shared/errors.js";
 import { runProviderStream } from "./shared/run-stream.js";
 

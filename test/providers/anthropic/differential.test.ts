@@ -52,7 +52,7 @@ function asSdkShape(message: AssistantMessage): Json[] {
 				return { type: "redacted_thinking", data: block.data };
 			case "toolCall":
 				return { type: "tool_use", id: block.id, name: block.name, input: block.arguments };
-			case "providerBlock":
+			default:
 				return block.data as Json;
 		}
 	});
