@@ -1,0 +1,56 @@
+/**
+ * The OpenAI Responses provider (`POST {baseUrl}/responses`, `stream: true`), also for servers speaking the
+ * Responses dialect (OpenRouter, xAI, DeepSeek, LM Studio). Part of the `capstan/openai` entry.
+ */
+
+import type { ResponseStreamEvent } from "openai/resources/responses/responses";
+import type { AssistantMessageEventStream } from "../../core/events.js";
+import type { Context, Model } from "../../core/model.js";
+import { DEFAULT_BASE_URLS } from "../models.js";
+import { joinUrl, parseEventJson, runProviderStream } from "../shared/run-stream.js";
+import { ResponsesStreamDecoder } from "./decode.js";
+import { classifyOpenAIErrorBody } from "./errors.js";
+import { buildResponsesRequest, type OpenAIResponsesOptions } from "./request.js";
+
+export { ResponsesStreamDecoder } from "./decode.js";
+export { classifyOpenAIErrorBody } from "./errors.js";
+export { decodeItemRef, encodeItemRef, type ItemRef, responsesCallId } from "./item-refs.js";
+export {
+	buildResponsesRequest,
+	convertMessages as convertResponsesMessages,
+	OPENAI_RESPONSES_API,
+	type OpenAIResponsesOptions,
+	reasoningConfig as responsesReasoningConfig,
+	toResponsesToolChoice,
+} from "./request.js";
+
+/**
+ * Stream one reply from the OpenAI Responses API. Never throws (SPEC E3): every failure ends the stream
+ * with an `error` message carrying a classified `errorKind`; transient failures before any content are
+ * retried (SPEC A8).
+ */
+export function streamOpenAIResponses(
+	model: Model,
+	context: Context,
+	options?: OpenAIResponsesOptions,
+): AssistantMessageEventStream {
+	return runProviderStream(model, options, async (builder, ctx) => {
+		const body = JSON.stringify(buildResponsesRequest(model, context, ctx.options));
+		const baseUrl = model.baseUrl ?? DEFAULT_BASE_URLS[model.api] ?? DEFAULT_BASE_URLS["openai-responses"];
+		const headers: Record<string, string> = {};
+		if (ctx.apiKey) headers.authorization = `Bearer ${ctx.apiKey}`;
+		const decoder = new ResponsesStreamDecoder(builder, model);
+		const events = ctx.streamSse({
+			url: joinUrl(baseUrl ?? "", "responses"),
+			headers,
+			body,
+			classifyBody: classifyOpenAIErrorBody,
+		});
+		for await (const event of events) {
+			// OpenRouter's dialect ends with the Chat Completions sentinel; the terminal event came before it.
+			if (event.data === "[DONE]") continue;
+			const parsed = parseEventJson(event.data) as ResponseStreamEvent;
+			if (decoder.handle(parsed) === "finished") return;
+		}
+	});
+}
