@@ -71,6 +71,7 @@ function unknownApiStream(
 export function builtinProviders(): Record<string, StreamFunction> {
 	return {
 		"anthropic-messages": streamAnthropic,
+		"openai-completions": streamOpenAICompletions,
 	};
 }
 

@@ -1,0 +1,28 @@
+/**
+ * OpenAI Chat Completions and OpenAI-compatible servers (Ollama, vLLM, llama.cpp, LM Studio, OpenRouter,
+ * Groq, DeepSeek, xAI, Mistral, …): request building, stream decoding, compat flags, one entry.
+ */
+export {
+	COMPAT_PRESETS,
+	type CompatPresetName,
+	compatFor,
+	DEFAULT_COMPAT,
+	type OpenAICompletionsCompat,
+	presetNameFor,
+	type ReasoningEffortValue,
+	type ReasoningField,
+	resolveCompat,
+	type ToolCallIdFormat,
+} from "./compat.js";
+export { ChatCompletionsDecoder, classifyOpenAIErrorBody, FINISH_REASONS } from "./decode.js";
+export {
+	buildOpenAICompletionsRequest,
+	OPENAI_COMPLETIONS_API,
+	type OpenAICompletionsOptions,
+	type OpenAICompletionsRequest,
+	reasoningEffort,
+	toWireToolChoice,
+} from "./request.js";
+export { chatCompletionsUrl, streamOpenAICompletions } from "./stream.js";
+export { wireToolCallId } from "./tool-ids.js";
+export { normalizeUsage } from "./usage.js";

@@ -1,0 +1,287 @@
+/**
+ * Chat Completions request building: `Context` + options → the exact JSON body of `POST {baseUrl}/chat/completions`.
+ * Wire shapes are checked against the `openai` package's own types (`import type` only; no SDK at run time),
+ * widened only where compatible servers accept more than OpenAI (reasoning fields, images in tool results).
+ *
+ * Key order is fixed and `messages` comes last, and each message converts on its own (no look-ahead that
+ * could change an earlier message later), so consecutive turns of one conversation produce bodies whose
+ * messages begin with the previous request's messages byte for byte (prompt-cache friendly).
+ */
+import type {
+	ChatCompletionAssistantMessageParam,
+	ChatCompletionContentPart,
+	ChatCompletionContentPartImage,
+	ChatCompletionContentPartText,
+	ChatCompletionCreateParamsStreaming,
+	ChatCompletionFunctionTool,
+	ChatCompletionMessageParam,
+	ChatCompletionToolChoiceOption,
+	ChatCompletionToolMessageParam,
+} from "openai/resources/chat/completions/completions";
+import type { AssistantMessage, ImageContent, ToolResultMessage, UserContent } from "../../core/messages.js";
+import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
+import type { ProviderStreamOptions } from "../shared/run-stream.js";
+import { type OpenAICompletionsCompat, type ReasoningEffortValue, resolveCompat } from "./compat.js";
+import { wireToolCallId } from "./tool-ids.js";
+
+/** The wire API name this provider speaks. */
+export const OPENAI_COMPLETIONS_API = "openai-completions";
+
+/** Options of the Chat Completions provider. */
+export interface OpenAICompletionsOptions extends ProviderStreamOptions {
+	/** Flags that override the model's resolved compat for this call only. */
+	compat?: Partial<OpenAICompletionsCompat>;
+}
+
+/** OpenRouter's `reasoning_details` entry, as it streams and as it is replayed. */
+export interface ReasoningDetail {
+	type: "reasoning.text" | "reasoning.summary" | "reasoning.encrypted";
+	text?: string;
+	summary?: string;
+	data?: string;
+	signature?: string;
+	format?: string;
+	index?: number;
+}
+
+/** An assistant message as compatible servers accept it: OpenAI's shape plus a reasoning field. */
+export type WireAssistantMessage = ChatCompletionAssistantMessageParam & {
+	reasoning_content?: string;
+	reasoning?: string;
+	reasoning_details?: ReasoningDetail[];
+};
+
+/** A tool message; servers with `supportsImagesInToolResults` also take image parts. */
+export type WireToolMessage = Omit<ChatCompletionToolMessageParam, "content"> & {
+	content: string | Array<ChatCompletionContentPartText | ChatCompletionContentPartImage>;
+	name?: string;
+};
+
+/** One wire message. */
+export type WireMessage =
+	| Exclude<ChatCompletionMessageParam, ChatCompletionAssistantMessageParam | ChatCompletionToolMessageParam>
+	| WireAssistantMessage
+	| WireToolMessage;
+
+/** The request body: OpenAI's streaming params plus what compatible servers add. */
+export type OpenAICompletionsRequest = Omit<
+	ChatCompletionCreateParamsStreaming,
+	"messages" | "reasoning_effort"
+> & {
+	reasoning_effort?: ReasoningEffortValue;
+	/** OpenRouter's reasoning control. */
+	reasoning?: { effort: ReasoningEffortValue };
+	messages: WireMessage[];
+};
+
+/** Text sent in place of an image the model cannot take. */
+export const IMAGE_OMITTED_TEXT = "(image omitted: this model does not accept images)";
+/** Inserted between tool messages and a user message for servers that require it. */
+export const TOOL_RESULTS_ACK_TEXT = "I have processed the tool results.";
+
+/** Build the request body for one call. Pure: same inputs, same object (and bytes). */
+export function buildOpenAICompletionsRequest(
+	model: Model,
+	context: Context,
+	options: OpenAICompletionsOptions = {},
+): OpenAICompletionsRequest {
+	const compat: OpenAICompletionsCompat = { ...resolveCompat(model), ...options.compat };
+	const body: OpenAICompletionsRequest = { model: model.id, stream: true, messages: [] };
+	if (compat.supportsUsageInStreaming) body.stream_options = { include_usage: true };
+	const maxTokens = options.maxTokens ?? model.maxTokens;
+	if (maxTokens > 0) body[compat.maxTokensField] = maxTokens;
+	if (options.temperature !== undefined && model.compat?.rejectsSamplingParams !== true)
+		body.temperature = options.temperature;
+	const effort = reasoningEffort(model, compat, options.thinkingLevel);
+	if (effort !== undefined) {
+		if (compat.reasoningEffortStyle === "reasoning_object") body.reasoning = { effort };
+		else body.reasoning_effort = effort;
+	}
+	if (options.sessionId && compat.supportsPromptCacheKey) body.prompt_cache_key = options.sessionId;
+	const tools = context.tools ?? [];
+	if (tools.length > 0) {
+		body.tools = tools.map(toWireTool);
+		if (options.toolChoice) body.tool_choice = toWireToolChoice(options.toolChoice);
+	}
+	body.messages = convertMessages(model, compat, context);
+	return body;
+}
+
+function toWireTool(tool: ToolSpec): ChatCompletionFunctionTool {
+	return {
+		type: "function",
+		function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+	};
+}
+
+/** auto / none / required as is; a named tool → `{type: "function", function: {name}}`. */
+export function toWireToolChoice(choice: ToolChoice): ChatCompletionToolChoiceOption {
+	if (typeof choice === "string") return choice;
+	return { type: "function", function: { name: choice.name } };
+}
+
+const EFFORT_ORDER: readonly ReasoningEffortValue[] = ["minimal", "low", "medium", "high", "xhigh"];
+
+/**
+ * SPEC X5: the effort for a thinking level, clamped to the nearest supported effort at or below it (else
+ * the lowest supported). `off` sends the compat's off value, or nothing. Nothing for non-reasoning models,
+ * servers without effort control, or no level (the model's default).
+ */
+export function reasoningEffort(
+	model: Model,
+	compat: OpenAICompletionsCompat,
+	level: ThinkingLevel | undefined,
+): ReasoningEffortValue | undefined {
+	if (!model.reasoning || !compat.supportsReasoningEffort || level === undefined) return undefined;
+	if (level === "off") return compat.reasoningEffortOff;
+	const own = model.compat?.effortLevels;
+	const supported: readonly string[] = Array.isArray(own) ? (own as string[]) : compat.reasoningEffortLevels;
+	for (let i = EFFORT_ORDER.indexOf(level); i >= 0; i--) {
+		const candidate = EFFORT_ORDER[i] as ReasoningEffortValue;
+		if (supported.includes(candidate)) return candidate;
+	}
+	return EFFORT_ORDER.find((effort) => supported.includes(effort));
+}
+
+/** Convert the context; images from tool results follow their batch as one user message when needed. */
+export function convertMessages(
+	model: Model,
+	compat: OpenAICompletionsCompat,
+	context: Context,
+): WireMessage[] {
+	const out: WireMessage[] = [];
+	if (context.systemPrompt) {
+		const role = model.reasoning && compat.supportsDeveloperRole ? "developer" : "system";
+		out.push({ role, content: context.systemPrompt });
+	}
+	let pendingImages: ChatCompletionContentPart[] = [];
+	let afterToolResult = false;
+	const flushImages = (): void => {
+		if (pendingImages.length === 0) return;
+		out.push({ role: "user", content: pendingImages });
+		pendingImages = [];
+		afterToolResult = false;
+	};
+	for (const message of context.messages) {
+		if (message.role === "toolResult") {
+			const converted = toolMessage(model, compat, message);
+			out.push(converted.message);
+			pendingImages.push(...converted.followUp);
+			afterToolResult = true;
+			continue;
+		}
+		flushImages();
+		if (message.role === "user") {
+			if (afterToolResult && compat.requiresAssistantAfterToolResult)
+				out.push({ role: "assistant", content: TOOL_RESULTS_ACK_TEXT });
+			out.push({ role: "user", content: userContent(model, message.content) });
+		} else {
+			const converted = assistantMessage(model, compat, message);
+			if (converted) out.push(converted);
+		}
+		afterToolResult = false;
+	}
+	flushImages();
+	return out;
+}
+
+function imagePart(model: Model, image: ImageContent): ChatCompletionContentPart {
+	if (!model.input.includes("image")) return { type: "text", text: IMAGE_OMITTED_TEXT };
+	return { type: "image_url", image_url: { url: `data:${image.mimeType};base64,${image.data}` } };
+}
+
+/** A lone text goes out as a plain string (accepted everywhere); mixed content as parts. */
+function userContent(model: Model, content: string | UserContent[]): string | ChatCompletionContentPart[] {
+	if (typeof content === "string") return content;
+	const only = content[0];
+	if (content.length === 1 && only?.type === "text") return only.text;
+	return content.map((block) =>
+		block.type === "text" ? { type: "text", text: block.text } : imagePart(model, block),
+	);
+}
+
+function toolMessage(
+	model: Model,
+	compat: OpenAICompletionsCompat,
+	message: ToolResultMessage,
+): { message: WireToolMessage; followUp: ChatCompletionContentPart[] } {
+	const text = message.content
+		.filter((block) => block.type === "text")
+		.map((block) => block.text)
+		.join("\n");
+	const images = message.content.filter((block): block is ImageContent => block.type === "image");
+	const id = wireToolCallId(message.toolCallId, compat.toolCallIdFormat);
+	const wire: WireToolMessage = { role: "tool", tool_call_id: id, content: text };
+	if (compat.requiresToolResultName) wire.name = message.toolName;
+	let followUp: ChatCompletionContentPart[] = [];
+	if (images.length > 0 && compat.supportsImagesInToolResults && model.input.includes("image")) {
+		wire.content = [
+			...(text ? [{ type: "text" as const, text }] : []),
+			...images.map((image) => imagePart(model, image) as ChatCompletionContentPartImage),
+		];
+	} else if (images.length > 0 && model.input.includes("image")) {
+		const note = `(the tool returned ${images.length === 1 ? "an image" : `${images.length} images`}; attached in the next message)`;
+		wire.content = text ? `${text}\n${note}` : note;
+		followUp = [
+			{ type: "text", text: `Image output of tool "${message.toolName}" (call ${id}):` },
+			...images.map((image) => imagePart(model, image)),
+		];
+	} else if (images.length > 0) {
+		wire.content = text ? `${text}\n${IMAGE_OMITTED_TEXT}` : IMAGE_OMITTED_TEXT;
+	}
+	if (wire.content === "") wire.content = message.isError ? "(tool failed with no output)" : "(no output)";
+	return { message: wire, followUp };
+}
+
+/**
+ * Assistant content (SPEC C4): reasoning goes back in the compat's reasoning field only to the same provider
+ * and model; otherwise it becomes plain text (`requiresThinkingAsText`) or is dropped. Tool-call ids are
+ * rewritten for the target; provider blocks (opaque data of other APIs) are dropped. An assistant message
+ * left with nothing to say is skipped (servers reject empty assistant messages).
+ */
+function assistantMessage(
+	model: Model,
+	compat: OpenAICompletionsCompat,
+	message: AssistantMessage,
+): WireAssistantMessage | undefined {
+	const sameModel =
+		message.api === model.api && message.provider === model.provider && message.model === model.id;
+	const replayField = sameModel ? compat.reasoningField : undefined;
+	const texts: string[] = [];
+	const reasoning: string[] = [];
+	const details: ReasoningDetail[] = [];
+	const toolCalls: NonNullable<WireAssistantMessage["tool_calls"]> = [];
+	for (const block of message.content) {
+		if (block.type === "text") {
+			if (block.text.length > 0) texts.push(block.text);
+		} else if (block.type === "thinking") {
+			if (replayField) {
+				reasoning.push(block.thinking);
+				details.push(reasoningDetail(block.thinking, block.signature));
+			} else if (!sameModel && compat.requiresThinkingAsText && block.thinking.trim().length > 0)
+				texts.push(block.thinking);
+		} else if (block.type === "redactedThinking") {
+			if (replayField === "reasoning_details")
+				details.push({ type: "reasoning.encrypted", data: block.data });
+		} else if (block.type === "toolCall") {
+			toolCalls.push({
+				id: wireToolCallId(block.id, compat.toolCallIdFormat),
+				type: "function",
+				function: { name: block.name, arguments: JSON.stringify(block.arguments) },
+			});
+		}
+	}
+	if (texts.length === 0 && toolCalls.length === 0) return undefined;
+	const wire: WireAssistantMessage = { role: "assistant", content: texts.length > 0 ? texts.join("") : null };
+	if (replayField === "reasoning_details" && details.length > 0) wire.reasoning_details = details;
+	else if (replayField && replayField !== "reasoning_details" && reasoning.length > 0)
+		wire[replayField] = reasoning.join("");
+	if (toolCalls.length > 0) wire.tool_calls = toolCalls;
+	return wire;
+}
+
+function reasoningDetail(text: string, signature: string | undefined): ReasoningDetail {
+	const detail: ReasoningDetail = { type: "reasoning.text", text };
+	if (signature) detail.signature = signature;
+	return detail;
+}

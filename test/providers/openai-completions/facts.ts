@@ -1,0 +1,80 @@
+/**
+ * What a recorded Chat Completions body says, read with the simplest possible logic (independent of the
+ * decoder under test): the text deltas concatenated, the reasoning deltas concatenated, tool calls assembled
+ * by `index` (or by `id` where a server sends none), the last usage object, the last `finish_reason`.
+ */
+import { recordedEvents } from "../support/fixtures.js";
+
+type Json = Record<string, unknown>;
+
+/** Facts of one recorded response. */
+export interface ChatFacts {
+	text: string;
+	thinking: string;
+	toolCalls: { id: string; name: string; arguments: unknown }[];
+	usage: Json | undefined;
+	finishReason: string | undefined;
+	refusal: boolean;
+	sawDone: boolean;
+}
+
+function str(value: unknown): string {
+	return typeof value === "string" ? value : "";
+}
+
+/** Read the facts of one body. */
+export function chatFacts(body: Uint8Array): ChatFacts {
+	const facts: ChatFacts = {
+		text: "",
+		thinking: "",
+		toolCalls: [],
+		usage: undefined,
+		finishReason: undefined,
+		refusal: false,
+		sawDone: false,
+	};
+	const calls = new Map<string, { id: string; name: string; args: string }>();
+	for (const event of recordedEvents(body)) {
+		if (event.data === "[DONE]") {
+			facts.sawDone = true;
+			continue;
+		}
+		const chunk = JSON.parse(event.data) as Json;
+		for (const usage of [chunk.usage, (chunk.x_groq as Json | undefined)?.usage])
+			if (usage && typeof usage === "object") facts.usage = usage as Json;
+		for (const choice of (chunk.choices as Json[] | undefined) ?? []) {
+			const delta = (choice.delta ?? {}) as Json;
+			if (typeof delta.content === "string") facts.text += delta.content;
+			for (const part of Array.isArray(delta.content) ? (delta.content as Json[]) : []) {
+				if (part.type === "text") facts.text += str(part.text);
+				if (part.type === "thinking")
+					for (const inner of part.thinking as Json[]) facts.thinking += str(inner.text);
+			}
+			if (str(delta.refusal)) {
+				facts.text += str(delta.refusal);
+				facts.refusal = true;
+			}
+			const reasoning = str(delta.reasoning_content) || str(delta.reasoning);
+			facts.thinking += reasoning;
+			if (!reasoning)
+				for (const detail of (delta.reasoning_details as Json[] | undefined) ?? [])
+					facts.thinking += str(detail.text);
+			for (const call of (delta.tool_calls as Json[] | undefined) ?? []) {
+				const fn = (call.function ?? {}) as Json;
+				const key = typeof call.index === "number" ? `#${call.index}` : str(call.id);
+				const entry = calls.get(key) ?? { id: "", name: "", args: "" };
+				entry.id ||= str(call.id);
+				entry.name ||= str(fn.name);
+				entry.args += str(fn.arguments);
+				calls.set(key, entry);
+			}
+			if (typeof choice.finish_reason === "string") facts.finishReason = choice.finish_reason;
+		}
+	}
+	facts.toolCalls = [...calls.values()].map((call) => ({
+		id: call.id,
+		name: call.name,
+		arguments: JSON.parse(call.args || "{}"),
+	}));
+	return facts;
+}
