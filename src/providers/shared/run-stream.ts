@@ -6,7 +6,10 @@
  *
  * Contract for `run`: do not call `builder.start()` (the runner does, once, even across retries); throw a
  * `ProviderError` for failures you can classify; return after finishing the builder. Returning without
- * finishing means the stream ended unexpectedly.
+ * finishing means the stream ended unexpectedly. Open builder blocks only when content arrives: a reply
+ * holding any block (even an empty one) is never retried (SPEC A8 "only before the first content event").
+ * Fetch and body-read failures are classified `network`/`timeout` by `ctx.streamSse`; any other non-
+ * `ProviderError` thrown by `run` is reported as `malformed_response` (a shape the decoder could not handle).
  */
 import { abortReasonText, errorText } from "../../core/abort.js";
 import { AssistantMessageBuilder } from "../../core/assistant-builder.js";
@@ -162,7 +165,7 @@ class StreamRunner {
 				return;
 			} catch (thrown) {
 				if (this.stream.done) return;
-				const error = classifyThrown(thrown);
+				const error = asProviderError(thrown);
 				const state = {
 					attempt,
 					firstByteSeen: ctx.firstByteSeen,
@@ -252,7 +255,8 @@ class CallContext implements ProviderCallContext {
 				...(request.onInvalidLine ? { onInvalidLine: request.onInvalidLine } : {}),
 			});
 		} catch (error) {
-			throw this.timeoutReason() ?? error;
+			// Fetch and body-read failures are the network's; a decoder's own exceptions never pass through here.
+			throw this.timeoutReason() ?? classifyThrown(error);
 		}
 	}
 
@@ -279,7 +283,7 @@ class CallContext implements ProviderCallContext {
 			});
 		} catch (error) {
 			// A first-byte timeout aborts with a ProviderError reason; report that, not a bare AbortError.
-			throw this.timeoutReason() ?? error;
+			throw this.timeoutReason() ?? classifyThrown(error);
 		}
 	}
 
@@ -288,6 +292,18 @@ class CallContext implements ProviderCallContext {
 		this.firstByteSeen = true;
 		clearTimeout(this.firstByteTimer);
 	}
+}
+
+/**
+ * What `run` threw, as a classified error. Network failures were already classified where fetch and the body
+ * read happen; anything else unclassified is a decoder meeting a shape it cannot handle.
+ */
+function asProviderError(thrown: unknown): ProviderError {
+	if (thrown instanceof ProviderError) return thrown;
+	return new ProviderError("malformed_response", `unexpected response: ${errorText(thrown)}`, {
+		retryable: false,
+		cause: thrown,
+	});
 }
 
 function checkedUrl(url: string): string {
