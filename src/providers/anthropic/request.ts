@@ -192,16 +192,20 @@ export function convertMessages(
 				toolResults = [];
 				out.push({ role: "user", content: toolResults });
 			}
-			toolResults.push(toolResultBlock(message));
+			toolResults.push(toolResultBlock(model, message));
 			continue;
 		}
 		toolResults = undefined;
-		const content = message.role === "user" ? userBlocks(message.content) : assistantBlocks(model, message);
+		const content =
+			message.role === "user" ? userBlocks(model, message.content) : assistantBlocks(model, message);
 		if (content.length > 0) out.push({ role: message.role, content });
 	}
 	const last = out[out.length - 1];
-	const lastBlock = last && Array.isArray(last.content) ? last.content[last.content.length - 1] : undefined;
-	if (cache && lastBlock && canCarryCacheControl(lastBlock)) lastBlock.cache_control = cache;
+	const lastContent = last && Array.isArray(last.content) ? last.content : undefined;
+	const lastBlock = lastContent?.[lastContent.length - 1];
+	// A copy: the block may be a replayed ProviderBlock's own data object, which must never be mutated.
+	if (cache && lastContent && lastBlock && canCarryCacheControl(lastBlock))
+		lastContent[lastContent.length - 1] = { ...lastBlock, cache_control: cache };
 	return out;
 }
 
@@ -211,31 +215,35 @@ function canCarryCacheControl(
 	return block.type !== "thinking" && block.type !== "redacted_thinking";
 }
 
-function userBlocks(content: string | UserContent[]): ContentBlockParam[] {
+function userBlocks(model: Model, content: string | UserContent[]): ContentBlockParam[] {
 	const blocks = typeof content === "string" ? [{ type: "text", text: content } as TextContent] : content;
 	const out: ContentBlockParam[] = [];
 	for (const block of blocks) {
 		if (block.type === "text") {
 			// The API rejects empty text blocks.
 			if (block.text.length > 0) out.push({ type: "text", text: block.text });
-		} else out.push(imageBlock(block));
+		} else out.push(imageBlock(model, block));
 	}
 	return out;
 }
 
-function imageBlock(image: ImageContent): ImageBlockParam {
+/** Text sent in place of an image to a model that does not take images. */
+export const IMAGE_OMITTED_TEXT = "(image omitted: this model does not accept image input)";
+
+function imageBlock(model: Model, image: ImageContent): ImageBlockParam | TextBlockParam {
+	if (!model.input.includes("image")) return { type: "text", text: IMAGE_OMITTED_TEXT };
 	return {
 		type: "image",
 		source: { type: "base64", media_type: image.mimeType as "image/png", data: image.data },
 	};
 }
 
-function toolResultBlock(message: ToolResultMessage): ToolResultBlockParam {
+function toolResultBlock(model: Model, message: ToolResultMessage): ToolResultBlockParam {
 	const content: Array<TextBlockParam | ImageBlockParam> = [];
 	for (const block of message.content) {
 		if (block.type === "text") {
 			if (block.text.length > 0) content.push({ type: "text", text: block.text });
-		} else content.push(imageBlock(block));
+		} else content.push(imageBlock(model, block));
 	}
 	const result: ToolResultBlockParam = {
 		type: "tool_result",

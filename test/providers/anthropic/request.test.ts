@@ -202,6 +202,40 @@ describe("Anthropic request body", () => {
 		`);
 	});
 
+	it("pause_turn continuation: the assistant's server blocks are replayed last, unchanged and unmutated", () => {
+		const data = { type: "server_tool_use", id: "srvtoolu_9", name: "web_search", input: { query: "x" } };
+		const paused = assistant([{ type: "providerBlock", api: "anthropic-messages", data }], {
+			stopReason: "stop",
+			stopDetails: { type: "pause_turn" },
+		});
+		const body = buildAnthropicRequest(model, {
+			messages: [{ role: "user", content: "q", timestamp: 1 }, paused],
+		});
+		expect(body.messages[1]).toEqual({
+			role: "assistant",
+			content: [{ ...data, cache_control: { type: "ephemeral" } }],
+		});
+		expect(data).toEqual({
+			type: "server_tool_use",
+			id: "srvtoolu_9",
+			name: "web_search",
+			input: { query: "x" },
+		});
+	});
+
+	it("images to a text-only model become an explanatory text", () => {
+		const textOnly = { ...model, input: ["text"] as Model["input"] };
+		const body = buildAnthropicRequest(
+			textOnly,
+			{ messages: [conversation[0] as Message] },
+			{ cacheTtl: "off" },
+		);
+		expect(body.messages[0]?.content).toEqual([
+			{ type: "text", text: "Look at this" },
+			{ type: "text", text: "(image omitted: this model does not accept image input)" },
+		]);
+	});
+
 	it("tool_choice: auto → auto, none → none, required → any, named → tool", () => {
 		const choice = (
 			toolChoice: Parameters<typeof buildAnthropicRequest>[2] extends infer O
