@@ -86,25 +86,25 @@ export function buildOpenAICompletionsRequest(
 	options: OpenAICompletionsOptions = {},
 ): OpenAICompletionsRequest {
 	const compat: OpenAICompletionsCompat = { ...resolveCompat(model), ...options.compat };
-	const body: OpenAICompletionsRequest = { model: model.id, stream: true, messages: [] };
-	if (compat.supportsUsageInStreaming) body.stream_options = { include_usage: true };
+	// `messages` is added last so every earlier key keeps its place and the message prefix stays stable.
+	const head: Omit<OpenAICompletionsRequest, "messages"> = { model: model.id, stream: true };
+	if (compat.supportsUsageInStreaming) head.stream_options = { include_usage: true };
 	const maxTokens = options.maxTokens ?? model.maxTokens;
-	if (maxTokens > 0) body[compat.maxTokensField] = maxTokens;
+	if (maxTokens > 0) head[compat.maxTokensField] = maxTokens;
 	if (options.temperature !== undefined && model.compat?.rejectsSamplingParams !== true)
-		body.temperature = options.temperature;
+		head.temperature = options.temperature;
 	const effort = reasoningEffort(model, compat, options.thinkingLevel);
 	if (effort !== undefined) {
-		if (compat.reasoningEffortStyle === "reasoning_object") body.reasoning = { effort };
-		else body.reasoning_effort = effort;
+		if (compat.reasoningEffortStyle === "reasoning_object") head.reasoning = { effort };
+		else head.reasoning_effort = effort;
 	}
-	if (options.sessionId && compat.supportsPromptCacheKey) body.prompt_cache_key = options.sessionId;
+	if (options.sessionId && compat.supportsPromptCacheKey) head.prompt_cache_key = options.sessionId;
 	const tools = context.tools ?? [];
 	if (tools.length > 0) {
-		body.tools = tools.map(toWireTool);
-		if (options.toolChoice) body.tool_choice = toWireToolChoice(options.toolChoice);
+		head.tools = tools.map(toWireTool);
+		if (options.toolChoice) head.tool_choice = toWireToolChoice(options.toolChoice);
 	}
-	body.messages = convertMessages(model, compat, context);
-	return body;
+	return { ...head, messages: convertMessages(model, compat, context) };
 }
 
 function toWireTool(tool: ToolSpec): ChatCompletionFunctionTool {
@@ -156,11 +156,15 @@ export function convertMessages(
 	}
 	let pendingImages: ChatCompletionContentPart[] = [];
 	let afterToolResult = false;
-	const flushImages = (): void => {
-		if (pendingImages.length === 0) return;
-		out.push({ role: "user", content: pendingImages });
-		pendingImages = [];
+	const pushUser = (content: string | ChatCompletionContentPart[]): void => {
+		if (afterToolResult && compat.requiresAssistantAfterToolResult)
+			out.push({ role: "assistant", content: TOOL_RESULTS_ACK_TEXT });
+		out.push({ role: "user", content });
 		afterToolResult = false;
+	};
+	const flushImages = (): void => {
+		if (pendingImages.length > 0) pushUser(pendingImages);
+		pendingImages = [];
 	};
 	for (const message of context.messages) {
 		if (message.role === "toolResult") {
@@ -171,15 +175,12 @@ export function convertMessages(
 			continue;
 		}
 		flushImages();
-		if (message.role === "user") {
-			if (afterToolResult && compat.requiresAssistantAfterToolResult)
-				out.push({ role: "assistant", content: TOOL_RESULTS_ACK_TEXT });
-			out.push({ role: "user", content: userContent(model, message.content) });
-		} else {
+		if (message.role === "user") pushUser(userContent(model, message.content));
+		else {
 			const converted = assistantMessage(model, compat, message);
 			if (converted) out.push(converted);
+			afterToolResult = false;
 		}
-		afterToolResult = false;
 	}
 	flushImages();
 	return out;
@@ -248,6 +249,7 @@ function assistantMessage(
 		message.api === model.api && message.provider === model.provider && message.model === model.id;
 	const replayField = sameModel ? compat.reasoningField : undefined;
 	const texts: string[] = [];
+	const thoughtsAsText: string[] = [];
 	const reasoning: string[] = [];
 	const details: ReasoningDetail[] = [];
 	const toolCalls: NonNullable<WireAssistantMessage["tool_calls"]> = [];
@@ -259,7 +261,7 @@ function assistantMessage(
 				reasoning.push(block.thinking);
 				details.push(reasoningDetail(block.thinking, block.signature));
 			} else if (!sameModel && compat.requiresThinkingAsText && block.thinking.trim().length > 0)
-				texts.push(block.thinking);
+				thoughtsAsText.push(block.thinking);
 		} else if (block.type === "redactedThinking") {
 			if (replayField === "reasoning_details")
 				details.push({ type: "reasoning.encrypted", data: block.data });
@@ -271,8 +273,10 @@ function assistantMessage(
 			});
 		}
 	}
-	if (texts.length === 0 && toolCalls.length === 0) return undefined;
-	const wire: WireAssistantMessage = { role: "assistant", content: texts.length > 0 ? texts.join("") : null };
+	// Text blocks were one stream of text; converted thoughts go first, set apart by a blank line.
+	const content = [...thoughtsAsText, texts.join("")].filter((part) => part.length > 0).join("\n\n");
+	if (content.length === 0 && toolCalls.length === 0) return undefined;
+	const wire: WireAssistantMessage = { role: "assistant", content: content.length > 0 ? content : null };
 	if (replayField === "reasoning_details" && details.length > 0) wire.reasoning_details = details;
 	else if (replayField && replayField !== "reasoning_details" && reasoning.length > 0)
 		wire[replayField] = reasoning.join("");
