@@ -7,6 +7,7 @@ import type { AssistantMessageEventStream } from "../core/events.js";
 import type { Context, Model, StreamFunction, StreamOptions } from "../core/model.js";
 import { streamAnthropic } from "./anthropic/index.js";
 import { streamOpenAICompletions } from "./openai-completions/stream.js";
+import { streamOpenAIResponses } from "./openai-responses/index.js";
 import { ProviderError } from "./shared/errors.js";
 import { runProviderStream } from "./shared/run-stream.js";
 
@@ -72,6 +73,7 @@ export function builtinProviders(): Record<string, StreamFunction> {
 	return {
 		"anthropic-messages": streamAnthropic,
 		"openai-completions": streamOpenAICompletions,
+		"openai-responses": streamOpenAIResponses,
 	};
 }
 

@@ -13,7 +13,7 @@ import { classifyOpenAIErrorBody } from "./errors.js";
 import { buildResponsesRequest, type OpenAIResponsesOptions } from "./request.js";
 
 export { ResponsesStreamDecoder } from "./decode.js";
-export { classifyOpenAIErrorBody } from "./errors.js";
+export { classifyOpenAIErrorBody as classifyResponsesErrorBody } from "./errors.js";
 export { decodeItemRef, encodeItemRef, type ItemRef, responsesCallId } from "./item-refs.js";
 export {
 	buildResponsesRequest,
