@@ -1,0 +1,36 @@
+/** `npm run bench`: prints every benchmark with its floor and its target. */
+import { w1, w2, w3, w4 } from "./core.js";
+
+const fmt = (n: number, digits = 3) => n.toFixed(digits);
+
+async function main() {
+	console.log(`capstan bench — node ${process.version}, ${new Date().toISOString()}`);
+
+	const r1 = await w1();
+	console.log(
+		`W1 text deltas: ${fmt(r1.nsPerDelta, 0)} ns/delta (floor ${fmt(r1.floorNsPerDelta, 0)} ns) = ${fmt(r1.ratio, 2)}× floor  [target ≤ 2.5×]`,
+	);
+
+	const r2 = await w2();
+	console.log(
+		`W2 1,000 tool turns: turns 1–20 ${fmt(r2.msPerTurnFirst, 4)} ms/turn, turns 981–1,000 ${fmt(r2.msPerTurnLast, 4)} ms/turn, mean ${fmt(r2.msPerTurnTotal, 4)} (floor ${fmt(r2.floorMsPerTurn, 4)}) [target ≤ 0.05 ms/turn, flat]`,
+	);
+
+	const r3 = await w3();
+	for (const row of r3.rows) {
+		console.log(
+			`W3 ${String(row.bytes / 1024).padStart(5)} KB args: ${fmt(row.ms, 2)} ms (floor ${fmt(row.floorMs, 2)} ms) = ${fmt(row.ms / row.floorMs, 2)}× floor`,
+		);
+	}
+	console.log(`W3 growth exponent ${fmt(r3.exponent, 3)} (floor ${fmt(r3.floorExponent, 3)}) [target ≤ 1.1]`);
+
+	const r4 = await w4();
+	console.log(
+		`W4 8 tools × 100 ms: batch ${fmt(r4.batchMs, 2)} ms (floor ${fmt(r4.floorMs, 2)} ms) = floor + ${fmt(r4.batchMs - r4.floorMs, 2)} ms [target ≤ floor + 1 ms]`,
+	);
+}
+
+main().catch((error) => {
+	console.error(error);
+	process.exit(1);
+});
