@@ -200,7 +200,11 @@ export class AnthropicStreamDecoder {
 				this.open.set(wireIndex, { kind: "closed" });
 				return;
 			case "tool_use": {
-				const index = b.startToolCall(String(block.id), String(block.name));
+				// A call made from inside code execution (programmatic tool calling) names its caller, which must
+				// be replayed; it rides in the call's opaque `signature`. Direct calls need nothing.
+				const caller = block.caller as { type?: unknown } | undefined;
+				const signature = caller && caller.type !== "direct" ? JSON.stringify(caller) : undefined;
+				const index = b.startToolCall(String(block.id), String(block.name), signature);
 				this.open.set(wireIndex, { kind: "tool", index, input: block.input, streamed: false });
 				return;
 			}

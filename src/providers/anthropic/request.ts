@@ -18,6 +18,7 @@ import type {
 	TextBlockParam,
 	ThinkingConfigParam,
 	ToolResultBlockParam,
+	ToolUseBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type {
 	AssistantMessage,
@@ -282,18 +283,33 @@ function assistantBlocks(model: Model, message: AssistantMessage): ContentBlockP
 			case "redactedThinking":
 				if (sameModel) out.push({ type: "redacted_thinking", data: block.data });
 				break;
-			case "toolCall":
-				out.push({
+			case "toolCall": {
+				const call: ToolUseBlockParam = {
 					type: "tool_use",
 					id: anthropicToolCallId(block.id),
 					name: block.name,
 					input: block.arguments,
-				});
+				};
+				const caller = sameApi ? callerOf(block.signature) : undefined;
+				if (caller) call.caller = caller;
+				out.push(call);
 				break;
+			}
 			case "providerBlock":
 				if (block.api === ANTHROPIC_API) out.push(block.data as unknown as ContentBlockParam);
 				break;
 		}
 	}
 	return out;
+}
+
+/** The programmatic-tool-calling caller the decoder stored in a call's signature, if any. */
+function callerOf(signature: string | undefined): ToolUseBlockParam["caller"] | undefined {
+	if (!signature?.startsWith("{")) return undefined;
+	try {
+		const caller = JSON.parse(signature) as { type?: unknown };
+		return typeof caller.type === "string" ? (caller as ToolUseBlockParam["caller"]) : undefined;
+	} catch {
+		return undefined;
+	}
 }

@@ -50,6 +50,11 @@ describe("Anthropic conformance on recorded streams", () => {
 								: [],
 						);
 						expect(calls).toEqual(facts.toolCalls);
+						// A non-direct caller (programmatic tool calling) is kept for replay in the call's signature.
+						const callers = message.content.flatMap((block) =>
+							block.type === "toolCall" ? [block.signature ? JSON.parse(block.signature) : undefined] : [],
+						);
+						expect(callers).toEqual(facts.toolCallers);
 						const providerTypes = message.content.flatMap((block) =>
 							block.type === "providerBlock" ? [String((block.data as { type?: unknown }).type)] : [],
 						);

@@ -432,3 +432,33 @@ describe("prompt bytes: a growing conversation keeps its request prefix byte for
 		}
 	});
 });
+
+describe("programmatic tool calling", () => {
+	it("a call's caller (kept in its signature by the decoder) is replayed to Anthropic, dropped elsewhere", () => {
+		const caller = { type: "code_execution_20250825", tool_id: "srvtoolu_1" };
+		const call = {
+			type: "toolCall" as const,
+			id: "toolu_p",
+			name: "rollDie",
+			arguments: {},
+			signature: JSON.stringify(caller),
+		};
+		const body = buildAnthropicRequest(
+			model,
+			{ messages: [{ role: "user", content: "q", timestamp: 1 }, assistant([call])] },
+			{ cacheTtl: "off" },
+		);
+		expect(body.messages[1]?.content).toEqual([
+			{ type: "tool_use", id: "toolu_p", name: "rollDie", input: {}, caller },
+		]);
+		const foreign = assistant([call], { api: "openai-responses" });
+		const other = buildAnthropicRequest(
+			model,
+			{ messages: [{ role: "user", content: "q", timestamp: 1 }, foreign] },
+			{ cacheTtl: "off" },
+		);
+		expect(other.messages[1]?.content).toEqual([
+			{ type: "tool_use", id: "toolu_p", name: "rollDie", input: {} },
+		]);
+	});
+});

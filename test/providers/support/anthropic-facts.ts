@@ -13,6 +13,8 @@ export interface RecordingFacts {
 	thinking: { thinking: string; signature: string }[];
 	/** Client tool calls with parsed arguments. */
 	toolCalls: { id: string; name: string; arguments: unknown }[];
+	/** Each tool call's `caller` when it is not `{type: "direct"}` (programmatic tool calling), else undefined. */
+	toolCallers: unknown[];
 	/** `type` of each server-side block, in order. */
 	providerBlockTypes: string[];
 	/** Streamed payload of each server-side block: `input` from input_json_delta, `content` from compaction_delta. */
@@ -42,6 +44,7 @@ function factsOf(events: RecordedEvent[]): RecordingFacts {
 		texts: [],
 		thinking: [],
 		toolCalls: [],
+		toolCallers: [],
 		providerBlockTypes: [],
 		providerBlockPayloads: [],
 		citations: [],
@@ -69,13 +72,15 @@ function factsOf(events: RecordedEvent[]): RecordingFacts {
 			facts.texts.push(text);
 			facts.citations.push(citations);
 		} else if (block.type === "thinking") facts.thinking.push({ thinking: text, signature });
-		else if (block.type === "tool_use")
+		else if (block.type === "tool_use") {
 			facts.toolCalls.push({
 				id: String(block.id),
 				name: String(block.name),
 				arguments: json ? JSON.parse(json) : block.input,
 			});
-		else if (!CLIENT_KINDS.has(String(block.type))) {
+			const caller = block.caller as { type?: unknown } | undefined;
+			facts.toolCallers.push(caller && caller.type !== "direct" ? caller : undefined);
+		} else if (!CLIENT_KINDS.has(String(block.type))) {
 			facts.providerBlockTypes.push(String(block.type));
 			const payload: { input?: unknown; content?: string } = {};
 			if (json) payload.input = JSON.parse(json);
