@@ -81,12 +81,14 @@ interface WireUsage {
 	output_tokens?: number | null;
 	cache_read_input_tokens?: number | null;
 	cache_creation_input_tokens?: number | null;
+	output_tokens_details?: { thinking_tokens?: number | null } | null;
 }
 
 /** One response's decoding state. Feed every SSE event to `handle`; call `finish` once it returns true. */
 export class AnthropicStreamDecoder {
 	private readonly open = new Map<number, OpenBlock>();
 	private readonly usage: WireUsage = {};
+	private reasoningTokens: number | undefined;
 	private stopReason: string | null = null;
 	private stopExplanation: string | undefined;
 	private stopped = false;
@@ -151,6 +153,11 @@ export class AnthropicStreamDecoder {
 		finishWithStop(this.builder, mapped);
 	}
 
+	/**
+	 * `message_delta` usage overrides `message_start` field by field (a compatible server sent a different
+	 * input count there). The top-level counts are the model's own reply: server-side sub-calls reported only
+	 * in `usage.iterations` (a compaction pass, an advisor model) are left out, as the API and SDK report them.
+	 */
 	private mergeUsage(update: WireUsage | undefined): void {
 		if (!update) return;
 		for (const key of [
@@ -162,6 +169,8 @@ export class AnthropicStreamDecoder {
 			const value = update[key];
 			if (typeof value === "number") this.usage[key] = value;
 		}
+		const thinking = update.output_tokens_details?.thinking_tokens;
+		if (typeof thinking === "number") this.reasoningTokens = thinking;
 		// Anthropic's input_tokens already excludes cache reads and writes (SPEC M5).
 		this.builder.setUsage(
 			buildUsage(
@@ -170,6 +179,7 @@ export class AnthropicStreamDecoder {
 					output: this.usage.output_tokens ?? 0,
 					cacheRead: this.usage.cache_read_input_tokens ?? 0,
 					cacheWrite: this.usage.cache_creation_input_tokens ?? 0,
+					...(this.reasoningTokens === undefined ? {} : { reasoning: this.reasoningTokens }),
 				},
 				this.model,
 			),

@@ -81,6 +81,7 @@ describe("Anthropic conformance on recorded streams", () => {
 							cacheWrite: message.usage.cacheWrite,
 						}).toEqual(facts.usage);
 						expect(message.usage.cost.total).toBeGreaterThanOrEqual(0);
+						expect(message.usage.reasoning).toBe(facts.reasoningTokens);
 						// SPEC M4: the stop reason maps as the table says.
 						const expected = mapStopReason(facts.stopReason, ANTHROPIC_STOP_REASONS);
 						expect(message.stopReason).toBe(expected.reason);

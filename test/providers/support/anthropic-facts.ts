@@ -23,6 +23,8 @@ export interface RecordingFacts {
 	citations: unknown[][];
 	/** Final usage (message_start, then every non-null field of message_delta). */
 	usage: { input: number; output: number; cacheRead: number; cacheWrite: number };
+	/** `output_tokens_details.thinking_tokens` of the final usage, when reported. */
+	reasoningTokens?: number;
 	/** The raw stop reason (message_delta, else message_start). */
 	stopReason: string | null;
 	/** An `error` event's payload, when the recording has one. */
@@ -59,6 +61,8 @@ function factsOf(events: RecordedEvent[]): RecordingFacts {
 	const usage: Json = {};
 	const take = (u: Json | undefined) => {
 		for (const [key, value] of Object.entries(u ?? {})) if (typeof value === "number") usage[key] = value;
+		const thinking = (u?.output_tokens_details as Json | null | undefined)?.thinking_tokens;
+		if (typeof thinking === "number") facts.reasoningTokens = thinking;
 	};
 	const close = (
 		block: Json,
