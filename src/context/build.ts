@@ -2,7 +2,7 @@ import type { AgentMessage, Message } from "../core/messages.js";
 import type { Context, StreamOptions, ToolChoice } from "../core/model.js";
 import type { RunState } from "../loop/run-state.js";
 import { toToolSpecs } from "../tools/specs.js";
-import { convertOne } from "./convert.js";
+import { convertOne, defaultConvertToLlm } from "./convert.js";
 
 /** The provider-bound request of one model call. */
 export interface ProviderCall {
@@ -29,7 +29,7 @@ export async function buildProviderCall(
 		if (config.transformContext) agentMessages = await config.transformContext(agentMessages, state.signal);
 		messages = config.convertToLlm
 			? await config.convertToLlm(agentMessages)
-			: agentMessages.map(convertOne).filter((m): m is Message => m !== undefined);
+			: defaultConvertToLlm(agentMessages);
 	} else {
 		messages = defaultMessagesIncremental(state, pending);
 	}
@@ -57,13 +57,13 @@ export async function buildProviderCall(
 function defaultMessagesIncremental(state: RunState, pending: readonly AgentMessage[]): Message[] {
 	const { messages, llmLog } = state;
 	for (let i = state.llmLogSource; i < messages.length; i++) {
-		const converted = convertOne(messages[i] as AgentMessage);
+		const converted = convertOne(messages[i] as AgentMessage, state.llmUnsentCalls);
 		if (converted) llmLog.push(converted);
 	}
 	state.llmLogSource = messages.length;
 	const out = llmLog.slice();
 	for (const message of pending) {
-		const converted = convertOne(message);
+		const converted = convertOne(message, state.llmUnsentCalls);
 		if (converted) out.push(converted);
 	}
 	return out;

@@ -1,4 +1,4 @@
-import type { AgentMessage, AssistantMessage, Message } from "../core/messages.js";
+import type { AgentMessage, AssistantMessage, Message, ToolResultMessage } from "../core/messages.js";
 
 /** SPEC S5/C3: a refused reply stays in the transcript for the host but is never replayed to the model. */
 export function isRefusal(message: AssistantMessage): boolean {
@@ -12,18 +12,30 @@ export function isRefusal(message: AssistantMessage): boolean {
  * Kept messages are passed through by identity, so providers' prefix caches see the same objects.
  */
 export function defaultConvertToLlm(messages: readonly AgentMessage[]): Message[] {
+	const unsentCalls = new Set<string>();
 	const out: Message[] = [];
 	for (const message of messages) {
-		const converted = convertOne(message);
+		const converted = convertOne(message, unsentCalls);
 		if (converted) out.push(converted);
 	}
 	return out;
 }
 
-/** One message through the default conversion; `undefined` when it is not sent. */
-export function convertOne(message: AgentMessage): Message | undefined {
+/**
+ * One message through the default conversion; `undefined` when it is not sent. A refused reply is not sent
+ * (SPEC C3), and neither are the results pairing its tool calls (SPEC A3 placeholders): a tool result whose
+ * call the provider never saw is rejected by every provider. `unsentCalls` carries the ids of those calls
+ * from the reply to its results, across the calls of one conversion.
+ */
+export function convertOne(message: AgentMessage, unsentCalls: Set<string>): Message | undefined {
 	const role = (message as { role?: unknown }).role;
-	if (role === "user" || role === "toolResult") return message as Message;
-	if (role === "assistant") return isRefusal(message as AssistantMessage) ? undefined : (message as Message);
+	if (role === "user") return message as Message;
+	if (role === "toolResult") {
+		return unsentCalls.has((message as ToolResultMessage).toolCallId) ? undefined : (message as Message);
+	}
+	if (role !== "assistant") return undefined;
+	const assistant = message as AssistantMessage;
+	if (!isRefusal(assistant)) return assistant;
+	for (const block of assistant.content) if (block.type === "toolCall") unsentCalls.add(block.id);
 	return undefined;
 }

@@ -76,6 +76,7 @@ function startRun(
 		outcome: undefined,
 		llmLog: [],
 		llmLogSource: 0,
+		llmUnsentCalls: new Set(),
 	};
 	queueMicrotask(() => {
 		void runAgentLoop(state, resume).finally(runSignal.dispose);

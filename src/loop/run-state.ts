@@ -40,4 +40,6 @@ export interface RunState {
 	 */
 	readonly llmLog: Message[];
 	llmLogSource: number;
+	/** Ids of tool calls in replies the conversion did not send (refusals); their results are not sent either. */
+	readonly llmUnsentCalls: Set<string>;
 }
