@@ -1,10 +1,229 @@
 /**
- * Property tests of the loop's invariants (SPEC I1–I4), and the regressions they found, shrunk to plain cases.
+ * Property tests of the loop's invariants (SPEC I1–I4) over random whole runs of the real `agentLoop` and
+ * `Agent` on the scripted model: 1–4 replies with 0–6 tool calls each (unknown tools, invalid and unparseable
+ * arguments), tools of every concurrency class, interruptible or not, that succeed, throw, return garbage,
+ * report updates, ignore their abort signal or hang; provider errors mid-stream, refusals, throwing streams,
+ * streams without a terminal event, `length` and `pause_turn` stops; steering and follow-ups queued at random
+ * fake times; an optional abort or deadline at a random time. Fake timers make hundreds of runs fast.
+ *
+ * `CAPSTAN_PROPERTY_RUNS` sets the number of runs per property (default 300), `CAPSTAN_PROPERTY_SEED`
+ * replays a seed that fast-check printed for a failure.
  */
-import { describe, expect, it } from "vitest";
-import type { AgentMessage } from "../../src/index.js";
+import fc from "fast-check";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { AgentEvent, AgentMessage } from "../../src/index.js";
+import {
+	type Played,
+	playScenario,
+	type Scenario,
+	type StopPlan,
+	scenarioArb,
+} from "../support/loop-scenarios.js";
 import { runScript, user } from "../support/run.js";
-import { assertPaired } from "../support/trace.js";
+import { assertBalanced, assertPaired } from "../support/trace.js";
+
+const RUNS = Number(process.env.CAPSTAN_PROPERTY_RUNS ?? 300);
+const SEED = process.env.CAPSTAN_PROPERTY_SEED;
+const fcOptions = {
+	numRuns: RUNS,
+	...(SEED !== undefined ? { seed: Number(SEED) } : {}),
+};
+
+/** SPEC I4: fake ms the run may take to end after the abort or the deadline. Nothing legitimately waits. */
+const STOP_BOUND_MS = 0;
+
+afterEach(() => {
+	vi.useRealTimers();
+});
+
+async function play(scenario: Scenario): Promise<Played & { settled: boolean }> {
+	vi.useFakeTimers();
+	try {
+		return await playScenario(scenario);
+	} finally {
+		vi.clearAllTimers();
+		vi.useRealTimers();
+	}
+}
+
+function agentEnd(events: readonly AgentEvent[]) {
+	const last = events[events.length - 1];
+	if (last?.type !== "agent_end") throw new Error("SPEC I2: the last event is not agent_end");
+	return last;
+}
+
+function countIn(messages: readonly AgentMessage[], message: AgentMessage): number {
+	return messages.filter((m) => m === message).length;
+}
+
+/** Every invariant of one played scenario; throws with the rule's name on the first violation. */
+function checkInvariants(played: Played & { settled: boolean }): void {
+	const { events, scenario } = played;
+	// SPEC I4: the run ended at all (agent_end and a settled result()/prompt()) …
+	if (!played.settled) {
+		throw new Error(
+			`SPEC I4: the run did not settle (agent_end ${played.endedAt === undefined ? "never emitted" : `at ${played.endedAt} ms`})`,
+		);
+	}
+	// … and within the bound after the abort or the deadline, whatever tools and provider did with their signal.
+	if (played.stoppedAt !== undefined) {
+		const lag = (played.settledAt ?? Number.POSITIVE_INFINITY) - played.stoppedAt;
+		if (lag > STOP_BOUND_MS)
+			throw new Error(
+				`SPEC I4: the run settled ${lag} ms after the ${scenario.stop.kind} (bound ${STOP_BOUND_MS})`,
+			);
+	}
+
+	// SPEC I2 (L4): balanced scopes, agent_start first, agent_end last and once; nothing after it.
+	assertBalanced(events);
+	expect(played.lateEvents, "SPEC I2: events after agent_end").toEqual([]);
+	const end = agentEnd(events);
+
+	assertScopedUpdates(events);
+	assertTurnsPairTheirCalls(events);
+	const transcript = played.transcript;
+	// SPEC L1/Q1: result() and agent_end carry what the run added; the Agent's state holds the same objects.
+	if (scenario.driver === "loop") expect(end.messages).toBe(transcript);
+	else
+		end.messages.forEach((message, i) => {
+			expect(transcript[i]).toBe(message);
+		});
+
+	// SPEC I1: every tool call id has exactly one result, after the assistant message holding it — in the
+	// final transcript and in every request the provider saw (SPEC L3).
+	assertPaired(transcript);
+	for (const request of played.requests()) assertPaired(request);
+
+	// SPEC I3: every steer / follow-up is in the transcript exactly once, or still queued — never both.
+	const stillQueued = played.stillQueued();
+	for (const message of played.queued) {
+		const seen = countIn(transcript, message) + countIn(stillQueued, message);
+		if (seen !== 1) {
+			throw new Error(
+				`SPEC I3: ${JSON.stringify((message as { content: unknown }).content)} is in the transcript ${countIn(transcript, message)}× and queued ${countIn(stillQueued, message)}×`,
+			);
+		}
+	}
+
+	// SPEC L12/A1/A7: the outcome names the stop that ended the run.
+	const thrownHook = scenario.turnEndThrowsAt !== undefined;
+	if (played.outcomeAbortedBeforeEnd && !thrownHook) expect(end.outcome.type).toBe("aborted");
+	if (
+		scenario.stop.kind === "deadline" &&
+		played.endedAt !== undefined &&
+		scenario.stop.at < played.endedAt &&
+		!thrownHook
+	)
+		expect(end.outcome.type).toBe("deadline");
+
+	// SPEC Q4 + I1–I3 across runs: `continue()` picks up what the first run left queued.
+	if (played.second) {
+		if (!played.second.settled) throw new Error("SPEC I4: Agent.continue() did not settle");
+		assertBalanced(played.second.events);
+		const outcome = agentEnd(played.second.events).outcome;
+		// SPEC L9: a run that completes drains both queues.
+		if (outcome.type === "completed") expect(stillQueued).toEqual([]);
+	}
+	if (played.agent) {
+		expect(played.agent.state.isStreaming).toBe(false);
+		expect(played.agent.state.pendingToolCalls.size).toBe(0);
+	}
+}
+
+/**
+ * SPEC L4, L8: updates only inside their scope — message_update inside an open assistant message, tool updates
+ * between their tool's start and end, every tool and message event inside a turn. The one exception is the
+ * run's documented last step: inputs already dequeued but never injected (a stop before the turn) are committed
+ * right before agent_end (SPEC I3), outside any turn.
+ */
+function assertScopedUpdates(events: readonly AgentEvent[]): void {
+	let turn = false;
+	let flushing = false;
+	let message: AgentMessage | undefined;
+	const tools = new Set<string>();
+	events.forEach((event, index) => {
+		const where = `${event.type} at ${index}`;
+		if (flushing && !isFlushEvent(event) && event.type !== "agent_end")
+			throw new Error(`SPEC L4: ${where} after messages committed outside a turn`);
+		if (!turn && isFlushEvent(event)) {
+			flushing = true;
+			return;
+		}
+		switch (event.type) {
+			case "turn_start":
+			case "turn_end":
+				turn = event.type === "turn_start";
+				return;
+			case "message_start":
+				message = event.message;
+				break;
+			case "message_end":
+				message = undefined;
+				break;
+			case "message_update":
+				if ((message as { role?: unknown } | undefined)?.role !== "assistant")
+					throw new Error(`SPEC L4: ${where} outside an assistant message`);
+				break;
+			case "tool_execution_start":
+				tools.add(event.toolCallId);
+				break;
+			case "tool_execution_end":
+				tools.delete(event.toolCallId);
+				break;
+			case "tool_execution_update":
+				if (!tools.has(event.toolCallId)) throw new Error(`SPEC L4: ${where} outside its tool's execution`);
+				break;
+			default:
+				return;
+		}
+		if (!turn) throw new Error(`SPEC L4: ${where} outside a turn`);
+	});
+}
+
+function isFlushEvent(event: AgentEvent): boolean {
+	return (
+		(event.type === "message_start" || event.type === "message_end") &&
+		(event.message as { role?: unknown }).role !== "assistant"
+	);
+}
+
+/** SPEC T7, T13: each turn_end lists exactly one result per tool call of its message, in call order. */
+function assertTurnsPairTheirCalls(events: readonly AgentEvent[]): void {
+	for (const event of events) {
+		if (event.type !== "turn_end") continue;
+		const calls = event.message.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : []));
+		expect(event.toolResults.map((result) => result.toolCallId)).toEqual(calls);
+	}
+}
+
+const someStop: fc.Arbitrary<StopPlan> = fc.oneof(
+	fc.record({
+		kind: fc.constant("abort" as const),
+		at: fc.integer({ min: 0, max: 800 }),
+		reason: fc.constantFrom("none" as const, "string" as const, "error" as const),
+	}),
+	fc.record({ kind: fc.constant("deadline" as const), at: fc.integer({ min: 0, max: 800 }) }),
+);
+
+describe("loop invariants over random runs (SPEC I1–I4)", () => {
+	it(`random scripts, tools, queues and stops keep I1 pairing, I2 balance, I3 nothing lost, I4 termination (${RUNS} runs)`, async () => {
+		await fc.assert(
+			fc.asyncProperty(scenarioArb(), async (scenario) => {
+				checkInvariants(await play(scenario));
+			}),
+			fcOptions,
+		);
+	}, 120_000);
+
+	it(`SPEC I4: with an abort or a deadline, the run ends at once even when tools and the provider ignore their signal (${RUNS} runs)`, async () => {
+		await fc.assert(
+			fc.asyncProperty(scenarioArb(someStop), async (scenario) => {
+				checkInvariants(await play(scenario));
+			}),
+			fcOptions,
+		);
+	}, 120_000);
+});
 
 describe("regressions found by the properties", () => {
 	// Shrunk from the I1 property: a refusal carrying a tool call got its placeholder result (SPEC A3), the

@@ -1,0 +1,569 @@
+/**
+ * Random whole-run scenarios for the loop's property tests (SPEC I1–I4): what the model replies, what the
+ * tools do, when steering and follow-ups are queued and when the run is aborted or crosses its deadline.
+ * A scenario is plain data (fast-check prints it as the counterexample); `playScenario` turns it into a real
+ * run of `agentLoop` or `Agent` on the scripted model and drives it with vitest fake timers.
+ */
+import fc from "fast-check";
+import { vi } from "vitest";
+import {
+	Agent,
+	type AgentEvent,
+	type AgentLoopConfig,
+	type AgentMessage,
+	type AgentTool,
+	agentLoop,
+	type ToolResult,
+} from "../../src/index.js";
+import { type ScriptedBlock, type ScriptedReply, scriptedModel } from "../../src/testing/index.js";
+import { user } from "./run.js";
+
+/** What one tool call does when it runs. `hang` never settles and ignores its signal (only with a stop). */
+export type ToolBehaviour = "ok" | "throw" | "syncThrow" | "garbage" | "updates" | "ignoreAbort" | "hang";
+
+/** One tool call of a scripted reply. `tool` 0–2 names a real tool, 3 an unknown one. */
+export interface CallPlan {
+	tool: number;
+	args: "valid" | "invalid" | "broken";
+	ms: number;
+	behaviour: ToolBehaviour;
+}
+
+/** How a scripted reply ends. `hang` streams its content, then never finishes (only with a stop). */
+export type Ending =
+	| "stop"
+	| "length"
+	| "pause"
+	| "error"
+	| "refusal"
+	| "throwSync"
+	| "throwAsync"
+	| "noTerminal"
+	| "hang";
+
+/** One scripted model reply. */
+export interface ReplyPlan {
+	text: boolean;
+	calls: CallPlan[];
+	ending: Ending;
+	/** For `error`: content events before the error event. */
+	errorAfter: number;
+	delayMs: number;
+	/** The provider keeps streaming (or hanging) when aborted (SPEC I4). */
+	ignoreAbort: boolean;
+}
+
+/** How one of the three real tools is declared (SPEC T6, T10). */
+export interface ToolPlan {
+	concurrency: "default" | "shared" | "exclusive" | "byArgs" | "throws";
+	interruptible: "no" | "yes" | "byArgs";
+}
+
+/** How the run is stopped from outside, if at all (SPEC A1, A7). */
+export type StopPlan =
+	| { kind: "none" }
+	| { kind: "abort"; at: number; reason: "none" | "string" | "error" }
+	| { kind: "deadline"; at: number };
+
+/** One whole run. */
+export interface Scenario {
+	driver: "loop" | "agent";
+	tools: ToolPlan[];
+	replies: ReplyPlan[];
+	/** Fake-time ms at which a steering / follow-up message is queued. */
+	steers: number[];
+	followUps: number[];
+	stop: StopPlan;
+	interruptMode: "immediate" | "wait";
+	/** `loop` driver: offer `onSteeringQueued` (event-driven wake-up) or let the batch poll. */
+	eventDriven: boolean;
+	queueMode: "one-at-a-time" | "all";
+	/** `beforeToolCall` takes this long (ignoring its signal) and blocks calls with `ms % 5 === 1`. */
+	approveMs: number | undefined;
+	/** `afterToolCall` throws for calls with `ms % 7 === 2`. */
+	afterThrows: boolean;
+	/** `onTurnEnd` throws after this turn (0-based), SPEC L12. */
+	turnEndThrowsAt: number | undefined;
+}
+
+const TOOL_NAMES = ["alpha", "beta", "gamma"] as const;
+
+const callArb: fc.Arbitrary<CallPlan> = fc.record({
+	tool: fc.integer({ min: 0, max: 3 }),
+	args: fc.constantFrom<CallPlan["args"]>("valid", "valid", "valid", "valid", "valid", "invalid", "broken"),
+	ms: fc.integer({ min: 0, max: 400 }),
+	behaviour: fc.oneof(
+		{ weight: 6, arbitrary: fc.constant<ToolBehaviour>("ok") },
+		{
+			weight: 4,
+			arbitrary: fc.constantFrom<ToolBehaviour>(
+				"throw",
+				"syncThrow",
+				"garbage",
+				"updates",
+				"ignoreAbort",
+				"hang",
+			),
+		},
+	),
+});
+
+const replyArb: fc.Arbitrary<ReplyPlan> = fc.record({
+	text: fc.boolean(),
+	calls: fc.array(callArb, { maxLength: 6 }),
+	ending: fc.oneof(
+		{ weight: 12, arbitrary: fc.constant<Ending>("stop") },
+		{
+			weight: 1,
+			arbitrary: fc.constantFrom<Ending>(
+				"length",
+				"pause",
+				"error",
+				"refusal",
+				"throwSync",
+				"throwAsync",
+				"noTerminal",
+				"hang",
+			),
+		},
+	),
+	errorAfter: fc.nat({ max: 12 }),
+	delayMs: fc.oneof(fc.constant(0), fc.constant(0), fc.integer({ min: 1, max: 40 })),
+	ignoreAbort: fc.boolean(),
+});
+
+const toolArb: fc.Arbitrary<ToolPlan> = fc.record({
+	concurrency: fc.constantFrom<ToolPlan["concurrency"]>("default", "shared", "exclusive", "byArgs", "throws"),
+	interruptible: fc.constantFrom<ToolPlan["interruptible"]>("no", "yes", "byArgs"),
+});
+
+const time = fc.integer({ min: 0, max: 1500 });
+
+/** Stops from outside; `none` is as likely as the two others together. */
+export const stopArb: fc.Arbitrary<StopPlan> = fc.oneof(
+	{ weight: 2, arbitrary: fc.constant<StopPlan>({ kind: "none" }) },
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant("abort" as const),
+			at: time,
+			reason: fc.constantFrom("none" as const, "string" as const, "error" as const),
+		}),
+	},
+	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("deadline" as const), at: time }) },
+);
+
+/** `undefined` most of the time; a value once in `odds` runs. */
+function rarely<T>(value: fc.Arbitrary<T>, odds: number): fc.Arbitrary<T | undefined> {
+	return fc.oneof({ weight: odds - 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: value });
+}
+
+/** Every knob at random. Things that never end by themselves only appear when the run has a stop. */
+export function scenarioArb(stop: fc.Arbitrary<StopPlan> = stopArb): fc.Arbitrary<Scenario> {
+	return fc
+		.record({
+			driver: fc.constantFrom<Scenario["driver"]>("loop", "agent"),
+			tools: fc.tuple(toolArb, toolArb, toolArb),
+			replies: fc.array(replyArb, { minLength: 1, maxLength: 4 }),
+			steers: fc.array(time, { maxLength: 3 }),
+			followUps: fc.array(time, { maxLength: 2 }),
+			stop,
+			interruptMode: fc.constantFrom<Scenario["interruptMode"]>("immediate", "immediate", "wait"),
+			eventDriven: fc.boolean(),
+			queueMode: fc.constantFrom<Scenario["queueMode"]>("one-at-a-time", "all"),
+			approveMs: rarely(fc.integer({ min: 0, max: 50 }), 3),
+			afterThrows: fc.boolean(),
+			turnEndThrowsAt: rarely(fc.nat({ max: 4 }), 8),
+		})
+		.map(({ tools, ...rest }) => withoutEndlessParts({ ...rest, tools: [...tools] }));
+}
+
+/** Without a stop from outside, a hanging tool or provider would (correctly) keep the run open forever. */
+function withoutEndlessParts(scenario: Scenario): Scenario {
+	if (scenario.stop.kind !== "none") return scenario;
+	return {
+		...scenario,
+		replies: scenario.replies.map((reply) => ({
+			...reply,
+			ending: reply.ending === "hang" ? "stop" : reply.ending,
+			calls: reply.calls.map((call) =>
+				call.behaviour === "hang" ? { ...call, behaviour: "ignoreAbort" as const } : call,
+			),
+		})),
+	};
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Building the run
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+	return new Promise((resolve, reject) => {
+		if (signal?.aborted) return reject(new Error("tool aborted"));
+		const onAbort = (): void => {
+			clearTimeout(timer);
+			reject(new Error("tool aborted"));
+		};
+		const timer = setTimeout(() => {
+			signal?.removeEventListener("abort", onAbort);
+			resolve();
+		}, ms);
+		signal?.addEventListener("abort", onAbort, { once: true });
+	});
+}
+
+const GARBAGE: unknown[] = [
+	null,
+	"just a string",
+	{ content: "not an array" },
+	{ content: [{ type: "video", url: "x" }] },
+	{ content: [], isError: true },
+	[1, 2, 3],
+];
+
+function okResult(name: string, ms: number): ToolResult {
+	return { content: [{ type: "text", text: `${name} done after ${ms}` }] };
+}
+
+/** A real tool whose behaviour is chosen by its arguments `{ ms, b }`. */
+function makeTool(name: string, plan: ToolPlan): AgentTool<{ ms: number; b: ToolBehaviour }> {
+	const tool: AgentTool<{ ms: number; b: ToolBehaviour }> = {
+		name,
+		description: `property-test tool ${name}`,
+		parameters: {
+			type: "object",
+			properties: { ms: { type: "integer", minimum: 0 }, b: { type: "string" } },
+			required: ["ms", "b"],
+		},
+		execute(_id, { ms, b }, signal, onUpdate) {
+			if (b === "syncThrow") throw new Error(`${name} threw synchronously`);
+			return (async (): Promise<ToolResult> => {
+				switch (b) {
+					case "hang":
+						return new Promise<ToolResult>(() => {});
+					case "ignoreAbort":
+						await sleep(ms);
+						return okResult(name, ms);
+					case "throw":
+						await sleep(ms, signal);
+						throw new Error(`${name} failed`);
+					case "garbage":
+						await sleep(ms, signal);
+						return GARBAGE[ms % GARBAGE.length] as ToolResult;
+					case "updates":
+						for (let i = 0; i < 3; i++) {
+							await sleep(Math.floor(ms / 3), signal);
+							onUpdate(i === 1 ? (GARBAGE[0] as ToolResult) : { content: [{ type: "text", text: `${i}` }] });
+						}
+						return okResult(name, ms);
+					default:
+						await sleep(ms, signal);
+						return okResult(name, ms);
+				}
+			})();
+		},
+	};
+	if (plan.concurrency === "shared" || plan.concurrency === "exclusive") tool.concurrency = plan.concurrency;
+	else if (plan.concurrency === "byArgs")
+		tool.concurrency = (args) => (args.ms % 2 === 0 ? "shared" : "exclusive");
+	else if (plan.concurrency === "throws")
+		tool.concurrency = () => {
+			throw new Error("resolver broke");
+		};
+	if (plan.interruptible === "yes") tool.interruptible = true;
+	else if (plan.interruptible === "byArgs") tool.interruptible = (args) => args.ms % 3 === 0;
+	return tool;
+}
+
+function toBlock(call: CallPlan): ScriptedBlock {
+	const name = TOOL_NAMES[call.tool] ?? "no_such_tool";
+	if (call.args === "broken") return { type: "toolCall", name, arguments: `{"ms": ${call.ms}, "b": ` };
+	const ms = call.args === "invalid" ? "soon" : call.ms;
+	return { type: "toolCall", name, arguments: { ms, b: call.behaviour } };
+}
+
+/** One reply plan as the scripted model plays it. */
+export function toScriptedReply(plan: ReplyPlan): ScriptedReply {
+	const content: ScriptedBlock[] = plan.text ? [{ type: "text", text: "Working on it." }] : [];
+	content.push(...plan.calls.map(toBlock));
+	const reply: ScriptedReply = { content, ignoreAbort: plan.ignoreAbort };
+	// Delayed replies stream in big chunks: every delayed event costs the fake clock one real macrotask.
+	if (plan.delayMs > 0) Object.assign(reply, { delayMs: plan.delayMs, chunkSize: 64 });
+	switch (plan.ending) {
+		case "length":
+			reply.stopReason = "length";
+			break;
+		case "pause":
+			reply.stopDetails = { type: "pause_turn" };
+			break;
+		case "error":
+			reply.error = { message: "provider overloaded", kind: "overloaded", afterEvents: plan.errorAfter };
+			break;
+		case "refusal":
+			reply.stopDetails = { type: "refusal" };
+			break;
+		case "throwSync":
+			reply.throws = "sync";
+			break;
+		case "throwAsync":
+			reply.throws = "async";
+			break;
+		case "noTerminal":
+			reply.endWithoutTerminal = true;
+			break;
+		case "hang":
+			reply.hang = true;
+			break;
+	}
+	return reply;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Playing it
+
+/** Everything a property checks after a run. */
+export interface Played {
+	scenario: Scenario;
+	events: AgentEvent[];
+	/** The full transcript after the run(s). */
+	transcript: readonly AgentMessage[];
+	/** Every steer / follow-up actually queued (by identity), and what is still queued at the end. */
+	queued: AgentMessage[];
+	stillQueued: () => readonly AgentMessage[];
+	/** Fake time (ms since start) of the stop (abort call or deadline), if it happened during the run. */
+	stoppedAt: number | undefined;
+	/** Fake time of `agent_end` / of the settled `result()` / `prompt()`. */
+	endedAt: number | undefined;
+	settledAt: number | undefined;
+	/** Events seen after the run had settled (must stay empty). */
+	lateEvents: AgentEvent[];
+	outcomeAbortedBeforeEnd: boolean;
+	agent?: Agent;
+	/** The messages of every provider request, in call order. */
+	requests: () => readonly (readonly AgentMessage[])[];
+	/** A second run (`Agent.continue()`) after the first one, when something was left queued. */
+	second?: { events: AgentEvent[]; settled: boolean };
+}
+
+/** Fake time given to tools and providers that ignored their signal to finish after the run ended. */
+const LATE_MS = 2000;
+
+/** How long (fake ms) a run may take at most before it counts as hanging. */
+export const RUN_LIMIT_MS = 10 * 60_000;
+
+/**
+ * Advance fake time timer by timer until `done()` holds. Returns false when the run cannot settle: no timer is
+ * left to fire and nothing settled (a hang), or `RUN_LIMIT_MS` passed.
+ */
+export async function driveUntil(done: () => boolean, limitMs = RUN_LIMIT_MS): Promise<boolean> {
+	const start = Date.now();
+	for (;;) {
+		if (done()) return true;
+		if (Date.now() - start > limitMs) return false;
+		if (vi.getTimerCount() === 0) {
+			// Let pending promise callbacks run: they may settle the run or start new timers.
+			await vi.advanceTimersByTimeAsync(0);
+			if (vi.getTimerCount() === 0) return done();
+		} else await vi.advanceTimersToNextTimerAsync();
+	}
+}
+
+function abortReason(stop: Extract<StopPlan, { kind: "abort" }>): unknown {
+	if (stop.reason === "string") return "user pressed stop";
+	if (stop.reason === "error") return new Error("host shutting down");
+	return undefined;
+}
+
+function hooksOf(scenario: Scenario): Partial<AgentLoopConfig> {
+	const hooks: Partial<AgentLoopConfig> = { interruptMode: scenario.interruptMode, now: Date.now };
+	const { approveMs, turnEndThrowsAt } = scenario;
+	if (approveMs !== undefined) {
+		hooks.beforeToolCall = async ({ args }) => {
+			await sleep(approveMs);
+			return (args as { ms: number }).ms % 5 === 1 ? { block: true, reason: "policy" } : undefined;
+		};
+	}
+	if (scenario.afterThrows) {
+		hooks.afterToolCall = ({ args }) => {
+			if ((args as { ms: number }).ms % 7 === 2) throw new Error("afterToolCall broke");
+			return undefined;
+		};
+	}
+	if (turnEndThrowsAt !== undefined) {
+		let turns = 0;
+		hooks.onTurnEnd = () => {
+			if (turns++ === turnEndThrowsAt) throw new Error("onTurnEnd broke");
+		};
+	}
+	return hooks;
+}
+
+/** A FIFO with the Agent's dequeue modes, for the `loop` driver. */
+function hostQueue(mode: Scenario["queueMode"]) {
+	const items: AgentMessage[] = [];
+	const listeners = new Set<() => void>();
+	return {
+		items,
+		push(message: AgentMessage) {
+			items.push(message);
+			for (const listener of listeners) listener();
+		},
+		take: () => (mode === "all" ? items.splice(0) : items.splice(0, 1)),
+		subscribe(listener: () => void) {
+			listeners.add(listener);
+			return () => listeners.delete(listener);
+		},
+	};
+}
+
+/** Run a scenario to its end on fake timers. Call with fake timers installed. */
+export async function playScenario(scenario: Scenario): Promise<Played & { settled: boolean }> {
+	const t0 = Date.now();
+	let replay = true;
+	const scripted = scriptedModel(
+		({ index }) => {
+			const plan = replay ? scenario.replies[index] : undefined;
+			return plan ? toScriptedReply(plan) : { content: [{ type: "text", text: "done" }] };
+		},
+		{ now: Date.now },
+	);
+	const tools = scenario.tools.map((plan, index) => makeTool(TOOL_NAMES[index] as string, plan));
+	const hooks = hooksOf(scenario);
+	const stop = scenario.stop;
+	if (stop.kind === "deadline") hooks.deadline = t0 + stop.at;
+
+	const events: AgentEvent[] = [];
+	const lateEvents: AgentEvent[] = [];
+	const queued: AgentMessage[] = [];
+	let endedAt: number | undefined;
+	let settledAt: number | undefined;
+	let stoppedAt: number | undefined = stop.kind === "deadline" ? stop.at : undefined;
+	let abortFired = false;
+	let outcomeAbortedBeforeEnd = false;
+	let settled = false;
+	const record = (event: AgentEvent): void => {
+		if (settled) lateEvents.push(event);
+		else events.push(event);
+		if (event.type === "agent_end" && endedAt === undefined) {
+			endedAt = Date.now() - t0;
+			outcomeAbortedBeforeEnd = abortFired;
+		}
+	};
+
+	const prompt = user("go");
+	let steer: (m: AgentMessage) => void;
+	let followUp: (m: AgentMessage) => void;
+	let abort: (reason: unknown) => void;
+	let stillQueued: () => readonly AgentMessage[];
+	let transcript: () => readonly AgentMessage[];
+	let agent: Agent | undefined;
+	let unsubscribe = (): void => {};
+
+	if (scenario.driver === "agent") {
+		const a = new Agent({
+			...hooks,
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools,
+			steeringMode: scenario.queueMode,
+			followUpMode: scenario.queueMode,
+		});
+		agent = a;
+		unsubscribe = a.subscribe(record);
+		steer = (m) => a.steer(m);
+		followUp = (m) => a.followUp(m);
+		abort = (reason) => a.abort(reason);
+		stillQueued = () => [...a.peekSteeringQueue(), ...a.peekFollowUpQueue()];
+		transcript = () => a.state.messages;
+		void a.prompt(prompt).finally(() => {
+			settledAt = Date.now() - t0;
+			settled = true;
+		});
+	} else {
+		const steering = hostQueue(scenario.queueMode);
+		const followUps = hostQueue(scenario.queueMode);
+		const controller = new AbortController();
+		const config: AgentLoopConfig = {
+			...hooks,
+			model: scripted.model,
+			streamFn: scripted.stream,
+			getSteeringMessages: steering.take,
+			hasSteeringMessages: () => steering.items.length > 0,
+			getFollowUpMessages: followUps.take,
+		};
+		if (scenario.eventDriven) config.onSteeringQueued = steering.subscribe;
+		const stream = agentLoop([prompt], { messages: [], tools }, config, controller.signal);
+		let added: readonly AgentMessage[] = [];
+		steer = steering.push;
+		followUp = followUps.push;
+		abort = (reason) => controller.abort(reason);
+		stillQueued = () => [...steering.items, ...followUps.items];
+		transcript = () => added;
+		void (async () => {
+			for await (const event of stream) record(event);
+			added = await stream.result();
+			settledAt = Date.now() - t0;
+			settled = true;
+		})();
+	}
+
+	const queueAt = (at: number, message: AgentMessage, queue: (m: AgentMessage) => void): void => {
+		setTimeout(() => {
+			queued.push(message);
+			queue(message);
+		}, at);
+	};
+	for (const [i, at] of scenario.steers.entries()) queueAt(at, user(`steer ${i}`), steer);
+	for (const [i, at] of scenario.followUps.entries()) queueAt(at, user(`follow-up ${i}`), followUp);
+	if (stop.kind === "abort") {
+		setTimeout(() => {
+			if (settled) return;
+			stoppedAt = Date.now() - t0;
+			abortFired = true;
+			abort(abortReason(stop));
+		}, stop.at);
+	}
+
+	await driveUntil(() => settled);
+	if (stoppedAt !== undefined && endedAt !== undefined && stoppedAt > endedAt) stoppedAt = undefined;
+
+	const played: Played & { settled: boolean } = {
+		scenario,
+		events,
+		transcript: [],
+		queued,
+		stillQueued,
+		stoppedAt,
+		endedAt,
+		settledAt,
+		lateEvents,
+		outcomeAbortedBeforeEnd,
+		settled,
+		requests: () => scripted.calls.map((call) => call.context.messages),
+	};
+	if (!settled) return { ...played, transcript: transcript() };
+
+	// Tools and providers that ignored their signal finish now; nothing of it may reach the run (SPEC I4).
+	// Steers and follow-ups timed after the end are queued now too: they must stay queued (SPEC I3).
+	// (No vi.clearAllTimers() here: it also resets the fake clock, which would undo a passed deadline.)
+	await vi.advanceTimersByTimeAsync(LATE_MS);
+	unsubscribe();
+
+	if (agent) {
+		played.agent = agent;
+		const a = agent;
+		// SPEC Q4, I3: whatever is still queued is picked up by `continue()`; the model now only answers.
+		if (stillQueued().length > 0) {
+			replay = false;
+			const second: AgentEvent[] = [];
+			const off = a.subscribe((event) => second.push(event));
+			let done = false;
+			void a.continue().finally(() => {
+				done = true;
+			});
+			const ok = await driveUntil(() => done);
+			off();
+			played.second = { events: second, settled: ok };
+		}
+	}
+	return { ...played, transcript: transcript() };
+}
