@@ -24,6 +24,8 @@ import { parseEventJson } from "../shared/run-stream.js";
 import type { SseEvent } from "../shared/sse.js";
 import { finishWithStop, mapStopReason, type StopReasonTable } from "../shared/stop-reason.js";
 import { buildUsage } from "../shared/usage.js";
+import { REASONING_DETAILS_BLOCK, ReasoningDetailsLog } from "./reasoning-details.js";
+import { OPENAI_COMPLETIONS_API } from "./request.js";
 import { isWireUsage, normalizeUsage } from "./usage.js";
 
 /** SPEC M4: Chat Completions `finish_reason` values; anything else maps to `error` with the raw value. */
@@ -85,6 +87,7 @@ export class ChatCompletionsDecoder {
 	private refused = false;
 	private responseId = "";
 	private citations: JsonValue[] | undefined;
+	private readonly reasoningDetails = new ReasoningDetailsLog();
 
 	constructor(
 		private readonly builder: AssistantMessageBuilder,
@@ -139,6 +142,12 @@ export class ChatCompletionsDecoder {
 			this.startCall(call);
 			this.builder.endToolCall(call.contentIndex);
 		}
+		const details = this.reasoningDetails.details();
+		if (details.length > 0)
+			this.builder.addProviderBlock(OPENAI_COMPLETIONS_API, {
+				type: REASONING_DETAILS_BLOCK,
+				reasoning_details: details as unknown as JsonValue[],
+			});
 		if (this.citations && this.lastText >= 0)
 			for (const url of this.citations) this.builder.addCitation(this.lastText, { type: "url", url });
 		const stop = mapStopReason(this.finishReason, FINISH_REASONS);
@@ -177,6 +186,7 @@ export class ChatCompletionsDecoder {
 		for (const raw of details) {
 			const detail = asRecord(raw);
 			if (!detail) continue;
+			this.reasoningDetails.add(detail);
 			if (detail.type === "reasoning.encrypted") {
 				const data = nonEmpty(detail.data);
 				if (data !== undefined) {

@@ -22,6 +22,7 @@ import type { AssistantMessage, ImageContent, ToolResultMessage, UserContent } f
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
 import type { ProviderStreamOptions } from "../shared/run-stream.js";
 import { type OpenAICompletionsCompat, type ReasoningEffortValue, resolveCompat } from "./compat.js";
+import { type ReasoningDetail, replayableDetails } from "./reasoning-details.js";
 import { wireToolCallId } from "./tool-ids.js";
 
 /** The wire API name this provider speaks. */
@@ -31,17 +32,6 @@ export const OPENAI_COMPLETIONS_API = "openai-completions";
 export interface OpenAICompletionsOptions extends ProviderStreamOptions {
 	/** Flags that override the model's resolved compat for this call only. */
 	compat?: Partial<OpenAICompletionsCompat>;
-}
-
-/** OpenRouter's `reasoning_details` entry, as it streams and as it is replayed. */
-export interface ReasoningDetail {
-	type: "reasoning.text" | "reasoning.summary" | "reasoning.encrypted";
-	text?: string;
-	summary?: string;
-	data?: string;
-	signature?: string;
-	format?: string;
-	index?: number;
 }
 
 /** An assistant message as compatible servers accept it: OpenAI's shape plus a reasoning field. */
@@ -277,9 +267,11 @@ function assistantMessage(
 	const content = [...thoughtsAsText, texts.join("")].filter((part) => part.length > 0).join("\n\n");
 	if (content.length === 0 && toolCalls.length === 0) return undefined;
 	const wire: WireAssistantMessage = { role: "assistant", content: content.length > 0 ? content : null };
-	if (replayField === "reasoning_details" && details.length > 0) wire.reasoning_details = details;
-	else if (replayField && replayField !== "reasoning_details" && reasoning.length > 0)
-		wire[replayField] = reasoning.join("");
+	if (replayField === "reasoning_details") {
+		// The entries exactly as received (with `format`), else rebuilt from the thinking blocks.
+		const recorded = replayableDetails(message.content, OPENAI_COMPLETIONS_API) ?? details;
+		if (recorded.length > 0) wire.reasoning_details = recorded;
+	} else if (replayField && reasoning.length > 0) wire[replayField] = reasoning.join("");
 	if (toolCalls.length > 0) wire.tool_calls = toolCalls;
 	return wire;
 }

@@ -200,6 +200,17 @@ describe("reasoning", () => {
 			{ type: "thinking", thinking: "Plan more", signature: "sig==" },
 			{ type: "redactedThinking", data: "opaque" },
 			{ type: "text", text: "Done" },
+			{
+				type: "providerBlock",
+				api: "openai-completions",
+				data: {
+					type: "reasoning_details",
+					reasoning_details: [
+						{ type: "reasoning.text", index: 0, text: "Plan more", signature: "sig==" },
+						{ type: "reasoning.encrypted", index: 1, data: "opaque" },
+					],
+				},
+			},
 		]);
 	});
 });
