@@ -25,8 +25,8 @@ export interface ProviderRegistry {
 export function createProviderRegistry(entries: Record<string, StreamFunction>): ProviderRegistry {
 	const table = new Map<string, StreamFunction>(Object.entries(entries));
 	const stream: StreamFunction = (model, context, options) => {
-		const provider = table.get(model.api);
-		if (!provider) return unknownApiStream(model, options, [...table.keys()]);
+		const provider = model ? table.get(model.api) : undefined;
+		if (!provider || !model) return unknownApiStream(model, options, [...table.keys()]);
 		try {
 			return provider(model, context, options);
 		} catch (error) {

@@ -87,17 +87,20 @@ export function runProviderStream(
 ): AssistantMessageEventStream {
 	const opts: ProviderStreamOptions = options ?? {};
 	const stream: AssistantMessageEventStream = new EventStream<AssistantMessageEvent, AssistantMessage>();
-	let builder: AssistantMessageBuilder;
-	try {
-		builder = new AssistantMessageBuilder(
-			{ api: model.api, provider: model.provider, model: model.id, timestamp: Date.now() },
+	if (!model || typeof model !== "object") {
+		// SPEC E3 even for a caller bug: an error message, not a throw or a rejected result.
+		const builder = new AssistantMessageBuilder(
+			{ api: "unknown", provider: "unknown", model: "unknown", timestamp: Date.now() },
 			stream,
 		);
-		builder.start();
-	} catch (error) {
-		stream.fail(error);
+		builder.fail("error", "stream called without a model", "invalid_request");
 		return stream;
 	}
+	const builder = new AssistantMessageBuilder(
+		{ api: model.api, provider: model.provider, model: model.id, timestamp: Date.now() },
+		stream,
+	);
+	builder.start();
 	const runner = new StreamRunner(model, opts, run, spec, builder, stream);
 	runner
 		.drive()

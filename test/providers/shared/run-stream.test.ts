@@ -136,4 +136,12 @@ describe("runProviderStream (SPEC E3, A8)", () => {
 			if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
 		}
 	});
+
+	it("even a call without a model ends as an error message, never a throw or a rejection (SPEC E3)", async () => {
+		const stream = runProviderStream(undefined as unknown as Model, {}, async () => {});
+		await expect(stream.result()).resolves.toMatchObject({
+			stopReason: "error",
+			errorKind: "invalid_request",
+		});
+	});
 });
