@@ -144,4 +144,21 @@ describe("runProviderStream (SPEC E3, A8)", () => {
 			errorKind: "invalid_request",
 		});
 	});
+
+	it("registers one abort listener on the caller's signal per stream, across retries, and removes it (SPEC A2)", async () => {
+		const controller = new AbortController();
+		const added = vi.spyOn(controller.signal, "addEventListener");
+		const removed = vi.spyOn(controller.signal, "removeEventListener");
+		let calls = 0;
+		const fakeFetch = (async () =>
+			++calls < 3
+				? new Response("", { status: 503 })
+				: sseResponse("data: a\n\ndata: [END]\n\n")) as typeof fetch;
+		const message = await toy({ fetch: fakeFetch, signal: controller.signal, retryBaseDelayMs: 1 }).result();
+		expect(message.stopReason).toBe("stop");
+		expect(calls).toBe(3);
+		await new Promise((resolve) => setTimeout(resolve, 0)); // the runner detaches right after the result settles
+		expect(added.mock.calls.filter(([type]) => type === "abort")).toHaveLength(1);
+		expect(removed.mock.calls.filter(([type]) => type === "abort")).toHaveLength(1);
+	});
 });
