@@ -203,17 +203,19 @@ export function compatFor(baseUrlOrProvider: string | undefined): OpenAICompleti
 }
 
 /**
- * The flags for `model`: `compat.preset` (a preset name) if given, else the preset of `model.provider`, else
- * of `model.baseUrl`, else OpenAI's when there is no base URL (the default endpoint); then every
- * well-typed flag in `model.compat` on top.
+ * The flags for `model`: the preset named by `compat.preset`, else the one its `baseUrl` points at (the
+ * server actually spoken to: a known host, or a local server's default port), else the one its `provider`
+ * names, else OpenAI's when there is no base URL (the default endpoint); then every well-typed flag of
+ * `model.compat` on top. An ill-typed flag is ignored rather than sent.
  */
 export function resolveCompat(model: Model): OpenAICompletionsCompat {
 	const own = model.compat ?? {};
 	const explicit = typeof own.preset === "string" && isPresetName(own.preset) ? own.preset : undefined;
 	const preset =
 		explicit ??
+		(model.baseUrl === undefined ? undefined : presetNameFor(model.baseUrl)) ??
 		presetNameFor(model.provider) ??
-		(model.baseUrl === undefined ? "openai" : presetNameFor(model.baseUrl));
+		(model.baseUrl === undefined ? "openai" : undefined);
 	const base: OpenAICompletionsCompat = { ...DEFAULT_COMPAT, ...(preset ? COMPAT_PRESETS[preset] : {}) };
 	const merged: Record<string, unknown> = { ...base };
 	for (const key of Object.keys(DEFAULT_COMPAT) as (keyof OpenAICompletionsCompat)[]) {

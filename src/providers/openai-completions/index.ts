@@ -15,6 +15,7 @@ export {
 	type ToolCallIdFormat,
 } from "./compat.js";
 export { ChatCompletionsDecoder, classifyOpenAIErrorBody, FINISH_REASONS } from "./decode.js";
+export { REASONING_DETAILS_BLOCK, type ReasoningDetail } from "./reasoning-details.js";
 export {
 	buildOpenAICompletionsRequest,
 	OPENAI_COMPLETIONS_API,
@@ -22,6 +23,9 @@ export {
 	type OpenAICompletionsRequest,
 	reasoningEffort,
 	toWireToolChoice,
+	type WireAssistantMessage,
+	type WireMessage,
+	type WireToolMessage,
 } from "./request.js";
 export { chatCompletionsUrl, streamOpenAICompletions } from "./stream.js";
 export { wireToolCallId } from "./tool-ids.js";

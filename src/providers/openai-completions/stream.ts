@@ -48,6 +48,6 @@ export function streamOpenAICompletions(
 			for await (const event of events) if (decoder.push(event)) return;
 			decoder.end();
 		},
-		{ requireApiKey: compat.requiresApiKey && model.compat?.requiresApiKey !== false },
+		{ requireApiKey: compat.requiresApiKey },
 	);
 }

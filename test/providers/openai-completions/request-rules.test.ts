@@ -115,3 +115,15 @@ describe("Chat Completions request rules", () => {
 		expect(wireToolCallId("a|b", "openai")).not.toBe(wireToolCallId("a.b", "openai"));
 	});
 });
+
+describe("which preset a model gets", () => {
+	it("the base URL decides first (the server actually spoken to), then the provider name", () => {
+		const local = resolveCompat(testModel("http://localhost:11434/v1", { provider: "openai" }));
+		expect(local.requiresApiKey).toBe(false);
+		expect(local.reasoningField).toBe("reasoning");
+		const named = resolveCompat(testModel("http://gpu-box:9999/v1", { provider: "ollama" }));
+		expect(named.requiresApiKey).toBe(false);
+		const defaultEndpoint = resolveCompat({ ...testModel(""), baseUrl: undefined, provider: "acme" });
+		expect(defaultEndpoint.maxTokensField).toBe("max_completion_tokens");
+	});
+});
