@@ -1,0 +1,245 @@
+/**
+ * Gemini request building: `Context` + options → the exact JSON body of
+ * `POST {baseUrl}/models/{id}:streamGenerateContent?alt=sse`. Wire shapes are checked against
+ * `@google/genai`'s own types (`import type` only; enum-typed fields are written as their string values).
+ *
+ * Key order is fixed and `contents` comes last, so consecutive turns of one conversation send bodies whose
+ * `contents` prefix is byte-identical (implicit prompt caching).
+ *
+ * Compat flags read here (`model.compat`, never `if (provider === ...)`):
+ * - `thinkingLevels: string[]` — the model takes `thinkingLevel` (Gemini 3: e.g. `["low", "high"]`) instead
+ *   of a `thinkingBudget`; the SPEC X5 level is clamped to this list.
+ * - `thinkingAlwaysOn: true` — the model cannot switch thinking off (Gemini 2.5 Pro): `off` becomes the
+ *   smallest budget. `maxThinkingBudget: number` caps budgets (default 24576).
+ * - `toolCallIds: true` — send `id` on `functionCall` / `functionResponse` parts (servers that support it).
+ * - `toolCallSignaturePlaceholder: string` — signature to send on function calls that have none (calls
+ *   from another model; Gemini 3 validates signatures on the current turn's calls).
+ */
+import type {
+	Content,
+	FunctionCallingConfig,
+	FunctionCallingConfigMode,
+	FunctionDeclaration,
+	ThinkingLevel as GeminiThinkingLevel,
+	GenerationConfig,
+	Part,
+	ThinkingConfig,
+	Tool,
+	ToolConfig,
+} from "@google/genai";
+import type {
+	AssistantMessage,
+	ImageContent,
+	Message,
+	TextContent,
+	ToolResultMessage,
+	UserContent,
+} from "../../core/messages.js";
+import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
+import type { ProviderStreamOptions } from "../shared/run-stream.js";
+
+/** The wire API name this provider speaks; also the `api` of its `ProviderBlock`s. */
+export const GOOGLE_API = "google-generative-ai";
+
+/** Options of the Gemini provider. */
+export type GoogleOptions = ProviderStreamOptions;
+
+/** `thinkingConfig` with the level as its wire string. */
+export type WireThinkingConfig = Omit<ThinkingConfig, "thinkingLevel"> & {
+	thinkingLevel?: `${GeminiThinkingLevel}`;
+};
+
+/** `toolConfig` with the mode as its wire string. */
+export type WireToolConfig = Omit<ToolConfig, "functionCallingConfig"> & {
+	functionCallingConfig?: Omit<FunctionCallingConfig, "mode"> & { mode?: `${FunctionCallingConfigMode}` };
+};
+
+/** The JSON body of one `streamGenerateContent` call. */
+export interface GeminiRequestBody {
+	systemInstruction?: Content;
+	tools?: Tool[];
+	toolConfig?: WireToolConfig;
+	generationConfig?: Omit<GenerationConfig, "thinkingConfig"> & { thinkingConfig?: WireThinkingConfig };
+	contents: Content[];
+}
+
+/** Thinking budget per level (SPEC X5), before clamping to the model. */
+export const GEMINI_THINKING_BUDGETS: Readonly<Record<Exclude<ThinkingLevel, "off">, number>> = {
+	minimal: 512,
+	low: 2048,
+	medium: 8192,
+	high: 16_384,
+	xhigh: 32_768,
+};
+
+const MIN_THINKING_BUDGET = 128;
+const DEFAULT_MAX_THINKING_BUDGET = 24_576;
+const LEVEL_ORDER = ["minimal", "low", "medium", "high"] as const;
+
+/** Build the request body for one call. Pure: same inputs, same object (and bytes). */
+export function buildGeminiRequest(
+	model: Model,
+	context: Context,
+	options: GoogleOptions = {},
+): GeminiRequestBody {
+	const body: Partial<GeminiRequestBody> = {};
+	if (context.systemPrompt) body.systemInstruction = { parts: [{ text: context.systemPrompt }] };
+	const tools = context.tools ?? [];
+	if (tools.length > 0) {
+		body.tools = [{ functionDeclarations: tools.map(toFunctionDeclaration) }];
+		if (options.toolChoice)
+			body.toolConfig = { functionCallingConfig: toFunctionCallingConfig(options.toolChoice) };
+	}
+	const generation: NonNullable<GeminiRequestBody["generationConfig"]> = {};
+	if (options.maxTokens !== undefined) generation.maxOutputTokens = options.maxTokens;
+	if (options.temperature !== undefined) generation.temperature = options.temperature;
+	const thinking = thinkingConfig(model, options.thinkingLevel);
+	if (thinking) generation.thinkingConfig = thinking;
+	if (Object.keys(generation).length > 0) body.generationConfig = generation;
+	body.contents = convertMessages(model, context.messages);
+	return body as GeminiRequestBody;
+}
+
+function toFunctionDeclaration(tool: ToolSpec): FunctionDeclaration {
+	return { name: tool.name, description: tool.description, parametersJsonSchema: tool.parameters };
+}
+
+/** auto → AUTO, none → NONE, required → ANY, a named tool → ANY restricted to that name. */
+export function toFunctionCallingConfig(
+	choice: ToolChoice,
+): NonNullable<WireToolConfig["functionCallingConfig"]> {
+	if (choice === "auto") return { mode: "AUTO" };
+	if (choice === "none") return { mode: "NONE" };
+	if (choice === "required") return { mode: "ANY" };
+	return { mode: "ANY", allowedFunctionNames: [choice.name] };
+}
+
+/**
+ * SPEC X5, clamped to the model: Gemini 3 models (`compat.thinkingLevels`) get a `thinkingLevel`, others a
+ * `thinkingBudget` below `maxThinkingBudget`; `off` is budget 0 unless the model always thinks. No level
+ * means the model's default (nothing sent).
+ */
+export function thinkingConfig(
+	model: Model,
+	level: ThinkingLevel | undefined,
+): WireThinkingConfig | undefined {
+	if (!model.reasoning || level === undefined) return undefined;
+	const levels = model.compat?.thinkingLevels;
+	if (Array.isArray(levels) && levels.length > 0) {
+		const wanted = level === "off" ? "minimal" : level === "xhigh" ? "high" : level;
+		const clamped = clampLevel(wanted, levels);
+		return { thinkingLevel: clamped.toUpperCase() as `${GeminiThinkingLevel}`, includeThoughts: true };
+	}
+	if (level === "off") {
+		if (model.compat?.thinkingAlwaysOn !== true) return { thinkingBudget: 0 };
+		return { thinkingBudget: MIN_THINKING_BUDGET, includeThoughts: true };
+	}
+	const cap =
+		typeof model.compat?.maxThinkingBudget === "number"
+			? model.compat.maxThinkingBudget
+			: DEFAULT_MAX_THINKING_BUDGET;
+	const budget = Math.max(MIN_THINKING_BUDGET, Math.min(GEMINI_THINKING_BUDGETS[level], cap));
+	return { thinkingBudget: budget, includeThoughts: true };
+}
+
+function clampLevel(wanted: (typeof LEVEL_ORDER)[number], supported: unknown[]): string {
+	for (let i = LEVEL_ORDER.indexOf(wanted); i >= 0; i--) {
+		const candidate = LEVEL_ORDER[i] as string;
+		if (supported.includes(candidate)) return candidate;
+	}
+	const lowest = LEVEL_ORDER.find((candidate) => supported.includes(candidate));
+	return lowest ?? wanted;
+}
+
+/** Convert wire messages; consecutive tool results share one `user` content, as the API requires. */
+export function convertMessages(model: Model, messages: readonly Message[]): Content[] {
+	const out: Content[] = [];
+	let results: Part[] | undefined;
+	for (const message of messages) {
+		if (message.role === "toolResult") {
+			if (!results) {
+				results = [];
+				out.push({ role: "user", parts: results });
+			}
+			results.push(...toolResultParts(model, message));
+			continue;
+		}
+		results = undefined;
+		const parts = message.role === "user" ? userParts(model, message.content) : modelParts(model, message);
+		if (parts.length > 0) out.push({ role: message.role === "user" ? "user" : "model", parts });
+	}
+	return out;
+}
+
+function userParts(model: Model, content: string | UserContent[]): Part[] {
+	const blocks: UserContent[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
+	const out: Part[] = [];
+	for (const block of blocks) {
+		if (block.type === "text") {
+			if (block.text.length > 0) out.push({ text: block.text });
+		} else out.push(imagePart(model, block));
+	}
+	return out;
+}
+
+function imagePart(model: Model, image: ImageContent): Part {
+	if (!model.input.includes("image")) return { text: "(image omitted: this model does not accept images)" };
+	return { inlineData: { mimeType: image.mimeType, data: image.data } };
+}
+
+/** A tool result: a `functionResponse` keyed by name (`output` or `error`), then its images as parts. */
+function toolResultParts(model: Model, message: ToolResultMessage): Part[] {
+	const text = message.content
+		.filter((block): block is TextContent => block.type === "text")
+		.map((block) => block.text)
+		.join("\n");
+	const images = message.content.filter((block): block is ImageContent => block.type === "image");
+	const shown = text.length > 0 ? text : images.length > 0 ? "(see the attached image)" : "";
+	const response = message.isError ? { error: shown } : { output: shown };
+	const functionResponse: NonNullable<Part["functionResponse"]> = { name: message.toolName, response };
+	if (model.compat?.toolCallIds === true) functionResponse.id = message.toolCallId;
+	return [{ functionResponse }, ...images.map((image) => imagePart(model, image))];
+}
+
+/**
+ * Assistant content (SPEC C4): from the same provider and model, thought, text and function-call parts keep
+ * their `thoughtSignature` and our provider blocks (code execution, server tools, images) are replayed
+ * unchanged; from anywhere else, thinking becomes plain text, signatures and provider blocks are dropped.
+ */
+function modelParts(model: Model, message: AssistantMessage): Part[] {
+	const sameModel =
+		message.api === model.api && message.provider === model.provider && message.model === model.id;
+	const placeholder = model.compat?.toolCallSignaturePlaceholder;
+	const out: Part[] = [];
+	for (const block of message.content) {
+		switch (block.type) {
+			case "text":
+				if (block.text.length > 0 || (sameModel && block.signature))
+					out.push(signed({ text: block.text }, sameModel ? block.signature : undefined));
+				break;
+			case "thinking":
+				if (sameModel) out.push(signed({ text: block.thinking, thought: true }, block.signature));
+				else if (block.thinking.trim().length > 0) out.push({ text: block.thinking });
+				break;
+			case "toolCall": {
+				const functionCall: NonNullable<Part["functionCall"]> = { name: block.name, args: block.arguments };
+				if (model.compat?.toolCallIds === true) functionCall.id = block.id;
+				const signature = sameModel ? block.signature : undefined;
+				out.push(
+					signed({ functionCall }, signature ?? (typeof placeholder === "string" ? placeholder : undefined)),
+				);
+				break;
+			}
+			case "providerBlock":
+				if (sameModel && block.api === GOOGLE_API) out.push(block.data as unknown as Part);
+				break;
+			case "redactedThinking":
+				break;
+		}
+	}
+	return out;
+}
+
+function signed(part: Part, signature: string | undefined): Part {
+	return signature ? { ...part, thoughtSignature: signature } : part;
+}
