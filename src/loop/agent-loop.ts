@@ -72,6 +72,7 @@ function startRun(
 		externalSignal: signal,
 		open: { turn: false, message: undefined, toolExecutions: new Map() },
 		modelCalls: 0,
+		soft: { reminded: new Set(), satisfied: new Set(), forcing: undefined },
 		pausedContinuations: 0,
 		outcome: undefined,
 		llmLog: [],

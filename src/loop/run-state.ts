@@ -1,6 +1,7 @@
 import type { EventStream } from "../core/event-stream.js";
 import type { AgentMessage, Message } from "../core/messages.js";
 import type { StreamFunction } from "../core/model.js";
+import type { SoftRequirementState } from "./soft-requirement.js";
 import type { StepRunner } from "./step-runner.js";
 import type { AgentContext, AgentEvent, AgentLoopConfig, RunOutcome } from "./types.js";
 
@@ -32,6 +33,8 @@ export interface RunState {
 	readonly externalSignal: AbortSignal | undefined;
 	readonly open: OpenScopes;
 	modelCalls: number;
+	/** SPEC X1 gate memory: reminders injected, current escalation. */
+	readonly soft: SoftRequirementState;
 	pausedContinuations: number;
 	outcome: RunOutcome | undefined;
 	/**

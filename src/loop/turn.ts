@@ -1,8 +1,8 @@
-import { buildProviderCall } from "../context/build.js";
+import { buildProviderCall, type ProviderCall } from "../context/build.js";
 import { abortReasonText } from "../core/abort.js";
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "../core/messages.js";
 import { toolCallsOf } from "../core/messages.js";
-import { runToolBatch } from "../tools/batch.js";
+import { runToolBatch, type ToolBatchInput } from "../tools/batch.js";
 import { placeholderResult } from "../tools/placeholders.js";
 import type { PlaceholderReason } from "../tools/types.js";
 import { decideAfterReply, nextPausedCount } from "./decide.js";
@@ -10,33 +10,28 @@ import { commitMessage, emit, replaceMessage } from "./emit.js";
 import type { DanglingBatch } from "./pairing.js";
 import type { RunState } from "./run-state.js";
 import { deadlinePassed, isDeadlineAbort, steeringProbe } from "./signals.js";
+import { judgeSoftTurn, markReminded, planSoftGate } from "./soft-requirement.js";
 import { streamAssistantReply } from "./stream-reply.js";
+import type { SoftToolRequirement } from "./types.js";
 
 /** What the inner loop does after a turn (SPEC L7). */
 export type TurnNext = "continue" | "idle" | "end";
 
 /**
- * One turn (SPEC L8): prepare the provider call (C1) → gate (X6) → `turn_start` → inject Pending → stream
- * the reply → decide by stop reason (S) → run tools or write placeholders → `turn_end` → `onTurnEnd`.
- * Preparing before `turn_start` changes no observable order and lets the X6 gate stop the run without
- * leaving a turn open.
+ * One turn (SPEC L8): soft-requirement gate (X1) → prepare the provider call (C1) → `beforeModelCall` (X6) →
+ * `turn_start` → inject Pending → stream the reply → decide by stop reason (S) → run tools or write
+ * placeholders → `turn_end` → `onTurnEnd`. Preparing before `turn_start` changes no observable order and lets
+ * the X6 gate stop the run without leaving a turn open.
  */
 export async function runTurn(state: RunState): Promise<TurnNext> {
 	const { config } = state;
-	const call = await buildProviderCall(state, state.pending, hardToolChoice(state));
-
-	if (config.beforeModelCall) {
-		const gate = await config.beforeModelCall({
-			model: config.model,
-			context: call.context,
-			options: call.options,
-			messages: state.messages,
-		});
-		if (gate?.stop) {
-			state.outcome = { type: "completed", stoppedBy: gate.reason ?? "beforeModelCall" };
-			return "end";
-		}
+	const plan = planSoftGate(config.getToolChoice?.(), config.toolChoice, state.soft);
+	if (plan.remind.length > 0) {
+		state.pending = [...state.pending, ...plan.remind];
+		markReminded(plan, state.soft);
 	}
+	const call = await buildProviderCall(state, state.pending, plan.toolChoice);
+	if (await stoppedByGate(state, call)) return "end";
 
 	emit(state, { type: "turn_start" });
 	const pending = state.pending;
@@ -44,6 +39,41 @@ export async function runTurn(state: RunState): Promise<TurnNext> {
 	for (const message of pending) commitMessage(state, message);
 
 	const reply = await streamAssistantReply(state, call);
+	const { message, toolResults, next } = await settleReply(state, reply, plan.requirement);
+	if (next === "end") state.outcome ??= outcomeOfEndedTurn(state, message);
+
+	emit(state, { type: "turn_end", message, toolResults });
+	await config.onTurnEnd?.({ message, toolResults });
+	return next;
+}
+
+/** SPEC X6: `{stop: true}` ends the run before the call; Pending is still committed by the run's end. */
+async function stoppedByGate(state: RunState, call: ProviderCall): Promise<boolean> {
+	const { config } = state;
+	if (!config.beforeModelCall) return false;
+	const gate = await config.beforeModelCall({
+		model: config.model,
+		context: call.context,
+		options: call.options,
+		messages: state.messages,
+	});
+	if (!gate?.stop) return false;
+	state.outcome = { type: "completed", stoppedBy: gate.reason ?? "beforeModelCall" };
+	return true;
+}
+
+interface SettledTurn {
+	message: AssistantMessage;
+	toolResults: ToolResultMessage[];
+	next: TurnNext;
+}
+
+/** Apply the stop-reason decision (SPEC S) and, when a soft requirement is active, its verdict (SPEC X1). */
+async function settleReply(
+	state: RunState,
+	reply: AssistantMessage,
+	requirement: SoftToolRequirement | undefined,
+): Promise<SettledTurn> {
 	const calls = toolCallsOf(reply);
 	const decision = decideAfterReply({
 		stopReason: reply.stopReason,
@@ -54,37 +84,49 @@ export async function runTurn(state: RunState): Promise<TurnNext> {
 	});
 	state.pausedContinuations = nextPausedCount(decision, calls.length > 0, state.pausedContinuations);
 
-	let message = reply;
-	let toolResults: ToolResultMessage[] = [];
-	let next: TurnNext;
+	const judged =
+		requirement &&
+		(decision.type === "runTools" || decision.type === "turnComplete" || decision.type === "continuePaused");
+	const verdict = judged ? judgeSoftTurn(requirement, calls, state.soft) : undefined;
+	if (requirement && verdict && verdict.type !== "complied") {
+		const skipped = new Map(
+			verdict.skip.map((c) => [
+				c.id,
+				{ reason: "soft_requirement" as const, requiredTool: requirement.toolName },
+			]),
+		);
+		const { message, toolResults } =
+			calls.length > 0
+				? await runBatch(state, reply, { preSkipped: skipped })
+				: { message: reply, toolResults: [] };
+		if (verdict.type === "fail") {
+			state.outcome = { type: "error", error: verdict.error };
+			return { message, toolResults, next: "end" };
+		}
+		return { message, toolResults, next: "continue" };
+	}
+
 	switch (decision.type) {
 		case "runTools": {
-			({ message, toolResults } = await runBatch(state, reply));
-			next = state.signal.aborted ? "end" : "continue";
-			break;
+			const { message, toolResults } = await runBatch(state, reply);
+			return { message, toolResults, next: state.signal.aborted ? "end" : "continue" };
 		}
 		case "placeholders": {
 			const cause =
 				decision.reason === "error" ? (reply.errorMessage ?? "unknown error") : reply.errorMessage;
-			toolResults = writePlaceholders(state, calls, decision.reason, cause);
-			next = decision.next;
-			break;
+			return {
+				message: reply,
+				toolResults: writePlaceholders(state, calls, decision.reason, cause),
+				next: decision.next,
+			};
 		}
 		case "continuePaused":
-			next = "continue";
-			break;
+			return { message: reply, toolResults: [], next: "continue" };
 		case "turnComplete":
-			next = "idle";
-			break;
+			return { message: reply, toolResults: [], next: "idle" };
 		case "endRun":
-			next = "end";
-			break;
+			return { message: reply, toolResults: [], next: "end" };
 	}
-	if (next === "end") state.outcome ??= outcomeOfEndedTurn(state, message);
-
-	emit(state, { type: "turn_end", message, toolResults });
-	await config.onTurnEnd?.({ message, toolResults });
-	return next;
 }
 
 /**
@@ -93,21 +135,25 @@ export async function runTurn(state: RunState): Promise<TurnNext> {
  */
 export async function runResumedBatch(state: RunState, dangling: DanglingBatch): Promise<TurnNext> {
 	emit(state, { type: "turn_start" });
-	const { message, toolResults } = await runBatch(
-		state,
-		dangling.assistant,
-		new Set(dangling.calls.map((c) => c.id)),
-	);
+	const only = new Set(dangling.calls.map((c) => c.id));
+	const { message, toolResults } = await runBatch(state, dangling.assistant, { only });
 	const next: TurnNext = state.signal.aborted ? "end" : "continue";
 	emit(state, { type: "turn_end", message, toolResults });
 	await state.config.onTurnEnd?.({ message, toolResults });
 	return next;
 }
 
+interface BatchOptions {
+	/** Run only these calls (a resumed batch, SPEC L6). */
+	only?: ReadonlySet<string>;
+	/** Calls that must not run (SPEC X1). */
+	preSkipped?: ToolBatchInput["preSkipped"];
+}
+
 async function runBatch(
 	state: RunState,
 	reply: AssistantMessage,
-	only?: ReadonlySet<string>,
+	{ only, preSkipped }: BatchOptions = {},
 ): Promise<{ message: AssistantMessage; toolResults: ToolResultMessage[] }> {
 	const { config } = state;
 	const batchMessage = only
@@ -129,6 +175,7 @@ async function runBatch(
 		emit: (event) => emit(state, event),
 		now: state.now,
 		intentTracing: config.intentTracing === true,
+		...(preSkipped ? { preSkipped } : {}),
 	});
 	let message = reply;
 	if (batch.revisedArguments.size > 0) {
@@ -167,11 +214,4 @@ function outcomeOfEndedTurn(state: RunState, message: AssistantMessage) {
 		return { type: "aborted" as const, reason: message.errorMessage ?? abortReasonText(state.signal.reason) };
 	}
 	return { type: "error" as const, error: message.errorMessage ?? "the model call failed" };
-}
-
-/** The static hard tool choice; soft requirements (SPEC X1) are resolved by the requirement gate. */
-function hardToolChoice(state: RunState) {
-	const choice = state.config.getToolChoice?.();
-	if (choice === undefined || (typeof choice === "object" && "soft" in choice)) return undefined;
-	return choice;
 }

@@ -154,6 +154,8 @@ export interface AgentLoopConfig {
 	beforeModelCall?: (
 		ctx: BeforeModelCallContext,
 	) => Awaitable<{ stop: true; reason?: string } | undefined | undefined>;
-	/** SPEC X1: a hard tool choice, or a soft requirement. */
+	/** The static tool choice of every call (default: the provider's auto). A soft requirement that conflicts with it stands down (SPEC X1). */
+	toolChoice?: ToolChoice;
+	/** SPEC X1: per call, a hard tool choice (used as is) or a soft requirement; undefined → `toolChoice`. */
 	getToolChoice?: () => ToolChoice | SoftToolRequirement | undefined;
 }
