@@ -6,6 +6,7 @@
 import type { AssistantMessageEventStream } from "../core/events.js";
 import type { Context, Model, StreamFunction, StreamOptions } from "../core/model.js";
 import { streamAnthropic } from "./anthropic/index.js";
+import { streamGoogle } from "./google/index.js";
 import { streamOpenAICompletions } from "./openai-completions/stream.js";
 import { streamOpenAIResponses } from "./openai-responses/index.js";
 import { ProviderError } from "./shared/errors.js";
@@ -74,6 +75,7 @@ export function builtinProviders(): Record<string, StreamFunction> {
 		"anthropic-messages": streamAnthropic,
 		"openai-completions": streamOpenAICompletions,
 		"openai-responses": streamOpenAIResponses,
+		"google-generative-ai": streamGoogle,
 	};
 }
 
