@@ -114,8 +114,9 @@ const EFFORT_ORDER: readonly ReasoningEffortValue[] = ["minimal", "low", "medium
 
 /**
  * SPEC X5: the effort for a thinking level, clamped to the nearest supported effort at or below it (else
- * the lowest supported). `off` sends the compat's off value, or nothing. Nothing for non-reasoning models,
- * servers without effort control, or no level (the model's default).
+ * the lowest supported). `off` sends the compat's off value, else `none` when the model lists it, else
+ * nothing. Nothing at all for non-reasoning models, servers without effort control, or no level (the model's
+ * default).
  */
 export function reasoningEffort(
 	model: Model,
@@ -123,9 +124,10 @@ export function reasoningEffort(
 	level: ThinkingLevel | undefined,
 ): ReasoningEffortValue | undefined {
 	if (!model.reasoning || !compat.supportsReasoningEffort || level === undefined) return undefined;
-	if (level === "off") return compat.reasoningEffortOff;
 	const own = model.compat?.effortLevels;
 	const supported: readonly string[] = Array.isArray(own) ? (own as string[]) : compat.reasoningEffortLevels;
+	// A model that lists "none" among its efforts (gpt-5.1 and later) can be switched off that way.
+	if (level === "off") return compat.reasoningEffortOff ?? (supported.includes("none") ? "none" : undefined);
 	for (let i = EFFORT_ORDER.indexOf(level); i >= 0; i--) {
 		const candidate = EFFORT_ORDER[i] as ReasoningEffortValue;
 		if (supported.includes(candidate)) return candidate;

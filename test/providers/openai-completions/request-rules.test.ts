@@ -65,6 +65,8 @@ describe("Chat Completions request rules", () => {
 		it("off omits the field, or sends the server's off value", () => {
 			expect(reasoningEffort(model, compat, "off")).toBeUndefined();
 			expect(reasoningEffort(model, { ...compat, reasoningEffortOff: "none" }, "off")).toBe("none");
+			const gpt52 = testModel("x", { compat: { effortLevels: ["none", "low", "medium", "high", "xhigh"] } });
+			expect(reasoningEffort(gpt52, compat, "off")).toBe("none");
 		});
 		it("nothing for a model without reasoning, a server without effort control, or no level", () => {
 			expect(reasoningEffort({ ...model, reasoning: false }, compat, "high")).toBeUndefined();
