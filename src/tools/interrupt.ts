@@ -25,7 +25,8 @@ export interface SteeringWatch {
 }
 
 /**
- * Watch the steering queue. With `subscribe`, wake-ups are event-driven for the whole batch; otherwise a
+ * Watch the steering queue: peek once at the start, then with `subscribe` wake-ups are event-driven for the
+ * whole batch; otherwise a
  * timer polls every `STEERING_INTERRUPT_POLL_MS` while `shouldPoll()` holds (some tool is executing), so an
  * idle batch owns no timer. Wake-ups are deferred to a microtask: a host's `steer()` call must not run tool
  * abort handlers synchronously inside itself.
@@ -51,6 +52,9 @@ export function watchSteering(
 	const unsubscribe = subscribeSafely(probe, () => {
 		void Promise.resolve().then(check);
 	});
+	// A message queued before the watch began (e.g. while the reply streamed) sends no wake-up, and a poll
+	// would only see it after a whole interval: peek once now.
+	check();
 	const refresh = (): void => {
 		if (unsubscribe || fired || stopped || timer !== undefined || !shouldPoll()) return;
 		timer = setTimeout(() => {

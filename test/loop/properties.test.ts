@@ -11,15 +11,24 @@
  */
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { AgentEvent, AgentMessage } from "../../src/index.js";
 import {
+	Agent,
+	type AgentEvent,
+	type AgentMessage,
+	agentLoop,
+	STEERING_INTERRUPT_POLL_MS,
+	type ToolResultMessage,
+} from "../../src/index.js";
+import { scriptedModel } from "../../src/testing/index.js";
+import {
+	isInterruptible,
 	type Played,
 	playScenario,
 	type Scenario,
 	type StopPlan,
 	scenarioArb,
 } from "../support/loop-scenarios.js";
-import { runScript, user } from "../support/run.js";
+import { echoTool, runScript, user } from "../support/run.js";
 import { assertBalanced, assertPaired } from "../support/trace.js";
 
 const RUNS = Number(process.env.CAPSTAN_PROPERTY_RUNS ?? 300);
@@ -104,6 +113,8 @@ function checkInvariants(played: Played & { settled: boolean }): void {
 			);
 		}
 	}
+
+	assertSteeringInterrupts(played);
 
 	// SPEC L12/A1/A7: the outcome names the stop that ended the run.
 	const thrownHook = scenario.turnEndThrowsAt !== undefined;
@@ -196,6 +207,26 @@ function assertTurnsPairTheirCalls(events: readonly AgentEvent[]): void {
 	}
 }
 
+/**
+ * SPEC T10: in `immediate` mode, an interruptible tool that runs while a steering message is queued is
+ * interrupted at once with an event-driven wake-up (the Agent always offers one), or by the next poll.
+ */
+function assertSteeringInterrupts(played: Played): void {
+	const { scenario } = played;
+	if (scenario.interruptMode !== "immediate") return;
+	const bound = scenario.driver === "agent" || scenario.eventDriven ? 0 : STEERING_INTERRUPT_POLL_MS;
+	for (const execution of played.executions) {
+		if (execution.steeredAt === undefined || execution.endedAt === undefined) continue;
+		if (!isInterruptible(scenario, execution.toolName, execution.args)) continue;
+		const lag = execution.endedAt - execution.steeredAt;
+		if (lag > bound) {
+			throw new Error(
+				`SPEC T10: interruptible ${execution.toolName} (${execution.toolCallId}) ran ${lag} ms after a steering message was queued (bound ${bound} ms)`,
+			);
+		}
+	}
+}
+
 const someStop: fc.Arbitrary<StopPlan> = fc.oneof(
 	fc.record({
 		kind: fc.constant("abort" as const),
@@ -252,4 +283,75 @@ describe("regressions found by the properties", () => {
 			assertPaired(request);
 		}
 	});
+});
+
+describe("regressions found by the properties (steering)", () => {
+	afterEach(() => {
+		vi.useRealTimers();
+	});
+
+	// Shrunk from the T10 check: a steer queued while the reply was still streaming sent its wake-up before the
+	// batch's watch subscribed, so with event-driven wake-ups (always, with the Agent) nothing ever peeked
+	// until a tool finished — an interruptible tool ran to its end (or forever) with a steer queued. Polling
+	// saw it only after a whole interval.
+	for (const driver of ["agent", "loop (polling)"] as const) {
+		it(`SPEC T10: a steer queued while the reply streams skips the batch before anything starts — ${driver}`, async () => {
+			vi.useFakeTimers();
+			const log: string[] = [];
+			const tool = echoTool("slow", { ms: 60_000, interruptible: true, log });
+			const scripted = scriptedModel(
+				[
+					{ content: [{ type: "toolCall", name: "slow", arguments: { text: "a" } }], delayMs: 5 },
+					{ content: [{ type: "text", text: "ok" }] },
+				],
+				{ now: () => 0 },
+			);
+			const steer = user("wait, do something else");
+			let settled = false;
+			let messages: readonly AgentMessage[] = [];
+			if (driver === "agent") {
+				const agent = new Agent({ model: scripted.model, streamFn: scripted.stream, tools: [tool] });
+				void agent.prompt("go").then(() => {
+					settled = true;
+					messages = agent.state.messages;
+				});
+				await vi.advanceTimersByTimeAsync(7);
+				agent.steer(steer);
+			} else {
+				const queue: AgentMessage[] = [];
+				const stream = agentLoop(
+					[user("go")],
+					{ messages: [], tools: [tool] },
+					{
+						model: scripted.model,
+						streamFn: scripted.stream,
+						getSteeringMessages: () => queue.splice(0, 1),
+						hasSteeringMessages: () => queue.length > 0,
+					},
+				);
+				void stream.result().then((added) => {
+					settled = true;
+					messages = added;
+				});
+				await vi.advanceTimersByTimeAsync(7);
+				queue.push(steer);
+			}
+			await vi.advanceTimersByTimeAsync(100);
+			expect(settled).toBe(true);
+			expect(log).toEqual([]);
+			expect(messages.map((m) => (m as { role: string }).role)).toEqual([
+				"user",
+				"assistant",
+				"toolResult",
+				"user",
+				"assistant",
+			]);
+			expect((messages[2] as ToolResultMessage).details).toEqual({
+				synthetic: true,
+				reason: "interrupted",
+				executed: false,
+			});
+			expect(messages[3]).toBe(steer);
+		});
+	}
 });

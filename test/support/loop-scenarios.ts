@@ -338,6 +338,8 @@ export interface Played {
 	lateEvents: AgentEvent[];
 	outcomeAbortedBeforeEnd: boolean;
 	agent?: Agent;
+	/** Every tool execution of the first run, with the steering it saw (SPEC T10). */
+	executions: Execution[];
 	/** The messages of every provider request, in call order. */
 	requests: () => readonly (readonly AgentMessage[])[];
 	/** A second run (`Agent.continue()`) after the first one, when something was left queued. */
@@ -346,6 +348,52 @@ export interface Played {
 
 /** Fake time given to tools and providers that ignored their signal to finish after the run ended. */
 const LATE_MS = 2000;
+
+/** One tool execution as the events show it, and when steering was queued while it ran (SPEC T10). */
+export interface Execution {
+	toolCallId: string;
+	toolName: string;
+	args: Record<string, unknown>;
+	startedAt: number;
+	endedAt: number | undefined;
+	status: string | undefined;
+	/** Fake time at which a steer was queued during the execution, or its start when one was already queued. */
+	steeredAt: number | undefined;
+}
+
+function trackExecution(
+	event: AgentEvent,
+	executions: Map<string, Execution>,
+	now: number,
+	steerQueued: () => boolean,
+): void {
+	if (event.type === "tool_execution_start") {
+		executions.set(event.toolCallId, {
+			toolCallId: event.toolCallId,
+			toolName: event.toolName,
+			args: event.args,
+			startedAt: now,
+			endedAt: undefined,
+			status: undefined,
+			steeredAt: steerQueued() ? now : undefined,
+		});
+	} else if (event.type === "tool_execution_end") {
+		const execution = executions.get(event.toolCallId);
+		if (execution) Object.assign(execution, { endedAt: now, status: event.status });
+	}
+}
+
+/** Whether a tool of the scenario is interruptible for these arguments (SPEC T10), mirroring `makeTool`. */
+export function isInterruptible(
+	scenario: Scenario,
+	toolName: string,
+	args: Record<string, unknown>,
+): boolean {
+	const plan = scenario.tools[TOOL_NAMES.indexOf(toolName as (typeof TOOL_NAMES)[number])];
+	if (!plan) return false;
+	if (plan.interruptible === "byArgs") return typeof args.ms === "number" && args.ms % 3 === 0;
+	return plan.interruptible === "yes";
+}
 
 /** How long (fake ms) a run may take at most before it counts as hanging. */
 export const RUN_LIMIT_MS = 10 * 60_000;
@@ -440,9 +488,11 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 	let abortFired = false;
 	let outcomeAbortedBeforeEnd = false;
 	let settled = false;
+	const executions = new Map<string, Execution>();
 	const record = (event: AgentEvent): void => {
 		if (settled) lateEvents.push(event);
 		else events.push(event);
+		trackExecution(event, executions, Date.now() - t0, () => steeringQueued().length > 0);
 		if (event.type === "agent_end" && endedAt === undefined) {
 			endedAt = Date.now() - t0;
 			outcomeAbortedBeforeEnd = abortFired;
@@ -454,6 +504,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 	let followUp: (m: AgentMessage) => void;
 	let abort: (reason: unknown) => void;
 	let stillQueued: () => readonly AgentMessage[];
+	let steeringQueued: () => readonly AgentMessage[];
 	let transcript: () => readonly AgentMessage[];
 	let agent: Agent | undefined;
 	let unsubscribe = (): void => {};
@@ -473,6 +524,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		followUp = (m) => a.followUp(m);
 		abort = (reason) => a.abort(reason);
 		stillQueued = () => [...a.peekSteeringQueue(), ...a.peekFollowUpQueue()];
+		steeringQueued = () => a.peekSteeringQueue();
 		transcript = () => a.state.messages;
 		void a.prompt(prompt).finally(() => {
 			settledAt = Date.now() - t0;
@@ -497,6 +549,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		followUp = followUps.push;
 		abort = (reason) => controller.abort(reason);
 		stillQueued = () => [...steering.items, ...followUps.items];
+		steeringQueued = () => steering.items;
 		transcript = () => added;
 		void (async () => {
 			for await (const event of stream) record(event);
@@ -512,7 +565,13 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 			queue(message);
 		}, at);
 	};
-	for (const [i, at] of scenario.steers.entries()) queueAt(at, user(`steer ${i}`), steer);
+	const steerAndNote = (message: AgentMessage): void => {
+		steer(message);
+		const now = Date.now() - t0;
+		for (const execution of executions.values())
+			if (execution.endedAt === undefined) execution.steeredAt ??= now;
+	};
+	for (const [i, at] of scenario.steers.entries()) queueAt(at, user(`steer ${i}`), steerAndNote);
 	for (const [i, at] of scenario.followUps.entries()) queueAt(at, user(`follow-up ${i}`), followUp);
 	if (stop.kind === "abort") {
 		setTimeout(() => {
@@ -538,6 +597,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		lateEvents,
 		outcomeAbortedBeforeEnd,
 		settled,
+		executions: [...executions.values()],
 		requests: () => scripted.calls.map((call) => call.context.messages),
 	};
 	if (!settled) return { ...played, transcript: transcript() };
