@@ -1,0 +1,99 @@
+/**
+ * Chat Completions decode throughput (issue 3, "Measure"): MB/s of recorded SSE turned into events, ours (SSE
+ * reader + decoder + builder + every event consumed) versus iterating the `openai` SDK's raw chunk stream
+ * (`chat.completions.create({stream: true})`) over the same bytes. Both read from an in-memory `fetch`, so the
+ * network is not measured. Every openai-chat and OpenAI-compatible recording is used (the SDK's raw stream does
+ * not accumulate, so the recordings its accumulator crashes on are fine here). Run: `npx tsx bench/openai-completions-decode.ts`.
+ */
+import OpenAI from "openai";
+import type { Model } from "../src/core/model.js";
+import { streamOpenAICompletions } from "../src/providers/openai-completions/index.js";
+import { fixturesFor, responseBodies } from "../test/providers/support/fixtures.js";
+
+const bodies = fixturesFor([
+	"openai-chat",
+	"openai-compatible-anthropic",
+	"openai-compatible-xai",
+	"openai-compatible-deepseek",
+	"openai-compatible-groq",
+	"openai-compatible-mistral",
+	"openai-compatible-alibaba",
+	"openai-compatible-perplexity",
+	"openai-compatible-openrouter",
+]).flatMap(responseBodies);
+const totalBytes = bodies.reduce((sum, body) => sum + body.byteLength, 0);
+
+function memoryFetch(): typeof fetch {
+	let next = 0;
+	return (async () => {
+		const body = bodies[next++ % bodies.length] as Uint8Array;
+		return new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } });
+	}) as typeof fetch;
+}
+
+const model: Model = {
+	id: "gpt-bench",
+	api: "openai-completions",
+	provider: "openai",
+	baseUrl: "http://bench.invalid/v1",
+	reasoning: true,
+	input: ["text"],
+	contextWindow: 400_000,
+	maxTokens: 8192,
+	cost: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 },
+};
+
+async function ours(rounds: number): Promise<number> {
+	const fetchFn = memoryFetch();
+	const start = performance.now();
+	for (let round = 0; round < rounds; round++) {
+		for (let i = 0; i < bodies.length; i++) {
+			const stream = streamOpenAICompletions(model, { messages: [] }, { apiKey: "k", fetch: fetchFn });
+			for await (const _event of stream) {
+				// consume
+			}
+		}
+	}
+	return performance.now() - start;
+}
+
+async function sdk(rounds: number): Promise<number> {
+	const client = new OpenAI({
+		apiKey: "k",
+		baseURL: "http://bench.invalid/v1",
+		fetch: memoryFetch(),
+		maxRetries: 0,
+	});
+	const start = performance.now();
+	for (let round = 0; round < rounds; round++) {
+		for (let i = 0; i < bodies.length; i++) {
+			const stream = await client.chat.completions.create({ model: "m", messages: [], stream: true });
+			for await (const _chunk of stream) {
+				// consume
+			}
+		}
+	}
+	return performance.now() - start;
+}
+
+/** Median MB/s of ours and of the SDK's raw chunk stream over the Chat Completions recordings. */
+export async function openAICompletionsDecodeThroughput(rounds = 20, samples = 5) {
+	await ours(2);
+	await sdk(2);
+	const mbps = (ms: number) => (totalBytes * rounds) / 1e6 / (ms / 1000);
+	const oursRuns: number[] = [];
+	const sdkRuns: number[] = [];
+	for (let s = 0; s < samples; s++) {
+		oursRuns.push(mbps(await ours(rounds)));
+		sdkRuns.push(mbps(await sdk(rounds)));
+	}
+	const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+	return { bytes: totalBytes, oursMBps: median(oursRuns), sdkMBps: median(sdkRuns) };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+	const result = await openAICompletionsDecodeThroughput();
+	console.log(
+		`Chat Completions decode: ours ${result.oursMBps.toFixed(1)} MB/s, SDK raw chunks ${result.sdkMBps.toFixed(1)} MB/s (${(result.bytes / 1e6).toFixed(2)} MB of recordings) [target: ours ≥ SDK]`,
+	);
+}
