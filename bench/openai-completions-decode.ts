@@ -26,7 +26,7 @@ const totalBytes = bodies.reduce((sum, body) => sum + body.byteLength, 0);
 function memoryFetch(): typeof fetch {
 	let next = 0;
 	return (async () => {
-		const body = bodies[next++ % bodies.length] as Uint8Array;
+		const body = bodies[next++ % bodies.length] as Uint8Array<ArrayBuffer>;
 		return new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } });
 	}) as typeof fetch;
 }
