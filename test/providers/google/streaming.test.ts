@@ -1,0 +1,279 @@
+/**
+ * The Gemini provider end to end over the loopback server: the prompt-bytes property across ten turns,
+ * error paths (SPEC E3, A8), and hand-written streams for cases no real recording covers (marked SYNTHETIC,
+ * as the fixtures README asks).
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { Message } from "../../../src/core/messages.js";
+import type { Context } from "../../../src/core/model.js";
+import { streamGoogle } from "../../../src/providers/google/index.js";
+import { assertEventShape } from "../openai-responses/helpers.js";
+import { fixturesFor, responseBodies } from "../support/fixtures.js";
+import { type ReplayServer, type ScriptedResponse, startReplayServer } from "../support/replay-server.js";
+import { collect, geminiModel, hello, textOf } from "./helpers.js";
+
+let server: ReplayServer | undefined;
+afterEach(async () => {
+	await server?.close();
+	server = undefined;
+});
+
+async function serve(...script: ScriptedResponse[]): Promise<ReplayServer> {
+	server = await startReplayServer(script);
+	return server;
+}
+
+/** SSE body from chunks, framed as Gemini frames them (CRLF, unnamed events). SYNTHETIC streams only. */
+function sse(...chunks: Record<string, unknown>[]): string {
+	return chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`).join("");
+}
+
+const usage = {
+	promptTokenCount: 10,
+	cachedContentTokenCount: 4,
+	candidatesTokenCount: 5,
+	thoughtsTokenCount: 3,
+	totalTokenCount: 18,
+};
+const textChunk = (text: string, finishReason?: string) => ({
+	candidates: [{ content: { role: "model", parts: [{ text }] }, ...(finishReason ? { finishReason } : {}) }],
+	usageMetadata: usage,
+	responseId: "resp-syn",
+});
+
+describe("prompt bytes: ten turns keep the contents prefix byte for byte (implicit caching)", () => {
+	it("each request's contents begin with the previous request's contents", async () => {
+		const pick = (name: string) =>
+			responseBodies(fixturesFor(["google-gemini", "google-vertex"]).find((f) => f.file.includes(name))!)[0]!;
+		const bodies = [
+			pick("multi_tool_streaming"),
+			pick("google-text.chunks"),
+			pick("thinking-streaming"),
+			pick("test_code_execution_stream"),
+		];
+		const turns = 10;
+		const s = await serve(
+			...Array.from({ length: turns }, (_, i) => ({
+				type: "sse" as const,
+				body: bodies[i % bodies.length]!,
+				split: { seed: i },
+			})),
+		);
+		const model = geminiModel(s.baseUrl);
+		const messages: Message[] = [];
+		const context: Context = {
+			systemPrompt: "Be brief.",
+			messages,
+			tools: [{ name: "add", description: "add", parameters: { type: "object" } }],
+		};
+		for (let turn = 0; turn < turns; turn++) {
+			const last = messages.at(-1);
+			const calls = last?.role === "assistant" ? last.content.filter((b) => b.type === "toolCall") : [];
+			if (calls.length === 0) messages.push({ role: "user", content: `question ${turn}`, timestamp: turn });
+			for (const call of calls)
+				if (call.type === "toolCall")
+					messages.push({
+						role: "toolResult",
+						toolCallId: call.id,
+						toolName: call.name,
+						content: [{ type: "text", text: `${turn}` }],
+						isError: false,
+						timestamp: turn,
+					});
+			const { message } = await collect(model, context, { thinkingLevel: "medium" });
+			expect(message.errorMessage).toBeUndefined();
+			messages.push(message);
+		}
+		const contents = s.requests.map((request) => {
+			const at = request.body.indexOf('"contents":[');
+			expect(at).toBeGreaterThan(0);
+			expect(request.body.endsWith("]}")).toBe(true);
+			return request.body.slice(at, -2);
+		});
+		for (let i = 1; i < contents.length; i++) {
+			expect(contents[i]!.startsWith(contents[i - 1]!)).toBe(true);
+			expect(contents[i]!.length).toBeGreaterThan(contents[i - 1]!.length);
+		}
+		// Thought signatures go back unchanged on the parts that carried them.
+		expect(s.requests[1]!.body).toContain(
+			'"thoughtSignature":"CiQBjz1rX9vXzx2kuVvHI7K1og7PRomR1HnReMQI5SRJMSPzcAIKXgGPPWtf',
+		);
+	});
+});
+
+describe("request over the wire", () => {
+	it("POSTs to …/models/{id}:streamGenerateContent?alt=sse with x-goog-api-key", async () => {
+		const s = await serve({ type: "sse", body: sse(textChunk("ok", "STOP")) });
+		await collect(geminiModel(`${s.baseUrl}/v1beta`), hello, { apiKey: "g-key" });
+		expect(s.requests[0]?.path).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
+		expect(s.requests[0]?.headers["x-goog-api-key"]).toBe("g-key");
+		expect(s.requests[0]?.headers.authorization).toBeUndefined();
+	});
+
+	it("compat.authHeader 'bearer' sends Authorization instead (Vertex access tokens)", async () => {
+		const s = await serve({ type: "sse", body: sse(textChunk("ok", "STOP")) });
+		await collect(geminiModel(s.baseUrl, { compat: { authHeader: "bearer" } }), hello, {
+			apiKey: "ya29.token",
+		});
+		expect(s.requests[0]?.headers.authorization).toBe("Bearer ya29.token");
+		expect(s.requests[0]?.headers["x-goog-api-key"]).toBeUndefined();
+	});
+});
+
+describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
+	it("400 API_KEY_INVALID → auth, not retried", async () => {
+		const s = await serve({
+			type: "http",
+			status: 400,
+			body: JSON.stringify({
+				error: {
+					code: 400,
+					message: "API key not valid. Please pass a valid API key.",
+					status: "INVALID_ARGUMENT",
+					details: [{ reason: "API_KEY_INVALID" }],
+				},
+			}),
+		});
+		const { message, events } = await collect(geminiModel(s.baseUrl), hello);
+		expect(assertEventShape(events)).toBeUndefined();
+		expect(message.errorKind).toBe("auth");
+		expect(s.requests).toHaveLength(1);
+	});
+
+	it("429 RESOURCE_EXHAUSTED with retry-after → retried, reported through onRetry", async () => {
+		const s = await serve(
+			{
+				type: "http",
+				status: 429,
+				headers: { "retry-after": "0" },
+				body: JSON.stringify({
+					error: { code: 429, message: "Quota exceeded", status: "RESOURCE_EXHAUSTED" },
+				}),
+			},
+			{ type: "sse", body: sse(textChunk("after retry", "STOP")) },
+		);
+		const retries: { errorKind: string; delayMs: number }[] = [];
+		const { message } = await collect(geminiModel(s.baseUrl), hello, {
+			onRetry: (info) => retries.push(info),
+		});
+		expect(textOf(message)).toBe("after retry");
+		expect(retries).toMatchObject([{ errorKind: "rate_limit", delayMs: 0 }]);
+	});
+
+	it("500 then success", async () => {
+		const s = await serve(
+			{
+				type: "http",
+				status: 500,
+				body: JSON.stringify({ error: { code: 500, message: "Internal", status: "INTERNAL" } }),
+			},
+			{ type: "sse", body: sse(textChunk("fine", "STOP")) },
+		);
+		const { message } = await collect(geminiModel(s.baseUrl), hello);
+		expect(textOf(message)).toBe("fine");
+		expect(s.requests).toHaveLength(2);
+	});
+
+	it("400 input token count exceeds the maximum → context_overflow", async () => {
+		const s = await serve({
+			type: "http",
+			status: 400,
+			body: JSON.stringify({
+				error: {
+					code: 400,
+					message: "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+					status: "INVALID_ARGUMENT",
+				},
+			}),
+		});
+		const { message } = await collect(geminiModel(s.baseUrl), hello);
+		expect(message.errorKind).toBe("context_overflow");
+		expect(s.requests).toHaveLength(1);
+	});
+
+	it("a stream without a finish reason → 'stream ended unexpectedly', content kept", async () => {
+		const s = await serve({ type: "sse", body: sse(textChunk("half")) });
+		const { message } = await collect(geminiModel(s.baseUrl), hello);
+		expect(message.stopReason).toBe("error");
+		expect(message.errorMessage).toBe("stream ended unexpectedly");
+		expect(textOf(message)).toBe("half");
+	});
+
+	it("SYNTHETIC: an error chunk inside the stream → error with the content so far", async () => {
+		const s = await serve({
+			type: "sse",
+			body: sse(textChunk("so far"), {
+				error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" },
+			}),
+		});
+		const { message } = await collect(geminiModel(s.baseUrl), hello);
+		expect(message.stopReason).toBe("error");
+		expect(message.errorKind).toBe("overloaded");
+		expect(message.errorMessage).toBe("The model is overloaded.");
+		expect(textOf(message)).toBe("so far");
+	});
+
+	it("a malformed chunk → malformed_response, never a throw", async () => {
+		const s = await serve({ type: "sse", body: "data: {not json\r\n\r\n" });
+		const stream = streamGoogle(geminiModel(s.baseUrl), hello, { apiKey: "k" });
+		const message = await stream.result();
+		expect(message.stopReason).toBe("error");
+		expect(message.errorKind).toBe("malformed_response");
+	});
+});
+
+describe("SYNTHETIC finish cases no recording covers (SPEC M4, S5)", () => {
+	it("MAX_TOKENS → length; usage input excludes cached tokens, output includes thoughts (SPEC M5)", async () => {
+		const s = await serve({ type: "sse", body: sse(textChunk("cut"), textChunk(" off", "MAX_TOKENS")) });
+		const { message } = await collect(geminiModel(s.baseUrl), hello);
+		expect(message.stopReason).toBe("length");
+		expect(message.usage).toMatchObject({ input: 6, cacheRead: 4, output: 8, reasoning: 3, totalTokens: 18 });
+	});
+
+	it("a prompt blocked by promptFeedback (no candidates) → error + content_filter", async () => {
+		const s = await serve({
+			type: "sse",
+			body: sse({
+				promptFeedback: { blockReason: "PROHIBITED_CONTENT" },
+				usageMetadata: { promptTokenCount: 7, totalTokenCount: 7 },
+			}),
+		});
+		const { message } = await collect(geminiModel(s.baseUrl), hello);
+		expect(message.stopReason).toBe("error");
+		expect(message.stopDetails).toEqual({ type: "content_filter", raw: "PROHIBITED_CONTENT" });
+		expect(message.usage.input).toBe(7);
+	});
+
+	it("MALFORMED_FUNCTION_CALL and unknown reasons → error with the raw value kept", async () => {
+		const s = await serve({ type: "sse", body: sse(textChunk("", "MALFORMED_FUNCTION_CALL")) });
+		const { message } = await collect(geminiModel(s.baseUrl), hello);
+		expect(message.stopReason).toBe("error");
+		expect(message.stopDetails).toEqual({ type: "unknown_stop_reason", raw: "MALFORMED_FUNCTION_CALL" });
+	});
+
+	it("deterministic tool-call ids: the same stream twice gives the same ids (SPEC L13)", async () => {
+		const call = {
+			candidates: [
+				{
+					content: {
+						role: "model",
+						parts: [
+							{ functionCall: { name: "f", args: {} } },
+							{ functionCall: { name: "f", args: { a: 1 } } },
+						],
+					},
+					finishReason: "STOP",
+				},
+			],
+			responseId: "r9",
+		};
+		const s = await serve({ type: "sse", body: sse(call) }, { type: "sse", body: sse(call) });
+		const ids = async () =>
+			(await collect(geminiModel(s.baseUrl), hello)).message.content.map((b) =>
+				b.type === "toolCall" ? b.id : "",
+			);
+		const first = await ids();
+		expect(first).toEqual(["f_r9_0", "f_r9_1"]);
+		expect(await ids()).toEqual(first);
+	});
+});
