@@ -19,7 +19,13 @@
 import type { AssistantMessageBuilder } from "../../core/assistant-builder.js";
 import type { JsonValue } from "../../core/messages.js";
 import type { Model } from "../../core/model.js";
-import { type BodyClassifier, classifyStreamError, kindForStatus, ProviderError } from "../shared/errors.js";
+import {
+	type BodyClassifier,
+	classifyStreamError,
+	kindForStatus,
+	ProviderError,
+	tryParseJson,
+} from "../shared/errors.js";
 import { parseEventJson } from "../shared/run-stream.js";
 import type { SseEvent } from "../shared/sse.js";
 import { finishWithStop, mapStopReason, type StopReasonTable } from "../shared/stop-reason.js";
@@ -101,11 +107,16 @@ export class ChatCompletionsDecoder {
 			return true;
 		}
 		if (event.data.trim() === "") return false;
+		// A named error frame (Groq) is an error whatever its payload looks like.
+		if (event.event === "error") {
+			const body = tryParseJson(event.data);
+			throw classifyStreamError(asRecord(body)?.error ?? body, event.data, classifyOpenAIErrorBody);
+		}
 		const chunk = asRecord(parseEventJson(event.data));
 		if (!chunk)
 			throw new ProviderError("malformed_response", `unexpected stream chunk: ${event.data.slice(0, 200)}`);
-		if (event.event === "error" || (chunk.error !== undefined && chunk.error !== null))
-			throw classifyStreamError(chunk.error ?? chunk, event.data, classifyOpenAIErrorBody);
+		if (chunk.error !== undefined && chunk.error !== null)
+			throw classifyStreamError(chunk.error, event.data, classifyOpenAIErrorBody);
 		if (typeof chunk.id === "string" && chunk.id !== "" && this.responseId === "") {
 			this.responseId = chunk.id;
 			this.builder.setResponseId(chunk.id);

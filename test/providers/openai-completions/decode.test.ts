@@ -214,3 +214,15 @@ describe("reasoning", () => {
 		]);
 	});
 });
+
+describe("named error frames", () => {
+	it("an `event: error` frame whose data is not JSON is still an error, with its text", async () => {
+		const body = `${chunk({ content: "a" })}event: error\ndata: upstream exploded\n\n`;
+		const { message } = await run(body);
+		expect(message).toMatchObject({
+			stopReason: "error",
+			errorKind: "server",
+			errorMessage: "upstream exploded",
+		});
+	});
+});
