@@ -228,13 +228,16 @@ export class AssistantMessageBuilder {
 		if (this.finished) return;
 		const { parser } = this.openToolCall(index);
 		const parsed = finalArgumentsJson === undefined ? parser.finish() : parseJsonText(finalArgumentsJson);
-		const { argumentsError: _stale, ...block } = this.snapshot.content[index] as ToolCall;
+		const { argumentsError: _stale, argumentsText: _staleText, ...block } = this.snapshot.content[index] as ToolCall;
 		const toolCall: ToolCall = { ...block, arguments: {} };
-		if (!parsed.ok) toolCall.argumentsError = `Invalid JSON in tool arguments: ${parsed.error}`;
+		const args = parsed.ok ? asArguments(parsed.value) : undefined;
+		if (args) toolCall.arguments = args;
 		else {
-			const args = asArguments(parsed.value);
-			if (args) toolCall.arguments = args;
-			else toolCall.argumentsError = `Tool arguments must be a JSON object, got ${jsonKind(parsed.value)}`;
+			toolCall.argumentsError = parsed.ok
+				? `Tool arguments must be a JSON object, got ${jsonKind(parsed.value)}`
+				: `Invalid JSON in tool arguments: ${parsed.error}`;
+			// Kept only on failure (never on the hot path): the model's exact text, for diagnosis and recovery.
+			toolCall.argumentsText = finalArgumentsJson ?? parser.rawText;
 		}
 		this.replace(index, toolCall);
 		this.blocks[index] = undefined;

@@ -48,6 +48,8 @@ export interface ToolCall {
 	 * its position. `arguments` is then `{}`, and the call gets an error result instead of running.
 	 */
 	argumentsError?: string;
+	/** The raw argument text, present only when it did not parse (`argumentsError` is set). */
+	argumentsText?: string;
 }
 
 /**

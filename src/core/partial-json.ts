@@ -134,6 +134,12 @@ export class IncrementalJsonParser {
 		return this.cached;
 	}
 
+	/** The raw text pushed so far (joined on demand; used only off the hot path, e.g. when parsing failed). */
+	get rawText(): string {
+		if (this.chunks.length > 1) this.chunks.splice(0, this.chunks.length, this.chunks.join(""));
+		return this.chunks[0] ?? "";
+	}
+
 	/**
 	 * Parse the whole text once with `JSON.parse` (SPEC E4: final arguments are parsed once). On failure the
 	 * error names the JSON problem and its position. Idempotent.

@@ -5,6 +5,14 @@ import type { AssistantMessageEvent } from "../core/events.js";
 import { closeInterruptedMessage } from "../core/interrupt.js";
 import { type AssistantMessage, type ErrorKind, emptyUsage } from "../core/messages.js";
 import { appendMessage, emit } from "./emit.js";
+import {
+	discardedReply,
+	guardsHarmony,
+	type HarmonyLeakReport,
+	inspectHarmony,
+	MAX_HARMONY_RETRIES,
+	nudgedTemperature,
+} from "./harmony-guard.js";
 import type { RunState } from "./run-state.js";
 
 /** Thrown into a provider's own EventStream when the run aborts, to wake the pending read at once. */
@@ -14,26 +22,61 @@ const ABORTED = Symbol("capstan.aborted");
  * Stream one assistant reply and commit it (SPEC L2, L5, A1, A2, E3, L12). Emits `message_start`, one
  * `message_update` per content event, `message_end`, and appends the final message. Never throws for
  * anything the provider does: a throwing stream, a stream with no terminal event or an abort all become a
- * committed message with `stopReason` `error`/`aborted`.
+ * committed message with `stopReason` `error`/`aborted`. Models flagged for it go through the Harmony leak
+ * guard (SPEC X4) before anything is committed.
  */
 export async function streamAssistantReply(state: RunState, call: ProviderCall): Promise<AssistantMessage> {
+	if (!guardsHarmony(state.config.model.compat))
+		return commitReply(state, await streamReplyStep(state, call));
+	for (let attempt = 0; ; attempt++) {
+		const temperature = nudgedTemperature(call.options.temperature, attempt);
+		const options =
+			attempt > 0 && temperature !== undefined ? { ...call.options, temperature } : call.options;
+		const message = await streamReplyStep(state, { ...call, options });
+		const verdict = inspectHarmony(message);
+		if (verdict.type === "clean") return commitReply(state, message);
+		if (verdict.type === "recovered") {
+			for (const leak of verdict.leaks) reportLeak(state, { ...leak, action: "recover", attempt });
+			return commitReply(state, verdict.message);
+		}
+		const closed = discardedReply(message, verdict.leak);
+		const failed = message.stopReason === "error" || message.stopReason === "aborted";
+		if (failed || attempt >= MAX_HARMONY_RETRIES) {
+			reportLeak(state, { ...verdict.leak, action: "fail", attempt });
+			return commitReply(state, failed ? { ...message, content: [] } : closed);
+		}
+		// Discarded: closed for subscribers (every message_start gets its message_end) but never appended.
+		reportLeak(state, { ...verdict.leak, action: "retry", attempt });
+		if (state.open.message === undefined) emit(state, { type: "message_start", message: closed });
+		emit(state, { type: "message_end", message: closed });
+	}
+}
+
+/** Run the model step (SPEC L13): stream a reply without committing it. */
+async function streamReplyStep(state: RunState, call: ProviderCall): Promise<AssistantMessage> {
 	const step = { kind: "model" as const, id: `model:${state.modelCalls}`, name: state.config.model.id };
 	state.modelCalls++;
-	let message = await state.runStep(step, () => consumeReply(state, call));
-	if (!message || typeof message !== "object" || message.role !== "assistant") {
-		message = interrupted(
-			state,
-			undefined,
-			new Set(),
-			"error",
-			"the model step returned no assistant message",
-			"internal",
-		);
-	}
+	const message = await state.runStep(step, () => consumeReply(state, call));
+	if (message && typeof message === "object" && message.role === "assistant") return message;
+	return interrupted(
+		state,
+		undefined,
+		new Set(),
+		"error",
+		"the model step returned no assistant message",
+		"internal",
+	);
+}
+
+function commitReply(state: RunState, message: AssistantMessage): AssistantMessage {
 	if (state.open.message === undefined) emit(state, { type: "message_start", message });
 	emit(state, { type: "message_end", message });
 	appendMessage(state, message);
 	return message;
+}
+
+function reportLeak(state: RunState, report: HarmonyLeakReport): void {
+	state.config.onHarmonyLeak?.(report);
 }
 
 async function consumeReply(state: RunState, call: ProviderCall): Promise<AssistantMessage> {

@@ -14,6 +14,7 @@ import type {
 	ThinkingLevel,
 	ToolChoice,
 } from "../core/model.js";
+import type { RunCoverage, RunSummary, TelemetryOptions } from "../telemetry/types.js";
 import type {
 	AfterToolCallContext,
 	AfterToolCallPatch,
@@ -23,6 +24,7 @@ import type {
 	ToolCallStatus,
 	ToolResult,
 } from "../tools/types.js";
+import type { HarmonyLeakReport } from "./harmony-guard.js";
 import type { StepRunner } from "./step-runner.js";
 
 /** A value or a promise of it. */
@@ -69,7 +71,15 @@ export type AgentEvent =
 			status: ToolCallStatus;
 	  }
 	| { type: "turn_end"; message: AssistantMessage; toolResults: ToolResultMessage[] }
-	| { type: "agent_end"; messages: AgentMessage[]; outcome: RunOutcome };
+	| {
+			type: "agent_end";
+			messages: AgentMessage[];
+			outcome: RunOutcome;
+			/** Run totals, present when telemetry is on (SPEC X3). */
+			summary?: RunSummary;
+			/** Tools offered / invoked / never used, models and providers used; present when telemetry is on (SPEC X3). */
+			coverage?: RunCoverage;
+	  };
 
 /** The agent-level context a run starts from. The caller's `messages` array is never mutated (SPEC L1). */
 export interface AgentContext {
@@ -150,10 +160,17 @@ export interface AgentLoopConfig {
 	runStep?: StepRunner;
 	/** Injectable clock (SPEC L13). Default `Date.now`. */
 	now?: () => number;
+	/**
+	 * SPEC X3: opt-in run telemetry — per-call records, `agent_end.summary`/`coverage`, and sinks such as
+	 * OpenTelemetry spans (`capstan/otel`). Unset: no collector is created and no per-event work is done.
+	 */
+	telemetry?: TelemetryOptions;
 	/** SPEC X6: a gate before every model call. */
 	beforeModelCall?: (
 		ctx: BeforeModelCallContext,
 	) => Awaitable<{ stop: true; reason?: string } | undefined | undefined>;
+	/** SPEC X4: told of every Harmony protocol leak and the action taken (models with `compat.harmonyLeakGuard`). */
+	onHarmonyLeak?: (report: HarmonyLeakReport) => void;
 	/** The static tool choice of every call (default: the provider's auto). A soft requirement that conflicts with it stands down (SPEC X1). */
 	toolChoice?: ToolChoice;
 	/** SPEC X1: per call, a hard tool choice (used as is) or a soft requirement; undefined → `toolChoice`. */
