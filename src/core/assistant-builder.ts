@@ -228,7 +228,11 @@ export class AssistantMessageBuilder {
 		if (this.finished) return;
 		const { parser } = this.openToolCall(index);
 		const parsed = finalArgumentsJson === undefined ? parser.finish() : parseJsonText(finalArgumentsJson);
-		const { argumentsError: _stale, argumentsText: _staleText, ...block } = this.snapshot.content[index] as ToolCall;
+		const {
+			argumentsError: _stale,
+			argumentsText: _staleText,
+			...block
+		} = this.snapshot.content[index] as ToolCall;
 		const toolCall: ToolCall = { ...block, arguments: {} };
 		const args = parsed.ok ? asArguments(parsed.value) : undefined;
 		if (args) toolCall.arguments = args;
