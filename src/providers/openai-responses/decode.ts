@@ -37,7 +37,7 @@ interface TextSlot {
 }
 
 type ItemState =
-	| { kind: "message"; parts: Map<number, TextSlot> }
+	| { kind: "message"; parts: Map<number, TextSlot>; signature?: string | undefined }
 	| { kind: "function_call"; block: number; open: boolean }
 	| { kind: "reasoning"; provider: number; thinking?: number; open: boolean; lastPart?: string }
 	| { kind: "other"; provider: number };
@@ -147,7 +147,12 @@ export class ResponsesStreamDecoder {
 		const known = this.items.get(index);
 		if (known || !item) return known;
 		let state: ItemState;
-		if (item.type === "message") state = { kind: "message", parts: new Map() };
+		if (item.type === "message")
+			state = {
+				kind: "message",
+				parts: new Map(),
+				signature: encodeItemRef({ id: item.id, phase: item.phase ?? undefined }),
+			};
 		else if (item.type === "function_call") {
 			const signature = encodeItemRef({ id: item.id, namespace: item.namespace });
 			const block = this.builder.startToolCall(item.call_id, item.name, signature);
@@ -160,8 +165,13 @@ export class ResponsesStreamDecoder {
 		return state;
 	}
 
+	/**
+	 * Reserve the item's place. Until its `output_item.done` the block carries `status: "in_progress"`, so
+	 * an item cut off by an error or abort is never replayed half-built (request building skips it).
+	 */
 	private providerBlock(item: ResponseOutputItem): number {
-		return this.builder.addProviderBlock(OPENAI_RESPONSES_API, item as unknown as JsonValue);
+		const pending = { ...(item as unknown as Record<string, JsonValue>), status: "in_progress" };
+		return this.builder.addProviderBlock(OPENAI_RESPONSES_API, pending);
 	}
 
 	private itemDone(index: number, item: ResponseOutputItem): void {
@@ -216,6 +226,8 @@ export class ResponsesStreamDecoder {
 		if (!slot) {
 			slot = { block: this.builder.startText(), open: true, refusal };
 			state.parts.set(contentIndex, slot);
+			// Known from the start, so a reply cut off mid-text still pairs with its reasoning item on replay.
+			if (state.signature !== undefined) this.builder.setTextSignature(slot.block, state.signature);
 		}
 		slot.refusal ||= refusal;
 		return slot;

@@ -194,7 +194,8 @@ function toolResultItems(model: Model, message: ToolResultMessage): ResponseInpu
  * our provider blocks (reasoning with encrypted content, server-tool items) are replayed unchanged, and
  * thinking is skipped (its reasoning item carries it). Reasoning items are tied to the model that wrote
  * them, so for another model of the same provider they are dropped, item ids with them (a `fc_`/`msg_` id
- * without its reasoning item is refused), while server-tool items stay. From another provider: thinking
+ * without its reasoning item is refused), while server-tool items stay. Items a cut-off reply never
+ * finished (`status: "in_progress"`) are never replayed. From another provider: thinking
  * becomes plain text, provider blocks are dropped, tool-call ids are rewritten to what the API accepts.
  */
 function assistantItems(model: Model, message: AssistantMessage): ResponseInputItem[] {
@@ -221,10 +222,16 @@ function assistantItems(model: Model, message: AssistantMessage): ResponseInputI
 		lastMessage = undefined;
 		if (block.type === "toolCall") out.push(functionCall(block, sameModel));
 		else if (block.type === "providerBlock" && sameProvider && block.api === OPENAI_RESPONSES_API) {
+			if (isUnfinished(block.data)) continue;
 			if (sameModel || !isReasoningItem(block.data)) out.push(block.data as unknown as ResponseInputItem);
 		}
 	}
 	return out;
+}
+
+/** An item whose `output_item.done` never came (the reply was cut off): not replayable. */
+function isUnfinished(data: unknown): boolean {
+	return typeof data === "object" && data !== null && (data as { status?: unknown }).status === "in_progress";
 }
 
 function isReasoningItem(data: unknown): boolean {

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Message } from "../../../src/core/messages.js";
 import type { Context } from "../../../src/core/model.js";
+import { buildResponsesRequest } from "../../../src/providers/openai-responses/index.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { type ReplayServer, type ScriptedResponse, startReplayServer } from "../support/replay-server.js";
 import { assertEventShape, collect, hello, responsesModel, textOf } from "./helpers.js";
@@ -235,6 +236,39 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 		expect(message.errorMessage).toBe("stream ended unexpectedly");
 		expect(textOf(message)).toBe("partial");
 		expect(message.stopDetails?.type).toBe("stream_interrupted_after_content");
+	});
+
+	it("a reply cut off mid-item never replays the unfinished item; finished parts keep their item ids", async () => {
+		const reasoningAdded = {
+			type: "response.output_item.added",
+			output_index: 0,
+			item: { id: "rs_cut", type: "reasoning", summary: [], encrypted_content: "partial" },
+		};
+		const messageAt1 = { ...messageAdded, output_index: 1 };
+		const body = sse(
+			created,
+			reasoningAdded,
+			messageAt1,
+			{ ...partAdded, output_index: 1 },
+			{ ...delta("cut"), output_index: 1 },
+		);
+		const s = await serve({ type: "sse", body });
+		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		expect(message.stopReason).toBe("error");
+		expect(message.content[0]).toMatchObject({
+			type: "providerBlock",
+			data: { id: "rs_cut", status: "in_progress" },
+		});
+		const input = buildResponsesRequest(responsesModel(s.baseUrl), { messages: [message] }).input;
+		expect(input).toEqual([
+			{
+				type: "message",
+				role: "assistant",
+				content: [{ type: "output_text", text: "cut", annotations: [] }],
+				status: "completed",
+				id: "msg_syn",
+			},
+		]);
 	});
 
 	it("SYNTHETIC: an `error` event mid-stream → error with the content so far, classified", async () => {
