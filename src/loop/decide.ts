@@ -33,7 +33,10 @@ export function decideAfterReply(facts: ReplyFacts): ReplyDecision {
 	const { stopReason, hasToolCalls } = facts;
 	if (stopReason === "error" || stopReason === "aborted") {
 		if (!hasToolCalls) return { type: "endRun" };
-		return { type: "placeholders", reason: stopReason, next: "end" };
+		// SPEC A3/A7: a request the deadline aborted pairs its calls with the deadline placeholder, as a batch
+		// the deadline cuts off does.
+		const reason = stopReason === "aborted" && facts.deadlinePassed ? "deadline" : stopReason;
+		return { type: "placeholders", reason, next: "end" };
 	}
 	if (facts.deadlinePassed) {
 		return hasToolCalls ? { type: "placeholders", reason: "deadline", next: "end" } : { type: "endRun" };

@@ -60,6 +60,17 @@ describe("decideAfterReply", () => {
 			{ type: "placeholders", reason: "deadline", next: "end" },
 		],
 		["deadline after text", { deadlinePassed: true }, { type: "endRun" }],
+		// SPEC A3/A7: the deadline aborted the request after calls finished streaming
+		[
+			"aborted by the deadline with calls",
+			{ stopReason: "aborted", hasToolCalls: true, deadlinePassed: true },
+			{ type: "placeholders", reason: "deadline", next: "end" },
+		],
+		[
+			"provider error after the deadline",
+			{ stopReason: "error", hasToolCalls: true, deadlinePassed: true },
+			{ type: "placeholders", reason: "error", next: "end" },
+		],
 	];
 	it.each(table)("%s", (_name, facts, expected) => {
 		expect(decideAfterReply({ ...base, ...facts })).toEqual(expected);

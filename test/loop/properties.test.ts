@@ -28,8 +28,8 @@ import {
 	type StopPlan,
 	scenarioArb,
 } from "../support/loop-scenarios.js";
-import { echoTool, runScript, user } from "../support/run.js";
-import { assertBalanced, assertPaired } from "../support/trace.js";
+import { echoTool, runScript, startScript, user } from "../support/run.js";
+import { assertBalanced, assertPaired, trace } from "../support/trace.js";
 
 const RUNS = Number(process.env.CAPSTAN_PROPERTY_RUNS ?? 300);
 const SEED = process.env.CAPSTAN_PROPERTY_SEED;
@@ -115,6 +115,26 @@ function checkInvariants(played: Played & { settled: boolean }): void {
 	}
 
 	assertSteeringInterrupts(played);
+	assertPlaceholdersHaveCauses(played, transcript);
+
+	// SPEC A6, A7: abort and deadline never drain a queue.
+	expect(played.lateDequeues, "SPEC A6/A7: dequeued after the stop").toEqual([]);
+	// SPEC L9/L7: a run that completes has drained every message queued while it ran, in queue order.
+	if (end.outcome.type === "completed") {
+		for (const message of played.queuedWhileRunning) {
+			if (!end.messages.includes(message))
+				throw new Error(
+					`SPEC L9: ${JSON.stringify((message as { content: unknown }).content)} queued during a completed run was never injected`,
+				);
+		}
+	}
+	// SPEC Q2: each queue is FIFO — its messages reach the transcript in the order they were queued.
+	for (const prefix of ["steer ", "follow-up "]) {
+		const ofQueue = (m: AgentMessage) => String((m as { content?: unknown }).content).startsWith(prefix);
+		const injected = transcript.filter((m) => ofQueue(m) && played.queued.includes(m));
+		const queuedOrder = played.queued.filter((m) => ofQueue(m) && injected.includes(m));
+		expect(injected, `${prefix.trim()} messages are injected in queue order`).toEqual(queuedOrder);
+	}
 
 	// SPEC L12/A1/A7: the outcome names the stop that ended the run.
 	const thrownHook = scenario.turnEndThrowsAt !== undefined;
@@ -136,8 +156,12 @@ function checkInvariants(played: Played & { settled: boolean }): void {
 		if (outcome.type === "completed") expect(stillQueued).toEqual([]);
 	}
 	if (played.agent) {
-		expect(played.agent.state.isStreaming).toBe(false);
-		expect(played.agent.state.pendingToolCalls.size).toBe(0);
+		const state = played.agent.state;
+		expect(state.isStreaming).toBe(false);
+		expect(state.streamMessage).toBeUndefined();
+		expect(state.pendingToolCalls.size).toBe(0);
+		const last = agentEnd(played.second?.events ?? events).outcome;
+		expect(state.error).toBe(last.type === "error" ? last.error : undefined);
 	}
 }
 
@@ -223,6 +247,50 @@ function assertSteeringInterrupts(played: Played): void {
 			throw new Error(
 				`SPEC T10: interruptible ${execution.toolName} (${execution.toolCallId}) ran ${lag} ms after a steering message was queued (bound ${bound} ms)`,
 			);
+		}
+	}
+}
+
+/**
+ * SPEC T10, T11, A3: a synthetic result names a cause that happened. `interrupted` needs a queued steer in
+ * `immediate` mode, and only an interruptible tool is abandoned while it runs; `aborted`/`deadline` need the
+ * stop; `length`/`error` need such a reply.
+ */
+function assertPlaceholdersHaveCauses(played: Played, transcript: readonly AgentMessage[]): void {
+	const { scenario } = played;
+	const calls = new Map<string, { name: string; args: Record<string, unknown> }>();
+	for (const message of transcript) {
+		const m = message as { role?: string; content?: unknown };
+		if (m.role === "assistant")
+			for (const block of m.content as {
+				type: string;
+				id: string;
+				name: string;
+				arguments: Record<string, unknown>;
+			}[])
+				if (block.type === "toolCall") calls.set(block.id, { name: block.name, args: block.arguments });
+	}
+	for (const message of transcript) {
+		const result = message as ToolResultMessage;
+		if (result.role !== "toolResult") continue;
+		const details = result.details as { synthetic?: boolean; reason?: string; started?: boolean } | undefined;
+		if (!details?.synthetic) continue;
+		const where = `${details.reason} placeholder for ${result.toolName} (${result.toolCallId})`;
+		switch (details.reason) {
+			case "interrupted": {
+				if (scenario.interruptMode !== "immediate" || played.queued.length === 0)
+					throw new Error(`SPEC T10: ${where} without a steer in immediate mode`);
+				const call = calls.get(result.toolCallId);
+				if (details.started && !(call && isInterruptible(scenario, call.name, call.args)))
+					throw new Error(`SPEC T10: ${where}: a running non-interruptible tool was abandoned`);
+				break;
+			}
+			case "aborted":
+				if (scenario.stop.kind !== "abort") throw new Error(`SPEC A3: ${where} without an abort`);
+				break;
+			case "deadline":
+				if (scenario.stop.kind !== "deadline") throw new Error(`SPEC A3: ${where} without a deadline`);
+				break;
 		}
 	}
 }
@@ -354,4 +422,35 @@ describe("regressions found by the properties (steering)", () => {
 			expect(messages[3]).toBe(steer);
 		});
 	}
+});
+
+describe("regressions found by the properties (deadline)", () => {
+	afterEach(() => {
+		vi.useRealTimers();
+	});
+
+	// Shrunk from the placeholder-cause check: the deadline aborted the request after a tool call had finished
+	// streaming; the call was paired with an `aborted` placeholder, while a batch the deadline cuts off gets the
+	// `deadline` one — the same cause reported two ways to hosts and telemetry keyed on `details.reason`.
+	it("SPEC A3, A7: a request the deadline aborts pairs its finished tool calls with the deadline placeholder", async () => {
+		vi.useFakeTimers();
+		const { done } = startScript(
+			[
+				{
+					content: [{ type: "toolCall", name: "echo", arguments: { text: "a" } }],
+					delayMs: 10,
+					chunkSize: 64,
+				},
+			],
+			{ tools: [echoTool()], config: { deadline: Date.now() + 45, now: Date.now } },
+		);
+		await vi.advanceTimersByTimeAsync(100);
+		const { events, result } = await done;
+		expect(trace(events)).toMatch(
+			/me:assistant:aborted ms:toolResult me:toolResult turn_end:1 agent_end:deadline$/,
+		);
+		const placeholder = result[2] as ToolResultMessage;
+		expect(placeholder.details).toEqual({ synthetic: true, reason: "deadline", executed: false });
+		expect(JSON.stringify(placeholder.content)).toMatch(/deadline exceeded/);
+	});
 });

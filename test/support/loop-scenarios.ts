@@ -328,6 +328,10 @@ export interface Played {
 	transcript: readonly AgentMessage[];
 	/** Every steer / follow-up actually queued (by identity), and what is still queued at the end. */
 	queued: AgentMessage[];
+	/** Queued before the first run's agent_end. */
+	queuedWhileRunning: AgentMessage[];
+	/** `loop` driver: messages the loop dequeued after the abort or the deadline (must stay empty). */
+	lateDequeues: AgentMessage[];
 	stillQueued: () => readonly AgentMessage[];
 	/** Fake time (ms since start) of the stop (abort call or deadline), if it happened during the run. */
 	stoppedAt: number | undefined;
@@ -446,7 +450,7 @@ function hooksOf(scenario: Scenario): Partial<AgentLoopConfig> {
 }
 
 /** A FIFO with the Agent's dequeue modes, for the `loop` driver. */
-function hostQueue(mode: Scenario["queueMode"]) {
+function hostQueue(mode: Scenario["queueMode"], onTake: (taken: AgentMessage[]) => void) {
 	const items: AgentMessage[] = [];
 	const listeners = new Set<() => void>();
 	return {
@@ -455,7 +459,11 @@ function hostQueue(mode: Scenario["queueMode"]) {
 			items.push(message);
 			for (const listener of listeners) listener();
 		},
-		take: () => (mode === "all" ? items.splice(0) : items.splice(0, 1)),
+		take() {
+			const taken = mode === "all" ? items.splice(0) : items.splice(0, 1);
+			onTake(taken);
+			return taken;
+		},
 		subscribe(listener: () => void) {
 			listeners.add(listener);
 			return () => listeners.delete(listener);
@@ -489,6 +497,8 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 	let outcomeAbortedBeforeEnd = false;
 	let settled = false;
 	const executions = new Map<string, Execution>();
+	const queuedWhileRunning: AgentMessage[] = [];
+	const lateDequeues: AgentMessage[] = [];
 	const record = (event: AgentEvent): void => {
 		if (settled) lateEvents.push(event);
 		else events.push(event);
@@ -531,8 +541,13 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 			settled = true;
 		});
 	} else {
-		const steering = hostQueue(scenario.queueMode);
-		const followUps = hostQueue(scenario.queueMode);
+		// SPEC A6, A7: nothing is dequeued once the run was aborted or crossed its deadline.
+		const onTake = (taken: AgentMessage[]): void => {
+			const late = abortFired || (hooks.deadline !== undefined && Date.now() >= hooks.deadline);
+			if (late && taken.length > 0) lateDequeues.push(...taken);
+		};
+		const steering = hostQueue(scenario.queueMode, onTake);
+		const followUps = hostQueue(scenario.queueMode, onTake);
 		const controller = new AbortController();
 		const config: AgentLoopConfig = {
 			...hooks,
@@ -562,6 +577,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 	const queueAt = (at: number, message: AgentMessage, queue: (m: AgentMessage) => void): void => {
 		setTimeout(() => {
 			queued.push(message);
+			if (endedAt === undefined) queuedWhileRunning.push(message);
 			queue(message);
 		}, at);
 	};
@@ -597,6 +613,8 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		lateEvents,
 		outcomeAbortedBeforeEnd,
 		settled,
+		queuedWhileRunning,
+		lateDequeues,
 		executions: [...executions.values()],
 		requests: () => scripted.calls.map((call) => call.context.messages),
 	};
