@@ -206,7 +206,8 @@ export function compatFor(baseUrlOrProvider: string | undefined): OpenAICompleti
  * The flags for `model`: the preset named by `compat.preset`, else the one its `baseUrl` points at (the
  * server actually spoken to: a known host, or a local server's default port), else the one its `provider`
  * names, else OpenAI's when there is no base URL (the default endpoint); then every well-typed flag of
- * `model.compat` on top. An ill-typed flag is ignored rather than sent.
+ * `model.compat` on top (`null` clears `reasoningField` / `reasoningEffortOff`). An ill-typed flag is
+ * ignored rather than sent.
  */
 export function resolveCompat(model: Model): OpenAICompletionsCompat {
 	const own = model.compat ?? {};
@@ -221,8 +222,14 @@ export function resolveCompat(model: Model): OpenAICompletionsCompat {
 	for (const key of Object.keys(DEFAULT_COMPAT) as (keyof OpenAICompletionsCompat)[]) {
 		const value = own[key];
 		if (value === undefined) continue;
-		const expected = key === "reasoningEffortOff" || key === "reasoningField" ? "string" : typeof base[key];
-		if (key === "reasoningEffortLevels" ? Array.isArray(value) : typeof value === expected)
+		const optional = key === "reasoningEffortOff" || key === "reasoningField";
+		// `null` clears an optional flag (a preset's value cannot be removed with `undefined` in JSON).
+		if (optional && value === null) merged[key] = undefined;
+		else if (
+			key === "reasoningEffortLevels"
+				? Array.isArray(value)
+				: typeof value === (optional ? "string" : typeof base[key])
+		)
 			merged[key] = value;
 	}
 	return merged as unknown as OpenAICompletionsCompat;

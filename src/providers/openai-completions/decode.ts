@@ -140,11 +140,10 @@ export class ChatCompletionsDecoder {
 
 	/** The body ended without `[DONE]`: finish if a `finish_reason` arrived, else fail. */
 	end(): void {
-		if (this.finishReason === undefined)
-			throw new ProviderError("network", "stream ended unexpectedly", { retryable: false });
 		this.finish();
 	}
 
+	/** Close every open block and map the finish reason; without one the reply never completed. */
 	private finish(): void {
 		if (this.finishReason === undefined)
 			throw new ProviderError("network", "stream ended unexpectedly", { retryable: false });

@@ -125,6 +125,10 @@ describe("which preset a model gets", () => {
 		expect(local.reasoningField).toBe("reasoning");
 		const named = resolveCompat(testModel("http://gpu-box:9999/v1", { provider: "ollama" }));
 		expect(named.requiresApiKey).toBe(false);
+		const noReplay = resolveCompat(
+			testModel("https://api.deepseek.com", { compat: { reasoningField: null } }),
+		);
+		expect(noReplay.reasoningField).toBeUndefined();
 		const defaultEndpoint = resolveCompat({ ...testModel(""), baseUrl: undefined, provider: "acme" });
 		expect(defaultEndpoint.maxTokensField).toBe("max_completion_tokens");
 	});
