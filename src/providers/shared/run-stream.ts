@@ -227,7 +227,15 @@ class CallContext implements ProviderCallContext {
 		clearTimeout(this.firstByteTimer);
 	}
 
-	async *streamSse(request: SseRequest): AsyncGenerator<SseEvent, void, undefined> {
+	streamSse(request: SseRequest): AsyncGenerator<SseEvent, void, undefined> {
+		return new LazySseStream(
+			() => this.openSse(request),
+			(error) => this.timeoutReason() ?? classifyThrown(error),
+		);
+	}
+
+	/** Send the request; on success, the body's SSE events (HTTP errors thrown as classified errors). */
+	private async openSse(request: SseRequest): Promise<AsyncGenerator<SseEvent, void, undefined>> {
 		const url = checkedUrl(request.url);
 		const limit = this.options.firstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS;
 		if (limit > 0 && Number.isFinite(limit)) {
@@ -249,18 +257,13 @@ class CallContext implements ProviderCallContext {
 			);
 		}
 		if (!response.body) throw new ProviderError("malformed_response", "response has no body");
-		try {
-			yield* readSseEvents(response.body, {
-				signal: this.controller.signal,
-				idleTimeoutMs: this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-				onStall: () => this.controller.abort(new ProviderError("timeout", "stream stalled")),
-				onBytes: () => this.markFirstByte(),
-				...(request.onInvalidLine ? { onInvalidLine: request.onInvalidLine } : {}),
-			});
-		} catch (error) {
-			// Fetch and body-read failures are the network's; a decoder's own exceptions never pass through here.
-			throw this.timeoutReason() ?? classifyThrown(error);
-		}
+		return readSseEvents(response.body, {
+			signal: this.controller.signal,
+			idleTimeoutMs: this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+			onStall: () => this.controller.abort(new ProviderError("timeout", "stream stalled")),
+			onBytes: () => this.markFirstByte(),
+			...(request.onInvalidLine ? { onInvalidLine: request.onInvalidLine } : {}),
+		});
 	}
 
 	/** The `ProviderError` a timeout aborted this attempt with, if that is why it was aborted. */
@@ -307,6 +310,50 @@ function asProviderError(thrown: unknown): ProviderError {
 		retryable: false,
 		cause: thrown,
 	});
+}
+
+/**
+ * The events of one request, opened on the first `next()`: the fetch happens lazily, then each call is
+ * forwarded to the body's event iterator (one hop per event). Every failure — HTTP classification aside —
+ * is mapped once by `mapError` (timeouts, network errors).
+ */
+class LazySseStream implements AsyncGenerator<SseEvent, void, undefined> {
+	private inner: AsyncGenerator<SseEvent, void, undefined> | undefined;
+	private opening: Promise<AsyncGenerator<SseEvent, void, undefined>> | undefined;
+	private closed = false;
+
+	constructor(
+		private readonly open: () => Promise<AsyncGenerator<SseEvent, void, undefined>>,
+		private readonly mapError: (error: unknown) => unknown,
+	) {}
+
+	[Symbol.asyncIterator](): this {
+		return this;
+	}
+
+	next(): Promise<IteratorResult<SseEvent, void>> {
+		if (this.closed) return Promise.resolve({ done: true, value: undefined });
+		if (this.inner) return this.inner.next().catch(this.rethrow);
+		this.opening ??= this.open().catch(this.rethrow);
+		return this.opening.then((inner) => {
+			this.inner = inner;
+			return this.closed ? inner.return(undefined) : this.next();
+		});
+	}
+
+	return(): Promise<IteratorResult<SseEvent, void>> {
+		this.closed = true;
+		return this.inner ? this.inner.return(undefined) : Promise.resolve({ done: true, value: undefined });
+	}
+
+	throw(error: unknown): Promise<IteratorResult<SseEvent, void>> {
+		this.closed = true;
+		return this.inner ? this.inner.throw(error) : Promise.reject(error);
+	}
+
+	private readonly rethrow = (error: unknown): never => {
+		throw error instanceof ProviderError ? error : this.mapError(error);
+	};
 }
 
 function checkedUrl(url: string): string {

@@ -3,7 +3,7 @@
  * chunks) is left to `eventsource-parser`; bytes are decoded with one streaming `TextDecoder`, so a multi-byte
  * UTF-8 character split across two network chunks decodes correctly.
  */
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
 import { ProviderError } from "./errors.js";
 
 /** One SSE event: `event` is the `event:` name when the server sent one, `data` the joined `data:` lines. */
@@ -36,52 +36,113 @@ export interface ReadSseOptions {
 /**
  * Read an SSE body as an async sequence of events. Ends when the body ends (an event left without its
  * trailing blank line is still delivered: some servers omit it after the last event). Fails with the
- * body's read error, a `timeout` `ProviderError` on a stall, or the abort reason.
+ * body's read error, a `timeout` `ProviderError` on a stall, or the abort reason. Stopping early (`return`,
+ * `break`, a failure) cancels the body.
  */
-export async function* readSseEvents(
+export function readSseEvents(
 	body: ReadableStream<Uint8Array>,
 	options: ReadSseOptions = {},
 ): AsyncGenerator<SseEvent, void, undefined> {
-	const queue: SseEvent[] = [];
-	const parser = createParser({
-		onEvent: (message: EventSourceMessage) => {
-			const event: SseEvent = { event: message.event, data: message.data };
-			if (message.id !== undefined) event.id = message.id;
-			queue.push(event);
-		},
-		onError: (error) => {
-			if (error.type === "unknown-field" && options.onInvalidLine) options.onInvalidLine(error.line ?? "");
-		},
-	});
-	const decoder = new TextDecoder("utf-8");
-	const reader = body.getReader();
-	const { signal } = options;
-	const throwIfAborted = (): void => {
+	return new SseEventIterator(body, options);
+}
+
+const DONE: IteratorReturnResult<void> = { done: true, value: undefined };
+
+/**
+ * A hand-written iterator rather than an `async function*`: the events of one network chunk are handed out
+ * from a queue as already-settled promises, so the per-event cost is one microtask, not a generator
+ * round-trip (decode throughput is measured against the vendor SDK).
+ */
+class SseEventIterator implements AsyncGenerator<SseEvent, void, undefined> {
+	private readonly queue: SseEvent[] = [];
+	private head = 0;
+	private readonly parser: EventSourceParser;
+	private readonly decoder = new TextDecoder("utf-8");
+	private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+	private ended = false;
+	private finished = false;
+
+	constructor(
+		body: ReadableStream<Uint8Array>,
+		private readonly options: ReadSseOptions,
+	) {
+		this.reader = body.getReader();
+		this.parser = createParser({
+			onEvent: (message: EventSourceMessage) => {
+				const event: SseEvent = { event: message.event, data: message.data };
+				if (message.id !== undefined) event.id = message.id;
+				this.queue.push(event);
+			},
+			onError: (error) => {
+				if (error.type === "unknown-field" && options.onInvalidLine) options.onInvalidLine(error.line ?? "");
+			},
+		});
+	}
+
+	[Symbol.asyncIterator](): this {
+		return this;
+	}
+
+	next(): Promise<IteratorResult<SseEvent, void>> {
+		if (this.finished) return Promise.resolve(DONE);
+		const { signal } = this.options;
+		if (signal?.aborted) return this.failWith(signal.reason ?? new Error("Request was aborted"));
+		if (this.head < this.queue.length) return Promise.resolve({ done: false, value: this.take() });
+		if (this.ended) {
+			this.close();
+			return Promise.resolve(DONE);
+		}
+		return this.fill().then(
+			() => this.next(),
+			(error: unknown) => this.failWith(error),
+		);
+	}
+
+	return(): Promise<IteratorResult<SseEvent, void>> {
+		this.close();
+		return Promise.resolve(DONE);
+	}
+
+	throw(error: unknown): Promise<IteratorResult<SseEvent, void>> {
+		return this.failWith(error);
+	}
+
+	private take(): SseEvent {
+		const event = this.queue[this.head++] as SseEvent;
+		if (this.head === this.queue.length) {
+			this.queue.length = 0;
+			this.head = 0;
+		}
+		return event;
+	}
+
+	/** Read one network chunk into the queue (or mark the end, flushing what the body left unterminated). */
+	private async fill(): Promise<void> {
+		const chunk = await readWithIdleTimeout(this.reader, this.options);
+		const { signal } = this.options;
 		if (signal?.aborted) throw signal.reason ?? new Error("Request was aborted");
-	};
-	try {
-		while (true) {
-			throwIfAborted();
-			const chunk = await readWithIdleTimeout(reader, options);
-			throwIfAborted();
-			if (chunk.done) break;
-			options.onBytes?.(chunk.value.byteLength);
-			parser.feed(decoder.decode(chunk.value, { stream: true }));
-			while (queue.length > 0) {
-				yield queue.shift() as SseEvent;
-				throwIfAborted();
-			}
+		if (chunk.done) {
+			this.ended = true;
+			// Flush the decoder, then end any event the server left without its blank line (some omit it
+			// after the last event); on a well-terminated body the extra blank lines dispatch nothing.
+			this.parser.feed(`${this.decoder.decode()}\n\n`);
+			return;
 		}
-		// Flush the decoder, then end any event the server left without its blank line (some omit it after
-		// the last event); on a well-terminated body the extra blank lines dispatch nothing.
-		parser.feed(`${decoder.decode()}\n\n`);
-		for (const event of queue) {
-			throwIfAborted();
-			yield event;
-		}
-	} finally {
+		this.options.onBytes?.(chunk.value.byteLength);
+		this.parser.feed(this.decoder.decode(chunk.value, { stream: true }));
+	}
+
+	private failWith(error: unknown): Promise<never> {
+		this.close();
+		return Promise.reject(error);
+	}
+
+	private close(): void {
+		if (this.finished) return;
+		this.finished = true;
+		this.queue.length = 0;
 		// Releasing early (consumer stopped, abort, error) must also stop the network read.
-		reader.cancel().catch(() => {});
+		this.reader.cancel().catch(() => {});
 	}
 }
 

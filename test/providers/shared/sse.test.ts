@@ -58,4 +58,31 @@ describe("readSseEvents over real HTTP", () => {
 		}
 		expect(lines).toEqual(['{"error": 1}']);
 	});
+
+	it("stopping early cancels the body; an abort stops before the next event", async () => {
+		let cancelled = false;
+		const body = new ReadableStream<Uint8Array>({
+			start(controller) {
+				controller.enqueue(new TextEncoder().encode("data: 1\n\ndata: 2\n\n"));
+			},
+			cancel() {
+				cancelled = true;
+			},
+		});
+		for await (const _event of readSseEvents(body)) break;
+		expect(cancelled).toBe(true);
+
+		const abort = new AbortController();
+		const seen: string[] = [];
+		const twoEvents = new Response("data: 1\n\ndata: 2\n\n").body as ReadableStream<Uint8Array>;
+		await expect(
+			(async () => {
+				for await (const event of readSseEvents(twoEvents, { signal: abort.signal })) {
+					seen.push(event.data);
+					abort.abort(new Error("stop"));
+				}
+			})(),
+		).rejects.toThrow("stop");
+		expect(seen).toEqual(["1"]);
+	});
 });
