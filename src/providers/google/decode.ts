@@ -8,7 +8,8 @@
  *   thinking signatures, tool-call signatures, or inside the provider block) and replayed to the same model.
  * - `functionCall` → a tool call. Whole arguments come in one part; Vertex `streamFunctionCallArguments`
  *   sends `{name, willContinue}`, then `partialArgs` fragments (`jsonPath` + typed value, strings continued
- *   with `willContinue`), then an empty `functionCall {}`: assembled here, parsed once at the end.
+ *   with `willContinue`), then an empty `functionCall {}`: assembled here (with best-effort JSON deltas for
+ *   `toolcall_delta`), and the call ends with the assembled object.
  *   Gemini generates no ids: ids are deterministic, `${name}_${responseId}_${n}` (SPEC L13).
  * - `executableCode`, `codeExecutionResult`, server `toolCall`/`toolResponse`, `inlineData` images and any
  *   other part → `ProviderBlock` holding the part unchanged.
@@ -33,7 +34,12 @@ import {
 } from "../shared/stop-reason.js";
 import { buildUsage } from "../shared/usage.js";
 import { geminiStreamError } from "./errors.js";
-import { applyPartialArg, type PartialArgsState, partialArgsState } from "./partial-args.js";
+import {
+	applyPartialArg,
+	PartialArgsJsonWriter,
+	type PartialArgsState,
+	partialArgsState,
+} from "./partial-args.js";
 import { GOOGLE_API } from "./request.js";
 
 /** One decoded SSE chunk (the wire fields of `GenerateContentResponse`, plus an in-stream error). */
@@ -66,6 +72,7 @@ type OpenBlock = { kind: "text" | "thinking"; index: number } | undefined;
 interface StreamingCall {
 	block: number;
 	args: PartialArgsState;
+	json: PartialArgsJsonWriter;
 }
 
 /** Decodes one Gemini stream into an `AssistantMessageBuilder`. */
@@ -184,7 +191,7 @@ export class GeminiStreamDecoder {
 		const block = this.builder.startToolCall(id, name, part.thoughtSignature);
 		this.toolCalls++;
 		if (willContinue) {
-			this.streaming = { block, args: partialArgsState() };
+			this.streaming = { block, args: partialArgsState(), json: new PartialArgsJsonWriter() };
 			if (partialArgs) for (const arg of partialArgs) this.partialArg(arg);
 			return;
 		}
@@ -193,7 +200,11 @@ export class GeminiStreamDecoder {
 	}
 
 	private partialArg(arg: PartialArg): void {
-		if (this.streaming) applyPartialArg(this.streaming.args, arg);
+		const call = this.streaming;
+		if (!call) return;
+		applyPartialArg(call.args, arg);
+		const delta = call.json.write(arg);
+		if (delta.length > 0) this.builder.appendToolCallArguments(call.block, delta);
 	}
 
 	private endStreamingCall(): void {

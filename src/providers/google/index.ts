@@ -16,7 +16,13 @@ import { buildGeminiRequest, GOOGLE_API, type GoogleOptions } from "./request.js
 
 export { GEMINI_FINISH_REASONS, type GeminiChunk, GeminiStreamDecoder } from "./decode.js";
 export { classifyGeminiErrorBody } from "./errors.js";
-export { applyPartialArg, type PartialArgsState, parseJsonPath, partialArgsState } from "./partial-args.js";
+export {
+	applyPartialArg,
+	PartialArgsJsonWriter,
+	type PartialArgsState,
+	parseJsonPath,
+	partialArgsState,
+} from "./partial-args.js";
 export {
 	buildGeminiRequest,
 	convertMessages as convertGeminiMessages,

@@ -78,3 +78,65 @@ function setAt(root: Record<string, unknown>, segments: Segment[], value: unknow
 	}
 	node[segments[segments.length - 1] as Segment] = value;
 }
+
+/**
+ * Best-effort JSON text for `toolcall_delta` (SPEC E4) while fragments arrive: exact for the common shape
+ * (top-level keys, strings continued in order); on any other shape it stops writing and the call's final
+ * arguments come from the assembled object alone. Each fragment writes only its own characters (linear).
+ */
+export class PartialArgsJsonWriter {
+	private started = false;
+	private openKey: string | undefined;
+	private readonly written = new Set<string>();
+	private gaveUp = false;
+
+	/** The JSON text this fragment adds, or `""` when nothing can be written. */
+	write(arg: PartialArg): string {
+		if (this.gaveUp) return "";
+		const key = topLevelKey(arg.jsonPath);
+		if (key === undefined) return this.giveUp();
+		const continuing = this.openKey === key;
+		if (!continuing && this.written.has(key)) return this.giveUp();
+		let out = "";
+		if (!continuing) {
+			out += this.closeString();
+			out += `${this.started ? "," : "{"}${JSON.stringify(key)}:`;
+			this.started = true;
+			this.written.add(key);
+		}
+		if (typeof arg.stringValue === "string") {
+			if (!continuing) out += '"';
+			out += JSON.stringify(arg.stringValue).slice(1, -1);
+			this.openKey = key;
+			if (!arg.willContinue) out += this.closeString();
+			return out;
+		}
+		if (continuing) return this.giveUp();
+		if (typeof arg.numberValue === "number") return out + JSON.stringify(arg.numberValue);
+		if (typeof arg.boolValue === "boolean") return out + JSON.stringify(arg.boolValue);
+		if (arg.nullValue !== undefined) return `${out}null`;
+		return this.giveUp();
+	}
+
+	/** True when the text written so far no longer follows the fragments. */
+	get abandoned(): boolean {
+		return this.gaveUp;
+	}
+
+	private closeString(): string {
+		if (this.openKey === undefined) return "";
+		this.openKey = undefined;
+		return '"';
+	}
+
+	private giveUp(): string {
+		this.gaveUp = true;
+		return "";
+	}
+}
+
+function topLevelKey(path: string | undefined): string | undefined {
+	if (typeof path !== "string") return undefined;
+	const segments = parseJsonPath(path);
+	return segments?.length === 1 && typeof segments[0] === "string" ? segments[0] : undefined;
+}

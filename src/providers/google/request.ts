@@ -11,6 +11,7 @@
  *   of a `thinkingBudget`; the SPEC X5 level is clamped to this list.
  * - `thinkingAlwaysOn: true` — the model cannot switch thinking off (Gemini 2.5 Pro): `off` becomes the
  *   smallest budget. `maxThinkingBudget: number` caps budgets (default 24576).
+ * - `streamFunctionCallArguments: true` — ask Vertex AI to stream function-call arguments in fragments.
  * - `toolCallIds: true` — send `id` on `functionCall` / `functionResponse` parts (servers that support it).
  * - `toolCallSignaturePlaceholder: string` — signature to send on function calls that have none (calls
  *   from another model; Gemini 3 validates signatures on the current turn's calls).
@@ -87,8 +88,9 @@ export function buildGeminiRequest(
 	const tools = context.tools ?? [];
 	if (tools.length > 0) {
 		body.tools = [{ functionDeclarations: tools.map(toFunctionDeclaration) }];
-		if (options.toolChoice)
-			body.toolConfig = { functionCallingConfig: toFunctionCallingConfig(options.toolChoice) };
+		const calling = options.toolChoice ? toFunctionCallingConfig(options.toolChoice) : {};
+		if (model.compat?.streamFunctionCallArguments === true) calling.streamFunctionCallArguments = true;
+		if (Object.keys(calling).length > 0) body.toolConfig = { functionCallingConfig: calling };
 	}
 	const generation: NonNullable<GeminiRequestBody["generationConfig"]> = {};
 	if (options.maxTokens !== undefined) generation.maxOutputTokens = options.maxTokens;
