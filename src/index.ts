@@ -43,6 +43,7 @@ export { type DanglingBatch, findDanglingBatch } from "./loop/pairing.js";
 export { DeadlineExceededError } from "./loop/signals.js";
 export { runStepDirectly, type Step, type StepRunner } from "./loop/step-runner.js";
 export type * from "./loop/types.js";
+export type * from "./telemetry/types.js";
 export { STEERING_INTERRUPT_POLL_MS } from "./tools/batch.js";
 export { placeholderResult, placeholderText } from "./tools/placeholders.js";
 export type * from "./tools/types.js";

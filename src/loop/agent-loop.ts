@@ -2,6 +2,7 @@ import { EventStream } from "../core/event-stream.js";
 import type { AgentMessage } from "../core/messages.js";
 import type { StreamFunction } from "../core/model.js";
 import { stream as registryStream } from "../providers/registry.js";
+import { createRunTelemetry } from "../telemetry/collector.js";
 import { findDanglingBatch } from "./pairing.js";
 import { runAgentLoop } from "./run.js";
 import type { RunState } from "./run-state.js";
@@ -75,6 +76,14 @@ function startRun(
 		soft: { reminded: new Set(), satisfied: new Set(), forcing: undefined },
 		pausedContinuations: 0,
 		outcome: undefined,
+		telemetry: config.telemetry
+			? createRunTelemetry(config.telemetry, {
+					model: config.model,
+					context,
+					streamOptions: config.streamOptions,
+					now,
+				})
+			: undefined,
 		llmLog: [],
 		llmLogSource: 0,
 		llmUnsentCalls: new Set(),

@@ -28,6 +28,7 @@ export function emit(state: RunState, event: AgentEvent): void {
 			open.toolExecutions.delete(event.toolCallId);
 			break;
 	}
+	state.telemetry?.observe(event); // SPEC X3: the collector sees every event before subscribers do
 	state.events.push(event);
 }
 

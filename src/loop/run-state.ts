@@ -1,6 +1,7 @@
 import type { EventStream } from "../core/event-stream.js";
 import type { AgentMessage, Message } from "../core/messages.js";
 import type { StreamFunction } from "../core/model.js";
+import type { RunTelemetry } from "../telemetry/collector.js";
 import type { SoftRequirementState } from "./soft-requirement.js";
 import type { StepRunner } from "./step-runner.js";
 import type { AgentContext, AgentEvent, AgentLoopConfig, RunOutcome } from "./types.js";
@@ -37,6 +38,8 @@ export interface RunState {
 	readonly soft: SoftRequirementState;
 	pausedContinuations: number;
 	outcome: RunOutcome | undefined;
+	/** SPEC X3: the run's collector, only when `config.telemetry` is set (off: no object, no per-event work). */
+	readonly telemetry: RunTelemetry | undefined;
 	/**
 	 * Incremental default conversion (SPEC C2) of `messages`, so a long run does not re-convert its whole
 	 * transcript on every model call (bench W2 must stay flat).

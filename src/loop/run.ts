@@ -121,6 +121,7 @@ function finishRun(state: RunState): void {
 			type: "agent_end",
 			messages: state.added,
 			outcome: state.outcome ?? { type: "completed" },
+			...state.telemetry?.report(), // SPEC X3: summary and coverage
 		});
 		state.events.end(state.added);
 	}

@@ -1,0 +1,250 @@
+import type { AgentMessage, AssistantMessage } from "../core/messages.js";
+import type { Model } from "../core/model.js";
+import type { AgentContext, AgentEvent, RunOutcome } from "../loop/types.js";
+import type { ToolCallStatus, ToolResult } from "../tools/types.js";
+import { coverageOf, summarizeRun } from "./summary.js";
+import type {
+	ModelCallRecord,
+	RunCoverage,
+	RunSink,
+	RunSummary,
+	TelemetryOptions,
+	ToolCallRecord,
+} from "./types.js";
+
+/** What the collector needs from the run being observed. */
+export interface ObservedRun {
+	model: Model;
+	context: AgentContext;
+	streamOptions?: { temperature?: number; maxTokens?: number; sessionId?: string };
+	/** The run's injected clock (SPEC L13). */
+	now: () => number;
+}
+
+interface OpenCall {
+	startedAt: number;
+	firstTokenAt: number | undefined;
+}
+
+interface OpenTool {
+	name: string;
+	startedAt: number;
+	intent: string | undefined;
+	args: Record<string, unknown>;
+}
+
+/**
+ * Create the collector of one run (SPEC X3). The loop calls this only when `config.telemetry` is set, so a
+ * run without telemetry has no collector and pays one `undefined` check per event.
+ */
+export function createRunTelemetry(options: TelemetryOptions, run: ObservedRun): RunTelemetry {
+	return new RunTelemetry(options, run);
+}
+
+/**
+ * Derives per-call records, the summary and the coverage from the run's own events — the loop has no
+ * telemetry code beyond calling `observe` and attaching `report()` to `agent_end`.
+ *
+ * A model call starts at the last turn boundary or injected message before its reply (`turn_start` or a
+ * `message_end`): the provider call is made right after those, so its latency includes the request's
+ * time to first byte, which `message_start` (emitted at the first stream event) would miss.
+ */
+export class RunTelemetry {
+	private readonly now: () => number;
+	private readonly startedAt: number;
+	private readonly toolsOffered: string[];
+	private readonly modelCalls: ModelCallRecord[] = [];
+	private readonly toolCalls: ToolCallRecord[] = [];
+	private readonly openTools = new Map<string, OpenTool>();
+	private readonly sinks: RunSink[] = [];
+	/** The agent-level transcript, kept only when content goes to sinks. */
+	private readonly transcript: AgentMessage[] | undefined;
+	private turns = 0;
+	private callBoundary: number;
+	private call: OpenCall | undefined;
+	private reported: { summary: RunSummary; coverage: RunCoverage } | undefined;
+
+	constructor(
+		private readonly options: TelemetryOptions,
+		run: ObservedRun,
+	) {
+		this.now = run.now;
+		this.startedAt = run.now();
+		this.callBoundary = this.startedAt;
+		const tools = run.context.tools ?? [];
+		this.toolsOffered = tools.map((tool) => tool.name);
+		const recordContent = options.recordContent === true;
+		this.transcript = recordContent ? run.context.messages.slice() : undefined;
+		const request = {
+			...(run.streamOptions?.temperature !== undefined ? { temperature: run.streamOptions.temperature } : {}),
+			...(run.streamOptions?.maxTokens !== undefined ? { maxTokens: run.streamOptions.maxTokens } : {}),
+			...(run.streamOptions?.sessionId !== undefined ? { sessionId: run.streamOptions.sessionId } : {}),
+		};
+		for (const sink of options.sinks ?? []) {
+			this.guard(() => {
+				this.sinks.push(
+					sink.startRun({
+						startedAt: this.startedAt,
+						model: run.model,
+						tools: tools.map((tool) => ({ name: tool.name, description: tool.description })),
+						request,
+						recordContent,
+						...(recordContent && run.context.systemPrompt !== undefined
+							? { systemPrompt: run.context.systemPrompt }
+							: {}),
+					}),
+				);
+			});
+		}
+	}
+
+	/** Observe one event, before it is pushed to the run's stream. Never throws. */
+	observe(event: AgentEvent): void {
+		switch (event.type) {
+			case "turn_start":
+				this.turns++;
+				this.callBoundary = this.now();
+				break;
+			case "message_start":
+				if (isAssistant(event.message)) this.call = { startedAt: this.callBoundary, firstTokenAt: undefined };
+				break;
+			case "message_update":
+				if (this.call && this.call.firstTokenAt === undefined && isDelta(event.assistantMessageEvent.type))
+					this.call.firstTokenAt = this.now();
+				break;
+			case "message_end":
+				this.onMessageEnd(event.message);
+				break;
+			case "tool_execution_start":
+				this.openTools.set(event.toolCallId, {
+					name: event.toolName,
+					startedAt: this.now(),
+					intent: event.intent,
+					args: event.args,
+				});
+				break;
+			case "tool_execution_end":
+				this.onToolEnd(event.toolCallId, event.toolName, event.status, event.isError, event.result);
+				break;
+			case "agent_end":
+				this.onRunEnd(event.outcome);
+				break;
+		}
+	}
+
+	/** The summary and coverage for `agent_end`, computed once at the first call. Never throws. */
+	report(): { summary: RunSummary; coverage: RunCoverage } | undefined {
+		if (this.reported) return this.reported;
+		try {
+			const records = { modelCalls: this.modelCalls, toolCalls: this.toolCalls };
+			this.reported = {
+				summary: summarizeRun(records, this.turns, this.now() - this.startedAt),
+				coverage: coverageOf(this.toolsOffered, records),
+			};
+		} catch (error) {
+			this.reportError(error);
+		}
+		return this.reported;
+	}
+
+	private onMessageEnd(message: AgentMessage): void {
+		const endedAt = this.now();
+		if (isAssistant(message)) {
+			const call = this.call ?? { startedAt: this.callBoundary, firstTokenAt: undefined };
+			this.call = undefined;
+			const record = modelCallRecord(this.modelCalls.length, message, call, endedAt);
+			this.modelCalls.push(record);
+			const content = this.transcript ? { input: this.transcript.slice(), output: message } : undefined;
+			this.guard(() => this.options.onModelCall?.(record));
+			for (const sink of this.sinks) this.guard(() => sink.modelCall(record, content));
+		}
+		this.transcript?.push(message);
+		this.callBoundary = endedAt;
+	}
+
+	private onToolEnd(
+		id: string,
+		name: string,
+		status: ToolCallStatus,
+		isError: boolean,
+		result: ToolResult,
+	): void {
+		const endedAt = this.now();
+		const open = this.openTools.get(id);
+		this.openTools.delete(id);
+		const startedAt = open?.startedAt ?? endedAt;
+		const record: ToolCallRecord = {
+			id,
+			name,
+			status,
+			isError,
+			startedAt,
+			latencyMs: endedAt - startedAt,
+			...(open?.intent !== undefined ? { intent: open.intent } : {}),
+		};
+		this.toolCalls.push(record);
+		const content = this.transcript ? { args: open?.args ?? {}, result } : undefined;
+		this.guard(() => this.options.onToolCall?.(record));
+		for (const sink of this.sinks) this.guard(() => sink.toolCall(record, content));
+	}
+
+	private onRunEnd(outcome: RunOutcome): void {
+		const report = this.report();
+		if (!report) return;
+		const end = { endedAt: this.startedAt + report.summary.wallTimeMs, outcome, ...report };
+		for (const sink of this.sinks) this.guard(() => sink.endRun(end));
+	}
+
+	private guard(fn: () => void): void {
+		try {
+			fn();
+		} catch (error) {
+			this.reportError(error);
+		}
+	}
+
+	private reportError(error: unknown): void {
+		try {
+			(this.options.onError ?? defaultOnError)(error);
+		} catch {
+			// A throwing error reporter has nowhere left to report to; the run must go on.
+		}
+	}
+}
+
+function modelCallRecord(
+	index: number,
+	message: AssistantMessage,
+	call: OpenCall,
+	endedAt: number,
+): ModelCallRecord {
+	return {
+		index,
+		model: message.model,
+		provider: message.provider,
+		api: message.api,
+		...(message.responseId !== undefined ? { responseId: message.responseId } : {}),
+		stopReason: message.stopReason,
+		...(message.stopDetails ? { stopDetail: message.stopDetails.type } : {}),
+		...(message.errorKind !== undefined ? { errorKind: message.errorKind } : {}),
+		...(message.errorMessage !== undefined ? { errorMessage: message.errorMessage } : {}),
+		startedAt: call.startedAt,
+		latencyMs: endedAt - call.startedAt,
+		...(call.firstTokenAt !== undefined ? { timeToFirstTokenMs: call.firstTokenAt - call.startedAt } : {}),
+		usage: message.usage,
+		cost: message.usage.cost.total,
+	};
+}
+
+function isAssistant(message: AgentMessage): message is AssistantMessage {
+	return (message as { role?: unknown }).role === "assistant";
+}
+
+/** The first generated token: a text, thinking or tool-argument delta (a `*_start` may precede any token). */
+function isDelta(type: string): boolean {
+	return type === "text_delta" || type === "thinking_delta" || type === "toolcall_delta";
+}
+
+function defaultOnError(error: unknown): void {
+	console.error("capstan: telemetry error", error);
+}

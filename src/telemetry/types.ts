@@ -1,0 +1,158 @@
+/**
+ * SPEC X3 run telemetry: the records a run produces when the host opts in, the summary and coverage that
+ * ride on `agent_end`, and the sink contract through which the same facts reach a tracer (OpenTelemetry lives
+ * in `capstan/otel`, so the core never loads `@opentelemetry/api`).
+ *
+ * Every fact is derived from the run's own events; times come from the run's injected clock (SPEC L13).
+ */
+import type { AgentMessage, AssistantMessage, ErrorKind, StopReason, Usage } from "../core/messages.js";
+import type { Model } from "../core/model.js";
+import type { RunOutcome } from "../loop/types.js";
+import type { ToolCallStatus, ToolResult } from "../tools/types.js";
+
+/** One model call, as observed from its assistant message's events. */
+export interface ModelCallRecord {
+	/** 0-based position of the call in the run. */
+	index: number;
+	/** The model that answered (the assistant message's `model`). */
+	model: string;
+	provider: string;
+	api: string;
+	responseId?: string;
+	stopReason: StopReason;
+	/** The finer stop cause (`stopDetails.type`), e.g. `pause_turn`, `refusal`. */
+	stopDetail?: string;
+	errorKind?: ErrorKind;
+	errorMessage?: string;
+	/** Clock time the call began: the end of the last event before its reply (turn start or injected input). */
+	startedAt: number;
+	/** From the call's start to its assistant `message_end`. */
+	latencyMs: number;
+	/** From the call's start to the first streamed delta; absent when nothing streamed. */
+	timeToFirstTokenMs?: number;
+	usage: Usage;
+	/** `usage.cost.total`, in the model's price-table currency. */
+	cost: number;
+}
+
+/** One tool call, from its `tool_execution_start` to its `tool_execution_end`. */
+export interface ToolCallRecord {
+	id: string;
+	name: string;
+	status: ToolCallStatus;
+	isError: boolean;
+	startedAt: number;
+	/**
+	 * Execution time for a call that ran; about zero for one settled without running (blocked, skipped, a
+	 * validation error, an abort before it started), whose start and end are emitted together.
+	 */
+	latencyMs: number;
+	/** The model's stated intent when intent tracing is on (SPEC C5). */
+	intent?: string;
+}
+
+/** Totals of one run, on `agent_end.summary` (SPEC X3). */
+export interface RunSummary {
+	/** From the run's start to `agent_end`. */
+	wallTimeMs: number;
+	turns: number;
+	modelCalls: number;
+	/** Model calls that ended with `stopReason` `error` or `aborted`. */
+	failedModelCalls: number;
+	/** Sum of the model calls' latencies. */
+	modelTimeMs: number;
+	toolCalls: number;
+	toolCallsByStatus: Record<ToolCallStatus, number>;
+	/** Sum of the tool calls' latencies (overlapping calls each count in full). */
+	toolTimeMs: number;
+	/** Token usage and cost summed over every model call. */
+	usage: Usage;
+	/** `usage.cost.total`. */
+	cost: number;
+	/** Every record, in the order the calls ended. */
+	records: { modelCalls: ModelCallRecord[]; toolCalls: ToolCallRecord[] };
+}
+
+/** What the run used of what it was offered, on `agent_end.coverage` (SPEC X3). */
+export interface RunCoverage {
+	/** Names of the run's tools, in context order. */
+	toolsOffered: string[];
+	/**
+	 * Names the model called at least once, whatever the call's status: offered tools in offered order, then
+	 * unknown names.
+	 */
+	toolsInvoked: string[];
+	/** Offered tools the model never called. */
+	toolsNeverUsed: string[];
+	/** Names the model called that the run did not offer (each such call got an error result, SPEC T2). */
+	unknownToolsCalled: string[];
+	/** Models that answered, in order of first use. */
+	models: string[];
+	providers: string[];
+}
+
+/** Opt-in run telemetry (SPEC X3). Without it the loop creates no collector and does no per-event work. */
+export interface TelemetryOptions {
+	/** Called as each model call ends. */
+	onModelCall?: (record: ModelCallRecord) => void;
+	/** Called as each tool call ends. */
+	onToolCall?: (record: ToolCallRecord) => void;
+	/** Where the records also go, e.g. `openTelemetry(tracer)` from `capstan/otel`. */
+	sinks?: readonly TelemetrySink[];
+	/**
+	 * Hand message content (system prompt, input and output messages, tool arguments and results) to the
+	 * sinks, which may export it. Off by default: content often holds personal data.
+	 */
+	recordContent?: boolean;
+	/** Where a throwing callback or sink is reported; telemetry never breaks a run. Default `console.error`. */
+	onError?: (error: unknown) => void;
+}
+
+/** What a sink learns when a run starts. Content fields are present only with `recordContent`. */
+export interface RunStartInfo {
+	startedAt: number;
+	/** The run's configured model (the request model). */
+	model: Model;
+	/** The tools offered to the model. */
+	tools: readonly { name: string; description: string }[];
+	/** Request settings worth reporting, when the run's `streamOptions` set them. */
+	request: { temperature?: number; maxTokens?: number; sessionId?: string };
+	recordContent: boolean;
+	systemPrompt?: string;
+}
+
+/** Content of one model call, given to sinks only with `recordContent`. */
+export interface ModelCallContent {
+	/** The agent-level transcript before the call, as the events showed it (before `transformContext`). */
+	input: readonly AgentMessage[];
+	output: AssistantMessage;
+}
+
+/** Content of one tool call, given to sinks only with `recordContent`. */
+export interface ToolCallContent {
+	args: Record<string, unknown>;
+	result: ToolResult;
+}
+
+/** What a sink learns when a run ends. */
+export interface RunEndInfo {
+	endedAt: number;
+	outcome: RunOutcome;
+	summary: RunSummary;
+	coverage: RunCoverage;
+}
+
+/** The receiver of one run's telemetry. Calls arrive in event order; a throw is reported, never propagated. */
+export interface RunSink {
+	modelCall(record: ModelCallRecord, content: ModelCallContent | undefined): void;
+	toolCall(record: ToolCallRecord, content: ToolCallContent | undefined): void;
+	endRun(end: RunEndInfo): void;
+}
+
+/**
+ * A destination for run telemetry. `startRun` is called synchronously when the run is created (inside the
+ * caller's call to `agentLoop` or `Agent.prompt`), so a tracer can pick up the caller's active context.
+ */
+export interface TelemetrySink {
+	startRun(run: RunStartInfo): RunSink;
+}
