@@ -12,7 +12,11 @@ import {
 	type AgentLoopConfig,
 	type AgentMessage,
 	type AgentTool,
+	type AssistantMessage,
 	agentLoop,
+	agentLoopContinue,
+	emptyUsage,
+	type ToolCall,
 	type ToolResult,
 } from "../../src/index.js";
 import { type ScriptedBlock, type ScriptedReply, scriptedModel } from "../../src/testing/index.js";
@@ -67,7 +71,8 @@ export type StopPlan =
 
 /** One whole run. */
 export interface Scenario {
-	driver: "loop" | "agent";
+	/** `resume`: `agentLoopContinue` from a transcript whose last reply (the first of `replies`) is unanswered. */
+	driver: "loop" | "agent" | "resume";
 	tools: ToolPlan[];
 	replies: ReplyPlan[];
 	/** Fake-time ms at which a steering / follow-up message is queued. */
@@ -162,7 +167,7 @@ function rarely<T>(value: fc.Arbitrary<T>, odds: number): fc.Arbitrary<T | undef
 export function scenarioArb(stop: fc.Arbitrary<StopPlan> = stopArb): fc.Arbitrary<Scenario> {
 	return fc
 		.record({
-			driver: fc.constantFrom<Scenario["driver"]>("loop", "agent"),
+			driver: fc.constantFrom<Scenario["driver"]>("loop", "agent", "agent", "resume"),
 			tools: fc.tuple(toolArb, toolArb, toolArb),
 			replies: fc.array(replyArb, { minLength: 1, maxLength: 4 }),
 			steers: fc.array(time, { maxLength: 3 }),
@@ -317,6 +322,37 @@ export function toScriptedReply(plan: ReplyPlan): ScriptedReply {
 	return reply;
 }
 
+/** The first reply as a committed assistant message whose calls never got results (SPEC L6). */
+function danglingReply(plan: ReplyPlan | undefined, timestamp: number): AssistantMessage {
+	const calls = plan?.calls.length
+		? plan.calls
+		: [{ tool: 0, args: "valid", ms: 0, behaviour: "ok" } as const];
+	const content = calls.map((call, i): ToolCall => {
+		const block = toBlock(call);
+		if (block.type !== "toolCall") throw new Error("unreachable");
+		const id = `resumed_${i}`;
+		if (typeof block.arguments === "string")
+			return {
+				type: "toolCall",
+				id,
+				name: block.name,
+				arguments: {},
+				argumentsError: "Invalid JSON in tool arguments",
+			};
+		return { type: "toolCall", id, name: block.name, arguments: block.arguments ?? {} };
+	});
+	return {
+		role: "assistant",
+		content,
+		api: "scripted",
+		provider: "scripted",
+		model: "scripted-model",
+		usage: emptyUsage(),
+		stopReason: "toolUse",
+		timestamp,
+	};
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Playing it
 
@@ -328,6 +364,8 @@ export interface Played {
 	transcript: readonly AgentMessage[];
 	/** Every steer / follow-up actually queued (by identity), and what is still queued at the end. */
 	queued: AgentMessage[];
+	/** The transcript the run started from (`resume`). */
+	initial: readonly AgentMessage[];
 	/** Queued before the first run's agent_end. */
 	queuedWhileRunning: AgentMessage[];
 	/** `loop` driver: messages the loop dequeued after the abort or the deadline (must stay empty). */
@@ -475,9 +513,10 @@ function hostQueue(mode: Scenario["queueMode"], onTake: (taken: AgentMessage[]) 
 export async function playScenario(scenario: Scenario): Promise<Played & { settled: boolean }> {
 	const t0 = Date.now();
 	let replay = true;
+	const skipped = scenario.driver === "resume" ? 1 : 0;
 	const scripted = scriptedModel(
 		({ index }) => {
-			const plan = replay ? scenario.replies[index] : undefined;
+			const plan = replay ? scenario.replies[index + skipped] : undefined;
 			return plan ? toScriptedReply(plan) : { content: [{ type: "text", text: "done" }] };
 		},
 		{ now: Date.now },
@@ -510,6 +549,9 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 	};
 
 	const prompt = user("go");
+	// SPEC L6, T13: a run that crashed between the reply and its results leaves this transcript behind.
+	const initial: AgentMessage[] =
+		scenario.driver === "resume" ? [prompt, danglingReply(scenario.replies[0], Date.now())] : [];
 	let steer: (m: AgentMessage) => void;
 	let followUp: (m: AgentMessage) => void;
 	let abort: (reason: unknown) => void;
@@ -558,14 +600,17 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 			getFollowUpMessages: followUps.take,
 		};
 		if (scenario.eventDriven) config.onSteeringQueued = steering.subscribe;
-		const stream = agentLoop([prompt], { messages: [], tools }, config, controller.signal);
+		const stream =
+			scenario.driver === "resume"
+				? agentLoopContinue({ messages: initial, tools }, config, controller.signal)
+				: agentLoop([prompt], { messages: [], tools }, config, controller.signal);
 		let added: readonly AgentMessage[] = [];
 		steer = steering.push;
 		followUp = followUps.push;
 		abort = (reason) => controller.abort(reason);
 		stillQueued = () => [...steering.items, ...followUps.items];
 		steeringQueued = () => steering.items;
-		transcript = () => added;
+		transcript = () => [...initial, ...added];
 		void (async () => {
 			for await (const event of stream) record(event);
 			added = await stream.result();
@@ -613,6 +658,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		lateEvents,
 		outcomeAbortedBeforeEnd,
 		settled,
+		initial,
 		queuedWhileRunning,
 		lateDequeues,
 		executions: [...executions.values()],
