@@ -74,11 +74,14 @@ export interface OpenAICompletionsCompat {
 	requiresAssistantAfterToolResult: boolean;
 	/** The server needs an API key (local servers do not). */
 	requiresApiKey: boolean;
+	/** How the key is sent: `Authorization: Bearer <key>`, or Azure OpenAI's `api-key: <key>` header. */
+	apiKeyHeader: "authorization" | "api-key";
 }
 
 /** Names of the built-in presets. */
 export type CompatPresetName =
 	| "openai"
+	| "azure"
 	| "ollama"
 	| "vllm"
 	| "llamacpp"
@@ -106,19 +109,25 @@ export const DEFAULT_COMPAT: Readonly<OpenAICompletionsCompat> = {
 	requiresToolResultName: false,
 	requiresAssistantAfterToolResult: false,
 	requiresApiKey: true,
+	apiKeyHeader: "authorization",
 };
 
 const LOCAL = { requiresApiKey: false } as const;
 
+const OPENAI: Partial<OpenAICompletionsCompat> = {
+	maxTokensField: "max_completion_tokens",
+	supportsDeveloperRole: true,
+	supportsReasoningEffort: true,
+	reasoningEffortLevels: ["minimal", "low", "medium", "high"],
+	supportsPromptCacheKey: true,
+};
+
 /** Per-server differences from {@link DEFAULT_COMPAT}. */
 export const COMPAT_PRESETS: Readonly<Record<CompatPresetName, Partial<OpenAICompletionsCompat>>> = {
-	openai: {
-		maxTokensField: "max_completion_tokens",
-		supportsDeveloperRole: true,
-		supportsReasoningEffort: true,
-		reasoningEffortLevels: ["minimal", "low", "medium", "high"],
-		supportsPromptCacheKey: true,
-	},
+	openai: OPENAI,
+	// Azure OpenAI: the same models; the key goes in `api-key`. Put the deployment path and `?api-version=`
+	// in `baseUrl` (e.g. `https://res.openai.azure.com/openai/deployments/gpt-5?api-version=2025-04-01-preview`).
+	azure: { ...OPENAI, apiKeyHeader: "api-key" },
 	// Ollama: `reasoning_effort` incl. "none", reasoning returned and accepted in `reasoning`.
 	ollama: {
 		...LOCAL,
@@ -161,7 +170,8 @@ export const COMPAT_PRESETS: Readonly<Record<CompatPresetName, Partial<OpenAICom
 };
 
 const HOST_PRESETS: readonly [RegExp, CompatPresetName][] = [
-	[/(^|\.)openai\.com$|\.openai\.azure\.com$/, "openai"],
+	[/\.openai\.azure\.com$/, "azure"],
+	[/(^|\.)openai\.com$/, "openai"],
 	[/(^|\.)openrouter\.ai$/, "openrouter"],
 	[/(^|\.)groq\.com$/, "groq"],
 	[/(^|\.)deepseek\.com$/, "deepseek"],
@@ -185,7 +195,7 @@ function isPresetName(value: string): value is CompatPresetName {
 export function presetNameFor(baseUrlOrProvider: string): CompatPresetName | undefined {
 	const name = baseUrlOrProvider.toLowerCase().replace(/[^a-z]/g, "");
 	if (isPresetName(name)) return name;
-	if (name === "azure" || name === "azureopenai") return "openai";
+	if (name === "azureopenai") return "azure";
 	let url: URL;
 	try {
 		url = new URL(baseUrlOrProvider);

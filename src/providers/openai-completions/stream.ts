@@ -14,12 +14,15 @@ import {
 	type OpenAICompletionsOptions,
 } from "./request.js";
 
-/** The endpoint for `model` (its `baseUrl`, else api.openai.com). */
+/**
+ * The endpoint for `model`: `{baseUrl}/chat/completions` (api.openai.com when there is no base URL). A query
+ * in the base URL (Azure's `?api-version=`) stays at the end.
+ */
 export function chatCompletionsUrl(model: Model): string {
-	return joinUrl(
-		model.baseUrl ?? DEFAULT_BASE_URLS[OPENAI_COMPLETIONS_API] ?? "https://api.openai.com/v1",
-		"chat/completions",
-	);
+	const base = model.baseUrl ?? DEFAULT_BASE_URLS[OPENAI_COMPLETIONS_API] ?? "https://api.openai.com/v1";
+	const query = base.indexOf("?");
+	if (query < 0) return joinUrl(base, "chat/completions");
+	return `${joinUrl(base.slice(0, query), "chat/completions")}${base.slice(query)}`;
 }
 
 /**
@@ -37,7 +40,9 @@ export function streamOpenAICompletions(
 		options,
 		async (builder, ctx) => {
 			const body = JSON.stringify(buildOpenAICompletionsRequest(model, context, options));
-			const headers: Record<string, string> = ctx.apiKey ? { authorization: `Bearer ${ctx.apiKey}` } : {};
+			const headers: Record<string, string> = {};
+			if (ctx.apiKey && compat.apiKeyHeader === "api-key") headers["api-key"] = ctx.apiKey;
+			else if (ctx.apiKey) headers.authorization = `Bearer ${ctx.apiKey}`;
 			const decoder = new ChatCompletionsDecoder(builder, model);
 			const events = ctx.streamSse({
 				url: chatCompletionsUrl(model),

@@ -167,6 +167,19 @@ describe("request wiring", () => {
 		expect(server.requests.length).toBe(before);
 	});
 
+	it("Azure (compat preset azure): the key goes in `api-key`, the api-version query stays at the end", async () => {
+		server.enqueue({ type: "sse", body: textReply("azure") });
+		const azure = testModel(`${server.baseUrl}/openai/deployments/gpt-5?api-version=2025-04-01-preview`, {
+			provider: "azure-openai",
+		});
+		const message = await registryStream(azure, HELLO, { apiKey: "az-key" }).result();
+		expect(textOf(message)).toBe("azure");
+		const request = server.requests.at(-1);
+		expect(request?.path).toBe("/openai/deployments/gpt-5/chat/completions?api-version=2025-04-01-preview");
+		expect(request?.headers["api-key"]).toBe("az-key");
+		expect(request?.headers.authorization).toBeUndefined();
+	});
+
 	it("a local server (Ollama preset) needs no key and gets no authorization header", async () => {
 		server.enqueue({ type: "sse", body: textReply("local") });
 		const ollama = testModel(baseUrl, { provider: "ollama", id: "qwen3:8b" });

@@ -84,6 +84,8 @@ describe("Chat Completions request rules", () => {
 			expect(presetNameFor("http://localhost:8080/v1")).toBe("llamacpp");
 			expect(presetNameFor("http://gpu-box:8000/v1")).toBe("vllm");
 			expect(presetNameFor("https://openrouter.ai/api/v1")).toBe("openrouter");
+			expect(presetNameFor("https://res.openai.azure.com/openai/deployments/d?api-version=1")).toBe("azure");
+			expect(presetNameFor("https://api.openai.com/v1")).toBe("openai");
 			expect(presetNameFor("https://api.groq.com/openai/v1")).toBe("groq");
 			expect(presetNameFor("https://api.deepseek.com")).toBe("deepseek");
 			expect(presetNameFor("https://api.x.ai/v1")).toBe("xai");
