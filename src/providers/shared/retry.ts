@@ -43,7 +43,9 @@ export function isRetryable(error: ProviderError, state: AttemptState): boolean 
 	if (error.retryable === false) return false;
 	if (error.retryable !== true && !TRANSIENT_ERROR_KINDS.has(error.kind)) return false;
 	// A drop or stall after the server started answering may have been billed; only retry those before it.
-	if ((error.kind === "network" || error.kind === "timeout") && state.firstByteSeen) return false;
+	// (An HTTP status such as 504 is a complete answer, not a drop: it stays retryable.)
+	const midBody = state.firstByteSeen && error.status === undefined;
+	if ((error.kind === "network" || error.kind === "timeout") && midBody) return false;
 	return true;
 }
 
