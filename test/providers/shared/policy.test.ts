@@ -96,6 +96,10 @@ describe("retry policy (SPEC A8)", () => {
 		expect(
 			retryDelayMs(new ProviderError("rate_limit", "x", { retryAfterMs: 3_600_000 }), state),
 		).toBeUndefined();
+
+		// An HTTP 504 is a complete answer, not a mid-body drop: still retried after the first byte.
+		const gatewayTimeout = new ProviderError("timeout", "HTTP 504", { status: 504 });
+		expect(retryDelayMs(gatewayTimeout, { ...state, firstByteSeen: true }, { random: () => 0 })).toBe(500);
 	});
 });
 
