@@ -83,6 +83,7 @@ export class GeminiStreamDecoder {
 	private toolCalls = 0;
 	private responseId: string | undefined;
 	private finishReason: string | undefined;
+	private finishMessage: string | undefined;
 	private blockReason: string | undefined;
 	private readonly citations = new Map<string, JsonValue>();
 	private grounding: JsonValue | undefined;
@@ -108,6 +109,7 @@ export class GeminiStreamDecoder {
 		for (const part of candidate.content?.parts ?? []) this.part(part);
 		this.keepMetadata(candidate);
 		if (candidate.finishReason) this.finishReason = String(candidate.finishReason);
+		if (typeof candidate.finishMessage === "string") this.finishMessage = candidate.finishMessage;
 	}
 
 	/**
@@ -127,6 +129,11 @@ export class GeminiStreamDecoder {
 		const stop = mapStopReason(this.finishReason, GEMINI_FINISH_REASONS);
 		// Gemini says STOP after function calls too.
 		if (stop.reason === "stop" && this.toolCalls > 0) stop.reason = "toolUse";
+		// Gemini explains failures (e.g. MALFORMED_FUNCTION_CALL) in `finishMessage`.
+		if (stop.reason === "error" && this.finishMessage) {
+			stop.errorMessage = `${stop.errorMessage ?? "the provider stopped with an error"}: ${this.finishMessage}`;
+			if (stop.details) stop.details = { ...stop.details, explanation: this.finishMessage };
+		}
 		finishWithStop(this.builder, stop);
 		return true;
 	}

@@ -244,11 +244,37 @@ describe("SYNTHETIC finish cases no recording covers (SPEC M4, S5)", () => {
 		expect(message.usage.input).toBe(7);
 	});
 
-	it("MALFORMED_FUNCTION_CALL and unknown reasons → error with the raw value kept", async () => {
-		const s = await serve({ type: "sse", body: sse(textChunk("", "MALFORMED_FUNCTION_CALL")) });
+	it("MALFORMED_FUNCTION_CALL and unknown reasons → error with the raw value and finishMessage kept", async () => {
+		const chunk = textChunk("", "MALFORMED_FUNCTION_CALL");
+		(chunk.candidates[0] as Record<string, unknown>).finishMessage = "Malformed function call: print(x";
+		const s = await serve({ type: "sse", body: sse(chunk) });
 		const { message } = await collect(geminiModel(s.baseUrl), hello);
 		expect(message.stopReason).toBe("error");
-		expect(message.stopDetails).toEqual({ type: "unknown_stop_reason", raw: "MALFORMED_FUNCTION_CALL" });
+		expect(message.stopDetails).toEqual({
+			type: "unknown_stop_reason",
+			raw: "MALFORMED_FUNCTION_CALL",
+			explanation: "Malformed function call: print(x",
+		});
+		expect(message.errorMessage).toContain("Malformed function call: print(x");
+	});
+
+	it("an abort mid-stream → aborted with the text so far (SPEC A1, A2)", async () => {
+		const s = await serve({ type: "hang", partial: sse(textChunk("thinking about")) });
+		const controller = new AbortController();
+		const stream = streamGoogle(geminiModel(s.baseUrl), hello, { apiKey: "k", signal: controller.signal });
+		for await (const event of stream) if (event.type === "text_delta") controller.abort("user pressed stop");
+		const message = await stream.result();
+		expect(message.stopReason).toBe("aborted");
+		expect(message.errorMessage).toBe("user pressed stop");
+		expect(textOf(message)).toBe("thinking about");
+	});
+
+	it("a stalled stream → timeout (idleTimeoutMs)", async () => {
+		const s = await serve({ type: "hang", partial: sse(textChunk("and then")) });
+		const { message } = await collect(geminiModel(s.baseUrl), hello, { idleTimeoutMs: 50 });
+		expect(message.stopReason).toBe("error");
+		expect(message.errorKind).toBe("timeout");
+		expect(textOf(message)).toBe("and then");
 	});
 
 	it("deterministic tool-call ids: the same stream twice gives the same ids (SPEC L13)", async () => {

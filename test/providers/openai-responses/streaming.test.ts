@@ -6,7 +6,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Message } from "../../../src/core/messages.js";
 import type { Context } from "../../../src/core/model.js";
-import { buildResponsesRequest } from "../../../src/providers/openai-responses/index.js";
+import {
+	buildResponsesRequest,
+	streamOpenAIResponses,
+} from "../../../src/providers/openai-responses/index.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { type ReplayServer, type ScriptedResponse, startReplayServer } from "../support/replay-server.js";
 import { assertEventShape, collect, hello, responsesModel, textOf } from "./helpers.js";
@@ -219,10 +222,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 
 	it("missing API key → auth error, no request", async () => {
 		const s = await serve();
-		const stream = (await import("../../../src/providers/openai-responses/index.js")).streamOpenAIResponses(
-			responsesModel(s.baseUrl, { provider: "nobody-has-this" }),
-			hello,
-		);
+		const stream = streamOpenAIResponses(responsesModel(s.baseUrl, { provider: "nobody-has-this" }), hello);
 		const message = await stream.result();
 		expect(message.errorKind).toBe("auth");
 		expect(s.requests).toHaveLength(0);
@@ -269,6 +269,31 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 				id: "msg_syn",
 			},
 		]);
+	});
+
+	it("an abort mid-stream → aborted with the text so far (SPEC A1, A2)", async () => {
+		const s = await serve({ type: "hang", partial: sse(created, messageAdded, partAdded, delta("half a")) });
+		const controller = new AbortController();
+		const stream = streamOpenAIResponses(responsesModel(s.baseUrl), hello, {
+			apiKey: "k",
+			signal: controller.signal,
+		});
+		for await (const event of stream) if (event.type === "text_delta") controller.abort("user pressed stop");
+		const message = await stream.result();
+		expect(message.stopReason).toBe("aborted");
+		expect(message.errorMessage).toBe("user pressed stop");
+		expect(textOf(message)).toBe("half a");
+	});
+
+	it("a stalled stream → timeout (idleTimeoutMs)", async () => {
+		const s = await serve({
+			type: "hang",
+			partial: sse(created, messageAdded, partAdded, delta("and then")),
+		});
+		const { message } = await collect(responsesModel(s.baseUrl), hello, { idleTimeoutMs: 50 });
+		expect(message.stopReason).toBe("error");
+		expect(message.errorKind).toBe("timeout");
+		expect(textOf(message)).toBe("and then");
 	});
 
 	it("SYNTHETIC: an `error` event mid-stream → error with the content so far, classified", async () => {
