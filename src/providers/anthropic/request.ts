@@ -75,7 +75,15 @@ export function buildAnthropicRequest(
 	const cache = cacheControl(options.cacheTtl);
 	const maxTokens = options.maxTokens ?? model.maxTokens;
 	const tools = context.tools ?? [];
-	const reasoning = reasoningConfig(model, options.thinkingLevel, maxTokens);
+	const forcesTool =
+		tools.length > 0 &&
+		options.toolChoice !== undefined &&
+		options.toolChoice !== "auto" &&
+		options.toolChoice !== "none";
+	// Manual (budget) thinking rejects a forced tool choice; the forced tool wins (X1 escalation relies on it).
+	// Adaptive thinking accepts forced tool use.
+	const wanted = reasoningConfig(model, options.thinkingLevel, maxTokens);
+	const reasoning = forcesTool && wanted.thinking?.type === "enabled" ? { thinkingOn: false } : wanted;
 	const samplingAllowed = model.compat?.supportsTemperature === true && !reasoning.thinkingOn;
 	const system: TextBlockParam | undefined = context.systemPrompt
 		? { type: "text", text: context.systemPrompt, ...(cache ? { cache_control: cache } : {}) }
@@ -98,7 +106,7 @@ export function buildAnthropicRequest(
 		...(reasoning.thinking ? { thinking: reasoning.thinking } : {}),
 		...(reasoning.effort ? { output_config: { effort: reasoning.effort } } : {}),
 		...(options.temperature !== undefined && samplingAllowed ? { temperature: options.temperature } : {}),
-		messages: convertMessages(model, context.messages, cache),
+		messages: convertMessages(model, context.messages, cache, options.cacheHints?.unchangedMessages),
 	};
 }
 
@@ -179,35 +187,64 @@ function clampEffort(model: Model, wanted: Effort): Effort {
 	return lowest ?? wanted;
 }
 
-/** Convert wire messages; consecutive tool results share one user message, as the API requires. */
+/**
+ * Convert wire messages; consecutive tool results share one user message, as the API requires. A cache
+ * breakpoint goes on the last block; with `unchangedMessages` (SPEC X2 cache hints) a second one goes on the
+ * last block of those leading messages — where the previous request's breakpoint was, so its bytes are
+ * unchanged and its cache entry is read back even when this call appended more blocks than the API's
+ * ~20-block lookback (a wide tool batch). With system and tools that makes four, the API's maximum.
+ */
 export function convertMessages(
 	model: Model,
 	messages: readonly Message[],
 	cache: CacheControlEphemeral | undefined,
+	unchangedMessages?: number,
 ): MessageParam[] {
 	const out: MessageParam[] = [];
 	let toolResults: ToolResultBlockParam[] | undefined;
-	for (const message of messages) {
+	let prefixEnd: BlockAt | undefined;
+	for (let i = 0; i < messages.length; i++) {
+		const message = messages[i] as Message;
 		if (message.role === "toolResult") {
 			if (!toolResults) {
 				toolResults = [];
 				out.push({ role: "user", content: toolResults });
 			}
 			toolResults.push(toolResultBlock(model, message));
-			continue;
+		} else {
+			toolResults = undefined;
+			const content =
+				message.role === "user" ? userBlocks(model, message.content) : assistantBlocks(model, message);
+			if (content.length > 0) out.push({ role: message.role, content });
 		}
-		toolResults = undefined;
-		const content =
-			message.role === "user" ? userBlocks(model, message.content) : assistantBlocks(model, message);
-		if (content.length > 0) out.push({ role: message.role, content });
+		if (i + 1 === unchangedMessages) prefixEnd = lastBlockAt(out);
 	}
-	const last = out[out.length - 1];
-	const lastContent = last && Array.isArray(last.content) ? last.content : undefined;
-	const lastBlock = lastContent?.[lastContent.length - 1];
-	// A copy: the block may be a replayed ProviderBlock's own data object, which must never be mutated.
-	if (cache && lastContent && lastBlock && canCarryCacheControl(lastBlock))
-		lastContent[lastContent.length - 1] = { ...lastBlock, cache_control: cache };
+	const tail = lastBlockAt(out);
+	if (cache && tail) placeBreakpoint(out, tail, cache);
+	if (cache && prefixEnd && (prefixEnd.message !== tail?.message || prefixEnd.block !== tail.block))
+		placeBreakpoint(out, prefixEnd, cache);
 	return out;
+}
+
+/** Where a content block sits in the converted messages. */
+interface BlockAt {
+	message: number;
+	block: number;
+}
+
+function lastBlockAt(out: readonly MessageParam[]): BlockAt | undefined {
+	const content = out[out.length - 1]?.content;
+	return Array.isArray(content) && content.length > 0
+		? { message: out.length - 1, block: content.length - 1 }
+		: undefined;
+}
+
+function placeBreakpoint(out: MessageParam[], at: BlockAt, cache: CacheControlEphemeral): void {
+	const content = out[at.message]?.content;
+	const block = Array.isArray(content) ? content[at.block] : undefined;
+	// A copy: the block may be a replayed ProviderBlock's own data object, which must never be mutated.
+	if (Array.isArray(content) && block && canCarryCacheControl(block))
+		content[at.block] = { ...block, cache_control: cache };
 }
 
 function canCarryCacheControl(

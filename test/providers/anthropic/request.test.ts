@@ -307,6 +307,31 @@ describe("Anthropic request body", () => {
 			// Always-on thinking cannot be disabled: "off" asks for the lowest effort instead.
 			expect(request(opus55, "off")).toEqual([undefined, { effort: "low" }]);
 		});
+		it("a forced tool choice drops manual (budget) thinking, which rejects it; adaptive thinking keeps it", () => {
+			const forced = buildAnthropicRequest(
+				model,
+				{ messages: [], tools },
+				{ thinkingLevel: "high", toolChoice: "required" },
+			);
+			expect([forced.thinking, forced.tool_choice]).toEqual([undefined, { type: "any" }]);
+			const auto = buildAnthropicRequest(
+				model,
+				{ messages: [], tools },
+				{ thinkingLevel: "high", toolChoice: "auto" },
+			);
+			expect(auto.thinking).toEqual({ type: "enabled", budget_tokens: 16384 });
+			const adaptive = getModel("anthropic", "claude-sonnet-5-5");
+			const named = buildAnthropicRequest(
+				adaptive,
+				{ messages: [], tools },
+				{
+					thinkingLevel: "high",
+					toolChoice: { type: "tool", name: "read" },
+				},
+			);
+			expect(named.thinking).toEqual({ type: "adaptive" });
+		});
+
 		it("a model without reasoning gets no thinking config", () => {
 			const body = buildAnthropicRequest(
 				{ ...model, reasoning: false },
