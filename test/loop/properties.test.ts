@@ -17,10 +17,12 @@ import {
 	type AgentMessage,
 	agentLoop,
 	STEERING_INTERRUPT_POLL_MS,
+	type ToolCall,
 	type ToolResultMessage,
 } from "../../src/index.js";
 import { scriptedModel } from "../../src/testing/index.js";
 import {
+	concurrencyOf,
 	isInterruptible,
 	type Played,
 	playScenario,
@@ -114,6 +116,7 @@ function checkInvariants(played: Played & { settled: boolean }): void {
 	}
 
 	assertSteeringInterrupts(played);
+	assertScheduling(played, transcript);
 	assertPlaceholdersHaveCauses(played, transcript);
 
 	// SPEC A6, A7: abort and deadline never drain a queue.
@@ -290,6 +293,37 @@ function assertPlaceholdersHaveCauses(played: Played, transcript: readonly Agent
 			case "deadline":
 				if (scenario.stop.kind !== "deadline") throw new Error(`SPEC A3: ${where} without a deadline`);
 				break;
+		}
+	}
+}
+
+/**
+ * SPEC T6, in fake time: a shared call starts executing only after the most recent exclusive call before it
+ * has settled; an exclusive call only after every call scheduled before it has settled.
+ */
+function assertScheduling(played: Played, transcript: readonly AgentMessage[]): void {
+	const ends = new Map(played.executions.map((e) => [e.toolCallId, e.endedAt]));
+	for (const message of transcript) {
+		const m = message as { role?: string; content?: unknown };
+		if (m.role !== "assistant") continue;
+		const calls = (m.content as { type: string }[]).filter((b): b is ToolCall => b.type === "toolCall");
+		const scheduled: ToolCall[] = [];
+		let lastExclusive: ToolCall | undefined;
+		for (const call of calls) {
+			const cls = concurrencyOf(played.scenario, call);
+			if (cls === "none") continue;
+			const waitsFor = cls === "exclusive" ? [...scheduled] : lastExclusive ? [lastExclusive] : [];
+			const startedAt = played.executeStarts.get(call.id);
+			for (const earlier of waitsFor) {
+				const endedAt = ends.get(earlier.id);
+				if (startedAt !== undefined && (endedAt === undefined || endedAt > startedAt)) {
+					throw new Error(
+						`SPEC T6: ${cls} ${call.name} (${call.id}) started at ${startedAt} ms while ${earlier.name} (${earlier.id}) ran until ${endedAt} ms`,
+					);
+				}
+			}
+			scheduled.push(call);
+			if (cls === "exclusive") lastExclusive = call;
 		}
 	}
 }

@@ -230,7 +230,11 @@ function okResult(name: string, ms: number): ToolResult {
 }
 
 /** A real tool whose behaviour is chosen by its arguments `{ ms, b }`. */
-function makeTool(name: string, plan: ToolPlan): AgentTool<{ ms: number; b: ToolBehaviour }> {
+function makeTool(
+	name: string,
+	plan: ToolPlan,
+	onExecute: (toolCallId: string) => void,
+): AgentTool<{ ms: number; b: ToolBehaviour }> {
 	const tool: AgentTool<{ ms: number; b: ToolBehaviour }> = {
 		name,
 		description: `property-test tool ${name}`,
@@ -239,7 +243,8 @@ function makeTool(name: string, plan: ToolPlan): AgentTool<{ ms: number; b: Tool
 			properties: { ms: { type: "integer", minimum: 0 }, b: { type: "string" } },
 			required: ["ms", "b"],
 		},
-		execute(_id, { ms, b }, signal, onUpdate) {
+		execute(id, { ms, b }, signal, onUpdate) {
+			onExecute(id);
 			if (b === "syncThrow") throw new Error(`${name} threw synchronously`);
 			return (async (): Promise<ToolResult> => {
 				switch (b) {
@@ -382,6 +387,8 @@ export interface Played {
 	agent?: Agent;
 	/** Every tool execution of the first run, with the steering it saw (SPEC T10). */
 	executions: Execution[];
+	/** Fake time at which each tool's `execute` was called, by call id (first run). */
+	executeStarts: ReadonlyMap<string, number>;
 	/** The messages of every provider request, in call order. */
 	requests: () => readonly (readonly AgentMessage[])[];
 	/** A second run (`Agent.continue()`) after the first one, when something was left queued. */
@@ -422,6 +429,26 @@ function trackExecution(
 	} else if (event.type === "tool_execution_end") {
 		const execution = executions.get(event.toolCallId);
 		if (execution) Object.assign(execution, { endedAt: now, status: event.status });
+	}
+}
+
+/**
+ * The SPEC T6 class of a call of the scenario, mirroring `makeTool`: `none` for calls that never run
+ * (unknown tool, arguments that did not parse or do not validate).
+ */
+export function concurrencyOf(scenario: Scenario, call: ToolCall): "shared" | "exclusive" | "none" {
+	const plan = scenario.tools[TOOL_NAMES.indexOf(call.name as (typeof TOOL_NAMES)[number])];
+	const { ms, b } = call.arguments as { ms?: unknown; b?: unknown };
+	const valid = Number.isInteger(ms) && (ms as number) >= 0 && typeof b === "string";
+	if (!plan || call.argumentsError !== undefined || !valid) return "none";
+	switch (plan.concurrency) {
+		case "default":
+		case "shared":
+			return "shared";
+		case "byArgs":
+			return (ms as number) % 2 === 0 ? "shared" : "exclusive";
+		default:
+			return "exclusive";
 	}
 }
 
@@ -521,7 +548,10 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		},
 		{ now: Date.now },
 	);
-	const tools = scenario.tools.map((plan, index) => makeTool(TOOL_NAMES[index] as string, plan));
+	const executeStarts = new Map<string, number>();
+	const tools = scenario.tools.map((plan, index) =>
+		makeTool(TOOL_NAMES[index] as string, plan, (id) => executeStarts.set(id, Date.now() - t0)),
+	);
 	const hooks = hooksOf(scenario);
 	const stop = scenario.stop;
 	if (stop.kind === "deadline") hooks.deadline = t0 + stop.at;
@@ -662,6 +692,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		queuedWhileRunning,
 		lateDequeues,
 		executions: [...executions.values()],
+		executeStarts,
 		requests: () => scripted.calls.map((call) => call.context.messages),
 	};
 	if (!settled) return { ...played, transcript: transcript() };
