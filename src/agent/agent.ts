@@ -1,4 +1,10 @@
-import type { AgentMessage, AssistantMessage, ImageContent, UserMessage } from "../core/messages.js";
+import {
+	type AgentMessage,
+	type AssistantMessage,
+	type ImageContent,
+	toolCallsOf,
+	type UserMessage,
+} from "../core/messages.js";
 import type { Model, StreamFunction, ThinkingLevel } from "../core/model.js";
 import { type AgentEventStream, agentLoop, agentLoopContinue } from "../loop/agent-loop.js";
 import { findDanglingBatch } from "../loop/pairing.js";
@@ -137,7 +143,7 @@ export class Agent {
 
 	/**
 	 * Continue without a new prompt (SPEC Q4): resume a batch left without results; otherwise a queued
-	 * steer, else a queued follow-up, becomes the next input; otherwise continue from a transcript ending in
+	 * steer, else a queued follow-up (else a queued aside) becomes the next input; otherwise continue from a transcript ending in
 	 * a user or tool result message. Never throws while a message is queued.
 	 */
 	async continue(): Promise<void> {
@@ -145,7 +151,8 @@ export class Agent {
 		const messages = this._state.messages;
 		const resumable = findDanglingBatch(messages) !== undefined;
 		if (!resumable) {
-			const queued = this.steering.size > 0 ? this.steering.dequeue() : this.followUps.dequeue();
+			const queue = [this.steering, this.followUps, this.asides].find((q) => q.size > 0);
+			const queued = queue ? queue.dequeue() : [];
 			if (queued.length > 0) {
 				await this.run((context, config, signal) => agentLoop(queued, context, config, signal));
 				return;
@@ -340,12 +347,23 @@ export class Agent {
 	}
 }
 
-/** SPEC T4: a turn whose tool arguments were revised ends with a new reply object; keep the state in step. */
+/**
+ * SPEC T4: a turn whose tool arguments were revised ends with a new reply object. The reply it replaces is
+ * the last assistant message in the state, recognised by carrying the same tool call ids.
+ */
 function replaceRevisedReply(messages: AgentMessage[], reply: AssistantMessage): void {
 	for (let i = messages.length - 1; i >= 0; i--) {
-		const message = messages[i] as { role?: unknown };
+		const message = messages[i] as AssistantMessage;
 		if (message.role !== "assistant") continue;
-		if (message !== reply && (message as AssistantMessage).timestamp === reply.timestamp) messages[i] = reply;
+		if (message !== reply && sameToolCallIds(message, reply)) messages[i] = reply;
 		return;
 	}
+}
+
+function sameToolCallIds(a: AssistantMessage, b: AssistantMessage): boolean {
+	const ids = (m: AssistantMessage) =>
+		toolCallsOf(m)
+			.map((c) => c.id)
+			.join("\u0000");
+	return toolCallsOf(a).length > 0 && ids(a) === ids(b);
 }

@@ -199,3 +199,22 @@ describe("Agent", () => {
 		expect(agent.state.error).toBe("rate limited");
 	});
 });
+
+describe("Agent and revised arguments", () => {
+	it("SPEC T4: arguments revised by beforeToolCall are written back into the Agent's transcript", async () => {
+		const scripted = scriptedModel([{ content: [call("original")] }, { content: [text("ok")] }]);
+		const agent = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools: [echoTool()],
+			beforeToolCall: async () => ({ args: { text: "revised" } }),
+		});
+		await agent.prompt("go");
+		const reply = agent.state.messages[1] as { content: { type: string; arguments?: unknown }[] };
+		expect(reply.content.find((b) => b.type === "toolCall")?.arguments).toEqual({ text: "revised" });
+		expect((agent.state.messages[2] as ToolResultMessage).content).toEqual([
+			{ type: "text", text: "echo:revised" },
+		]);
+		expect(scripted.calls[1]?.context.messages[1]).toBe(agent.state.messages[1]);
+	});
+});
