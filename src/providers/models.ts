@@ -10,6 +10,8 @@
  * - `thinkingAlwaysOn: true` — the model always thinks; `thinkingLevel: "off"` cannot disable it.
  * - `effortLevels: string[]` — effort values the model accepts (clamping target for SPEC X5).
  * - `supportsTemperature: true` — the model still takes `temperature` (current Anthropic models do not).
+ * - `rejectsForcedToolChoice: true` — the model errors on a forced tool choice (Claude Sonnet 5.5); a
+ *   `required` or named choice is sent as `auto` instead.
  */
 import type { KnownApi, Model, ModelCompat, ModelCost } from "../core/model.js";
 
@@ -69,7 +71,7 @@ const ANTHROPIC: Entry[] = [
 		contextWindow: 1_000_000,
 		maxTokens: 128_000,
 		cost: anthropicPrice(2, 10),
-		compat: ADAPTIVE,
+		compat: { ...ADAPTIVE, rejectsForcedToolChoice: true },
 	},
 	{
 		id: "claude-opus-5",

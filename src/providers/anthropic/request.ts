@@ -75,11 +75,8 @@ export function buildAnthropicRequest(
 	const cache = cacheControl(options.cacheTtl);
 	const maxTokens = options.maxTokens ?? model.maxTokens;
 	const tools = context.tools ?? [];
-	const forcesTool =
-		tools.length > 0 &&
-		options.toolChoice !== undefined &&
-		options.toolChoice !== "auto" &&
-		options.toolChoice !== "none";
+	const choice = effectiveToolChoice(model, options.toolChoice);
+	const forcesTool = tools.length > 0 && choice !== undefined && choice !== "auto" && choice !== "none";
 	// Manual (budget) thinking rejects a forced tool choice; the forced tool wins (X1 escalation relies on it).
 	// Adaptive thinking accepts forced tool use.
 	const wanted = reasoningConfig(model, options.thinkingLevel, maxTokens);
@@ -100,9 +97,7 @@ export function buildAnthropicRequest(
 					),
 				}
 			: {}),
-		...(tools.length > 0 && options.toolChoice
-			? { tool_choice: toAnthropicToolChoice(options.toolChoice) }
-			: {}),
+		...(tools.length > 0 && choice ? { tool_choice: toAnthropicToolChoice(choice) } : {}),
 		...(reasoning.thinking ? { thinking: reasoning.thinking } : {}),
 		...(reasoning.effort ? { output_config: { effort: reasoning.effort } } : {}),
 		...(options.temperature !== undefined && samplingAllowed ? { temperature: options.temperature } : {}),
@@ -123,6 +118,12 @@ function toAnthropicTool(tool: ToolSpec, cache: CacheControlEphemeral | undefine
 	};
 	if (cache) wire.cache_control = cache;
 	return wire;
+}
+
+/** The choice to send: a model flagged `compat.rejectsForcedToolChoice` gets `auto` for a forced one. */
+function effectiveToolChoice(model: Model, choice: ToolChoice | undefined): ToolChoice | undefined {
+	if (choice === undefined || choice === "auto" || choice === "none") return choice;
+	return model.compat?.rejectsForcedToolChoice === true ? "auto" : choice;
 }
 
 /** auto → auto, none → none, required → any, a named tool → tool. */

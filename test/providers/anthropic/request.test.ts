@@ -332,6 +332,12 @@ describe("Anthropic request body", () => {
 			expect(named.thinking).toEqual({ type: "adaptive" });
 		});
 
+		it("a model that rejects forced tool use (compat.rejectsForcedToolChoice) gets auto instead", () => {
+			const sonnet55 = getModel("anthropic", "claude-sonnet-5-5");
+			const body = buildAnthropicRequest(sonnet55, { messages: [], tools }, { toolChoice: "required" });
+			expect(body.tool_choice).toEqual({ type: "auto" });
+		});
+
 		it("a model without reasoning gets no thinking config", () => {
 			const body = buildAnthropicRequest(
 				{ ...model, reasoning: false },
