@@ -79,7 +79,8 @@ function setKey(target: Record<string, unknown>, key: string, value: unknown): v
  *   pushes never mutate it. Snapshots are built lazily (on the first read after a visible change) by copying
  *   only the open spine — the containers currently being written into, root to leaf — while every completed
  *   child is shared. The cost of one snapshot is therefore the number of entries in the open containers,
- *   never the size of the text.
+ *   never the size of the text, and snapshots are spaced so their total cost stays linear in the text
+ *   (a huge open array is re-snapshotted only every "its size" characters).
  * - On malformed input the partial value stops updating and `finish()` reports the problem with its position.
  * - Empty (or whitespace-only) input finishes as `{}`: providers send no arguments for parameterless tools.
  *
@@ -115,6 +116,8 @@ export class IncrementalJsonParser {
 	private keyExpectedFirst = false;
 	private dirty = true;
 	private cached: unknown;
+	private lastSnapshotCost = 0;
+	private charsAtSnapshot = 0;
 	private finished: JsonParseResult | undefined;
 
 	/** Feed the next piece of text. Ignored after `finish()`. */
@@ -127,11 +130,26 @@ export class IncrementalJsonParser {
 
 	/** The best-effort partial value so far (`undefined` until the top-level value starts). Never mutated later. */
 	get value(): unknown {
-		if (this.dirty) {
+		if (this.dirty && this.snapshotDue()) {
+			const before = this.work.entriesCopied;
 			this.cached = this.snapshot();
+			this.lastSnapshotCost = this.work.entriesCopied - before;
+			this.charsAtSnapshot = this.work.charsScanned;
 			this.dirty = false;
 		}
 		return this.cached;
+	}
+
+	/**
+	 * Amortization (SPEC E4): a snapshot copies the open containers, so a huge array still being written
+	 * would cost O(n) per delta and O(n²) per call. A new snapshot is built only once at least as many
+	 * characters arrived since the last one as that one copied entries; until then readers get the previous
+	 * (slightly stale, still best-effort) value. Total snapshot work stays linear in the text; small
+	 * containers still get a fresh snapshot on every delta.
+	 */
+	private snapshotDue(): boolean {
+		if (this.cached === undefined || this.stack.length === 0) return true; // nothing to copy, or complete
+		return this.work.charsScanned - this.charsAtSnapshot >= this.lastSnapshotCost;
 	}
 
 	/** The raw text pushed so far (joined on demand; used only off the hot path, e.g. when parsing failed). */
