@@ -15,7 +15,10 @@ function memoryFetch(): typeof fetch {
 	let next = 0;
 	return (async () => {
 		const body = bodies[next++ % bodies.length] as Uint8Array;
-		return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers: { "content-type": "text/event-stream" } });
+		return new Response(body as Uint8Array<ArrayBuffer>, {
+			status: 200,
+			headers: { "content-type": "text/event-stream" },
+		});
 	}) as typeof fetch;
 }
 

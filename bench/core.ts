@@ -90,8 +90,18 @@ export async function w2(turns = 1000, warmups = 2) {
 	};
 }
 
-/** W3: one tool call whose arguments are one string of N bytes streamed in 64-byte deltas. */
-export async function w3(sizes = [16, 64, 256, 1024].map((k) => k * 1024), rounds = 3) {
+/** Tool arguments of about `bytes` bytes: one long string, or one array of small objects (the worst shape for snapshots). */
+function argumentsOfSize(bytes: number, shape: "string" | "array"): Record<string, unknown> {
+	if (shape === "string") return { data: "x".repeat(bytes) };
+	return { data: Array.from({ length: Math.floor(bytes / 10) }, (_, n) => ({ n: n % 1000 })) };
+}
+
+/** W3: one tool call whose arguments are N bytes (one string, or one array) streamed in 64-byte deltas. */
+export async function w3(
+	sizes = [16, 64, 256, 1024].map((k) => k * 1024),
+	rounds = 3,
+	shape: "string" | "array" = "string",
+) {
 	const rows: { bytes: number; floorMs: number; ms: number }[] = [];
 	for (const bytes of [...sizes, ...sizes]) {
 		const replies: ScriptedReply[] = [

@@ -23,6 +23,10 @@ async function main() {
 		);
 	}
 	console.log(`W3 growth exponent ${fmt(r3.exponent, 3)} (floor ${fmt(r3.floorExponent, 3)}) [target ≤ 1.1]`);
+	const r3a = await w3(undefined, undefined, "array");
+	console.log(
+		`W3 (one array of small objects) ${r3a.rows.map((r) => `${r.bytes / 1024} KB ${fmt(r.ms, 1)} ms`).join(", ")}; exponent ${fmt(r3a.exponent, 3)} (floor ${fmt(r3a.floorExponent, 3)}) [target ≤ 1.1]`,
+	);
 
 	const r4 = await w4();
 	console.log(
