@@ -1,0 +1,5 @@
+/**
+ * `capstan/otel`: OpenTelemetry spans for capstan runs (SPEC X3), following the GenAI semantic conventions.
+ * Needs `@opentelemetry/api` (an optional peer dependency); the core `capstan` entry never loads it.
+ */
+export { type OpenTelemetryOptions, openTelemetry } from "./telemetry/otel.js";

@@ -1,0 +1,274 @@
+/**
+ * SPEC X3: OpenTelemetry spans for a run, following the GenAI semantic conventions — one `invoke_agent` span
+ * per run, a `chat {model}` child per model call and an `execute_tool {name}` child per executed tool.
+ *
+ * This is the only module that imports `@opentelemetry/api` at runtime, and only the `capstan/otel` entry
+ * exports it: the core (`capstan`) never loads the api package, so it stays an optional peer dependency.
+ * Parenting needs the api's runtime functions (`trace.setSpan`, `context.active`), and a static import here
+ * resolves to the host's own copy (peer dependency) synchronously, with no dynamic import to bundle or await
+ * and no functions for the host to hand over by hand.
+ *
+ * Spans are built from the collector's records, with explicit start and end times from the run's injected
+ * clock (SPEC L13), so span durations agree with the records. A tool call that never executed (blocked by
+ * `beforeToolCall`, skipped by steering) gets no `execute_tool` span but a `capstan.tool_call.not_executed`
+ * event on the run span.
+ */
+import {
+	type Attributes,
+	type Context,
+	context as otelContext,
+	type Span,
+	SpanKind,
+	SpanStatusCode,
+	type Tracer,
+	trace,
+} from "@opentelemetry/api";
+import type { Usage } from "../core/messages.js";
+import type { RunOutcome } from "../loop/types.js";
+import {
+	finishReason,
+	toInputMessages,
+	toOutputMessages,
+	toolResultText,
+	toSystemInstructions,
+} from "./genai-messages.js";
+import type {
+	ModelCallContent,
+	ModelCallRecord,
+	RunEndInfo,
+	RunSink,
+	RunStartInfo,
+	TelemetrySink,
+	ToolCallContent,
+	ToolCallRecord,
+} from "./types.js";
+
+/** Options of {@link openTelemetry}. */
+export interface OpenTelemetryOptions {
+	/** `gen_ai.agent.name`; the run span is then named `invoke_agent {agentName}`. */
+	agentName?: string;
+	/** Parent of the run span. Default: the context active when the run is created. */
+	parentContext?: () => Context;
+}
+
+/**
+ * A telemetry sink that writes each run as OpenTelemetry spans through `tracer`.
+ *
+ * @example
+ * ```ts
+ * import { trace } from "@opentelemetry/api";
+ * import { openTelemetry } from "capstan/otel";
+ *
+ * const agent = new Agent({ model, telemetry: { sinks: [openTelemetry(trace.getTracer("my-app"))] } });
+ * ```
+ */
+export function openTelemetry(tracer: Tracer, options: OpenTelemetryOptions = {}): TelemetrySink {
+	return { startRun: (run) => new OtelRunSink(tracer, options, run) };
+}
+
+class OtelRunSink implements RunSink {
+	private readonly span: Span;
+	private readonly context: Context;
+	private readonly provider: string;
+	private readonly requestModel: string;
+	private readonly descriptions: Map<string, string>;
+
+	constructor(
+		private readonly tracer: Tracer,
+		options: OpenTelemetryOptions,
+		run: RunStartInfo,
+	) {
+		this.provider = providerName(run.model.provider);
+		this.requestModel = run.model.id;
+		this.descriptions = new Map(run.tools.map((tool) => [tool.name, tool.description]));
+		const parent = options.parentContext?.() ?? otelContext.active();
+		const name = options.agentName ? `invoke_agent ${options.agentName}` : "invoke_agent";
+		this.span = tracer.startSpan(
+			name,
+			{
+				kind: SpanKind.INTERNAL,
+				startTime: run.startedAt,
+				attributes: {
+					"gen_ai.operation.name": "invoke_agent",
+					"gen_ai.provider.name": this.provider,
+					"gen_ai.request.model": this.requestModel,
+					...optional("gen_ai.agent.name", options.agentName),
+					...optional("gen_ai.conversation.id", run.request.sessionId),
+					...optional("gen_ai.request.temperature", run.request.temperature),
+					...optional("gen_ai.request.max_tokens", run.request.maxTokens),
+					...serverAttributes(run.model.baseUrl),
+					...(run.recordContent && run.systemPrompt !== undefined
+						? { "gen_ai.system_instructions": JSON.stringify(toSystemInstructions(run.systemPrompt)) }
+						: {}),
+				},
+			},
+			parent,
+		);
+		this.context = trace.setSpan(parent, this.span);
+	}
+
+	modelCall(record: ModelCallRecord, content: ModelCallContent | undefined): void {
+		const span = this.tracer.startSpan(
+			`chat ${this.requestModel}`,
+			{
+				kind: SpanKind.CLIENT,
+				startTime: record.startedAt,
+				attributes: {
+					"gen_ai.operation.name": "chat",
+					"gen_ai.provider.name": this.provider,
+					"gen_ai.request.model": this.requestModel,
+					"gen_ai.request.stream": true,
+				},
+			},
+			this.context,
+		);
+		span.setAttributes({
+			"gen_ai.response.model": record.model,
+			...optional("gen_ai.response.id", record.responseId),
+			"gen_ai.response.finish_reasons": [finishReason(record.stopReason, record.stopDetail)],
+			...optional(
+				"gen_ai.response.time_to_first_chunk",
+				record.timeToFirstTokenMs === undefined ? undefined : record.timeToFirstTokenMs / 1000,
+			),
+			...usageAttributes(record.usage),
+			"capstan.stop_reason": record.stopReason,
+			...optional("capstan.stop_detail", record.stopDetail),
+		});
+		if (content) {
+			span.setAttributes({
+				"gen_ai.input.messages": JSON.stringify(toInputMessages(content.input)),
+				"gen_ai.output.messages": JSON.stringify(toOutputMessages(content.output)),
+			});
+		}
+		if (record.stopReason === "error" || record.stopReason === "aborted") {
+			const type = record.errorKind ?? (record.stopReason === "aborted" ? "aborted" : "_OTHER");
+			fail(span, type, record.errorMessage);
+		}
+		span.end(record.startedAt + record.latencyMs);
+	}
+
+	toolCall(record: ToolCallRecord, content: ToolCallContent | undefined): void {
+		if (record.status === "blocked" || record.status === "skipped") {
+			this.span.addEvent(
+				"capstan.tool_call.not_executed",
+				{
+					"gen_ai.tool.name": record.name,
+					"gen_ai.tool.call.id": record.id,
+					"capstan.tool.status": record.status,
+				},
+				record.startedAt,
+			);
+			return;
+		}
+		const span = this.tracer.startSpan(
+			`execute_tool ${record.name}`,
+			{
+				kind: SpanKind.INTERNAL,
+				startTime: record.startedAt,
+				attributes: {
+					"gen_ai.operation.name": "execute_tool",
+					"gen_ai.tool.name": record.name,
+					"gen_ai.tool.call.id": record.id,
+					"gen_ai.tool.type": "function",
+					...optional("gen_ai.tool.description", this.descriptions.get(record.name)),
+					"capstan.tool.status": record.status,
+					// The host turned intent tracing on to see these (SPEC C5): exported without `recordContent`.
+					...optional("capstan.tool.intent", record.intent),
+				},
+			},
+			this.context,
+		);
+		if (content) {
+			span.setAttributes({
+				"gen_ai.tool.call.arguments": JSON.stringify(content.args),
+				"gen_ai.tool.call.result": toolResultText(content.result.content),
+			});
+		}
+		if (record.status === "error") fail(span, "tool_error");
+		else if (record.status === "aborted") fail(span, "aborted");
+		span.end(record.startedAt + record.latencyMs);
+	}
+
+	endRun(end: RunEndInfo): void {
+		const { summary, coverage, outcome } = end;
+		this.span.setAttributes({
+			...usageAttributes(summary.usage),
+			"capstan.run.outcome": outcome.type,
+			"capstan.run.turns": summary.turns,
+			"capstan.run.model_calls": summary.modelCalls,
+			"capstan.run.tool_calls": summary.toolCalls,
+			"capstan.tools.never_used": coverage.toolsNeverUsed,
+		});
+		const failure = failureOf(outcome, summary.records.modelCalls);
+		if (failure) fail(this.span, failure.type, failure.message);
+		this.span.end(end.endedAt);
+	}
+}
+
+/** GenAI usage attributes; `input_tokens` includes cached tokens, as the conventions ask (capstan's does not). */
+function usageAttributes(usage: Usage): Attributes {
+	return {
+		"gen_ai.usage.input_tokens": usage.input + usage.cacheRead + usage.cacheWrite,
+		"gen_ai.usage.output_tokens": usage.output,
+		"gen_ai.usage.cache_read.input_tokens": usage.cacheRead,
+		"gen_ai.usage.cache_creation.input_tokens": usage.cacheWrite,
+		...optional("gen_ai.usage.reasoning.output_tokens", usage.reasoning),
+		"capstan.usage.cost": usage.cost.total,
+		...(usage.priceUnknown ? { "capstan.usage.price_unknown": true } : {}),
+	};
+}
+
+/** Why a run span is an error: `error.type` is the failing call's error kind, or the outcome. */
+function failureOf(
+	outcome: RunOutcome,
+	calls: readonly ModelCallRecord[],
+): { type: string; message?: string } | undefined {
+	switch (outcome.type) {
+		case "completed":
+			return undefined;
+		case "aborted":
+			return { type: "aborted", message: outcome.reason };
+		case "deadline":
+			return { type: "deadline", message: "deadline exceeded" };
+		case "error": {
+			const kind = [...calls].reverse().find((call) => call.errorKind !== undefined)?.errorKind;
+			return { type: kind ?? "_OTHER", message: outcome.error };
+		}
+	}
+}
+
+function fail(span: Span, type: string, message?: string): void {
+	span.setAttribute("error.type", type);
+	span.setStatus(
+		message === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message },
+	);
+}
+
+/** capstan provider names → GenAI well-known `gen_ai.provider.name` values; others pass through. */
+const PROVIDER_NAMES: Record<string, string> = {
+	google: "gcp.gemini",
+	vertex: "gcp.vertex_ai",
+	mistral: "mistral_ai",
+	xai: "x_ai",
+	bedrock: "aws.bedrock",
+	"azure-openai": "azure.ai.openai",
+};
+
+function providerName(provider: string): string {
+	return PROVIDER_NAMES[provider] ?? provider;
+}
+
+function serverAttributes(baseUrl: string | undefined): Attributes {
+	if (!baseUrl) return {};
+	try {
+		const url = new URL(baseUrl);
+		const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+		return { "server.address": url.hostname, "server.port": port };
+	} catch {
+		return {};
+	}
+}
+
+function optional(key: string, value: string | number | undefined): Attributes {
+	return value === undefined ? {} : { [key]: value };
+}

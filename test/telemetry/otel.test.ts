@@ -1,0 +1,294 @@
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import {
+	BasicTracerProvider,
+	InMemorySpanExporter,
+	type ReadableSpan,
+	SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { AgentTool, TelemetryOptions, Usage } from "../../src/index.js";
+import { type OpenTelemetryOptions, openTelemetry } from "../../src/otel.js";
+import { type ScriptedReply, textReply } from "../../src/testing/index.js";
+import { echoTool, runScript, startScript } from "../support/run.js";
+
+afterEach(() => {
+	vi.useRealTimers();
+});
+
+function tracing() {
+	const exporter = new InMemorySpanExporter();
+	const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+	const tracer = provider.getTracer("capstan-test");
+	const spans = () => exporter.getFinishedSpans();
+	const byName = (name: string) => spans().filter((span) => span.name === name);
+	const one = (name: string): ReadableSpan => {
+		const found = byName(name);
+		if (found.length !== 1) throw new Error(`expected one span ${name}, got ${found.length}`);
+		return found[0]!;
+	};
+	return { tracer, provider, spans, byName, one };
+}
+
+const call = (name: string, args: Record<string, unknown> = {}) => ({
+	type: "toolCall" as const,
+	name,
+	arguments: args,
+});
+
+const usage: Partial<Usage> = {
+	input: 100,
+	output: 20,
+	cacheRead: 30,
+	cacheWrite: 5,
+	reasoning: 7,
+	cost: { input: 0.1, output: 0.2, cacheRead: 0.01, cacheWrite: 0.02, total: 0.33 },
+};
+
+const failing: AgentTool = {
+	name: "fail",
+	description: "always fails",
+	parameters: { type: "object", properties: {} },
+	execute: async () => {
+		throw new Error("disk on fire");
+	},
+};
+
+const script: ScriptedReply[] = [
+	{
+		content: [call("echo", { text: "a", i: "say a" }), call("fail"), call("guarded", { text: "g" })],
+		usage,
+		responseId: "resp_1",
+	},
+	{ ...textReply("all done"), usage, responseId: "resp_2" },
+];
+
+async function tracedRun(telemetry: Omit<TelemetryOptions, "sinks">, otel: OpenTelemetryOptions = {}) {
+	const t = tracing();
+	const run = await runScript(script, {
+		tools: [echoTool("echo"), failing, echoTool("guarded")],
+		systemPrompt: "You are terse.",
+		config: {
+			intentTracing: true,
+			beforeToolCall: ({ toolCall }) => (toolCall.name === "guarded" ? { block: true } : undefined),
+			streamOptions: { temperature: 0.2, maxTokens: 1000, sessionId: "conv-1" },
+			telemetry: { ...telemetry, sinks: [openTelemetry(t.tracer, otel)] },
+		},
+	});
+	return { ...t, run };
+}
+
+describe("OpenTelemetry spans, GenAI semantic conventions — SPEC X3", () => {
+	it("one invoke_agent span per run, chat and execute_tool children, GenAI attributes — SPEC X3, C5", async () => {
+		const { spans, one, byName } = await tracedRun({}, { agentName: "helper" });
+		const root = one("invoke_agent helper");
+		const chats = byName("chat scripted-model");
+		expect(chats).toHaveLength(2);
+		// Blocked: never executed, so no execute_tool span (an event on the run span instead).
+		expect(
+			spans()
+				.map((s) => s.name)
+				.sort(),
+		).toEqual([
+			"chat scripted-model",
+			"chat scripted-model",
+			"execute_tool echo",
+			"execute_tool fail",
+			"invoke_agent helper",
+		]);
+
+		// Parentage: every chat and execute_tool span is a child of the run span, in the same trace.
+		const rootId = root.spanContext().spanId;
+		for (const span of spans().filter((s) => s !== root)) {
+			expect(span.parentSpanContext?.spanId).toBe(rootId);
+			expect(span.spanContext().traceId).toBe(root.spanContext().traceId);
+		}
+		expect(root.parentSpanContext).toBeUndefined();
+
+		expect(root.kind).toBe(SpanKind.INTERNAL);
+		expect(root.attributes).toMatchObject({
+			"gen_ai.operation.name": "invoke_agent",
+			"gen_ai.agent.name": "helper",
+			"gen_ai.provider.name": "scripted",
+			"gen_ai.request.model": "scripted-model",
+			"gen_ai.conversation.id": "conv-1",
+			"gen_ai.request.temperature": 0.2,
+			"gen_ai.request.max_tokens": 1000,
+			"gen_ai.usage.input_tokens": 270, // (100 input + 30 cache read + 5 cache write) × 2
+			"gen_ai.usage.output_tokens": 40,
+			"capstan.run.outcome": "completed",
+			"capstan.run.turns": 2,
+			"capstan.tools.never_used": [],
+		});
+		expect(root.attributes["capstan.usage.cost"]).toBeCloseTo(0.66, 10);
+		expect(root.status.code).toBe(SpanStatusCode.UNSET);
+		expect(root.events.map((e) => [e.name, e.attributes?.["gen_ai.tool.name"]])).toEqual([
+			["capstan.tool_call.not_executed", "guarded"],
+		]);
+
+		const [first, second] = chats;
+		expect(first?.kind).toBe(SpanKind.CLIENT);
+		expect(first?.attributes).toMatchObject({
+			"gen_ai.operation.name": "chat",
+			"gen_ai.provider.name": "scripted",
+			"gen_ai.request.model": "scripted-model",
+			"gen_ai.response.model": "scripted-model",
+			"gen_ai.response.id": "resp_1",
+			"gen_ai.response.finish_reasons": ["tool_call"],
+			"gen_ai.usage.input_tokens": 135,
+			"gen_ai.usage.output_tokens": 20,
+			"gen_ai.usage.cache_read.input_tokens": 30,
+			"gen_ai.usage.cache_creation.input_tokens": 5,
+			"gen_ai.usage.reasoning.output_tokens": 7,
+			"capstan.usage.cost": 0.33,
+			"capstan.stop_reason": "toolUse",
+		});
+		expect(second?.attributes).toMatchObject({
+			"gen_ai.response.id": "resp_2",
+			"gen_ai.response.finish_reasons": ["stop"],
+		});
+
+		const echo = one("execute_tool echo");
+		expect(echo.kind).toBe(SpanKind.INTERNAL);
+		expect(echo.attributes).toMatchObject({
+			"gen_ai.operation.name": "execute_tool",
+			"gen_ai.tool.name": "echo",
+			"gen_ai.tool.call.id": "call_1",
+			"gen_ai.tool.type": "function",
+			"gen_ai.tool.description": "echo (echo)",
+			"capstan.tool.status": "ok",
+			"capstan.tool.intent": "say a", // SPEC C5
+		});
+		expect(echo.status.code).toBe(SpanStatusCode.UNSET);
+		const fail = one("execute_tool fail");
+		expect(fail.status.code).toBe(SpanStatusCode.ERROR);
+		expect(fail.attributes).toMatchObject({ "error.type": "tool_error", "capstan.tool.status": "error" });
+	});
+
+	it("message content is recorded only when the host opts in (recordContent) — SPEC X3", async () => {
+		const contentKeys = [
+			"gen_ai.input.messages",
+			"gen_ai.output.messages",
+			"gen_ai.system_instructions",
+			"gen_ai.tool.call.arguments",
+			"gen_ai.tool.call.result",
+		];
+		const withoutContent = await tracedRun({});
+		for (const span of withoutContent.spans())
+			for (const key of contentKeys) expect(span.attributes[key], `${span.name} ${key}`).toBeUndefined();
+
+		const withContent = await tracedRun({ recordContent: true });
+		const root = withContent.one("invoke_agent");
+		expect(JSON.parse(String(root.attributes["gen_ai.system_instructions"]))).toEqual([
+			{ type: "text", content: "You are terse." },
+		]);
+		const [first, second] = withContent.byName("chat scripted-model");
+		expect(JSON.parse(String(first?.attributes["gen_ai.input.messages"]))).toEqual([
+			{ role: "user", parts: [{ type: "text", content: "hi" }] },
+		]);
+		const input = JSON.parse(String(second?.attributes["gen_ai.input.messages"]));
+		expect(input.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "tool", "tool", "tool"]);
+		expect(input[1].parts[0]).toEqual({
+			type: "tool_call",
+			id: "call_1",
+			name: "echo",
+			arguments: { text: "a", i: "say a" },
+		});
+		expect(input[2].parts[0]).toEqual({ type: "tool_call_response", id: "call_1", response: "echo:a" });
+		expect(JSON.parse(String(second?.attributes["gen_ai.output.messages"]))).toEqual([
+			{ role: "assistant", parts: [{ type: "text", content: "all done" }], finish_reason: "stop" },
+		]);
+		const echo = withContent.one("execute_tool echo");
+		expect(JSON.parse(String(echo.attributes["gen_ai.tool.call.arguments"]))).toEqual({ text: "a" });
+		expect(echo.attributes["gen_ai.tool.call.result"]).toBe("echo:a");
+	});
+
+	it("error status with error.type: a failed model call, an aborted tool, an aborted run — SPEC X3", async () => {
+		vi.useFakeTimers();
+		const t = tracing();
+		const controller = new AbortController();
+		const { done } = startScript([{ content: [call("slow", { text: "s" })] }], {
+			tools: [echoTool("slow", { ms: 1000 })],
+			signal: controller.signal,
+			config: { now: () => Date.now(), telemetry: { sinks: [openTelemetry(t.tracer)] } },
+		});
+		await vi.advanceTimersByTimeAsync(100);
+		controller.abort("user cancelled");
+		await vi.runAllTimersAsync();
+		await done;
+		const tool = t.one("execute_tool slow");
+		expect(tool.status.code).toBe(SpanStatusCode.ERROR);
+		expect(tool.attributes).toMatchObject({ "error.type": "aborted", "capstan.tool.status": "aborted" });
+		const root = t.one("invoke_agent");
+		expect(root.status).toEqual({ code: SpanStatusCode.ERROR, message: "user cancelled" });
+		expect(root.attributes["error.type"]).toBe("aborted");
+		// Span times come from the run's clock (SPEC L13): the tool ran 100 ms before the abort.
+		const ms = (time: [number, number]) => time[0] * 1000 + time[1] / 1e6;
+		expect(ms(tool.endTime) - ms(tool.startTime)).toBe(100);
+
+		const failed = tracing();
+		await runScript([{ error: { message: "slow down", kind: "rate_limit" } }], {
+			config: { telemetry: { sinks: [openTelemetry(failed.tracer)] } },
+		});
+		const chat = failed.one("chat scripted-model");
+		expect(chat.status).toEqual({ code: SpanStatusCode.ERROR, message: "slow down" });
+		expect(chat.attributes).toMatchObject({
+			"error.type": "rate_limit",
+			"gen_ai.response.finish_reasons": ["error"],
+		});
+		expect(failed.one("invoke_agent").attributes["error.type"]).toBe("rate_limit");
+	});
+
+	it("the run span joins the host's trace through parentContext", async () => {
+		const t = tracing();
+		const host = t.tracer.startSpan("http request");
+		await runScript([textReply("hi")], {
+			config: {
+				telemetry: {
+					sinks: [openTelemetry(t.tracer, { parentContext: () => trace.setSpan(ROOT_CONTEXT, host) })],
+				},
+			},
+		});
+		host.end();
+		expect(t.one("invoke_agent").parentSpanContext?.spanId).toBe(host.spanContext().spanId);
+	});
+
+	it("a throwing sink is reported and the run completes — SPEC X3", async () => {
+		const errors: unknown[] = [];
+		const { events } = await runScript([textReply("hi")], {
+			config: {
+				telemetry: {
+					sinks: [
+						{
+							startRun: () => ({
+								modelCall: () => {
+									throw new Error("exporter down");
+								},
+								toolCall: () => {},
+								endRun: () => {},
+							}),
+						},
+					],
+					onError: (error) => errors.push(error),
+				},
+			},
+		});
+		expect(events.at(-1)).toMatchObject({ type: "agent_end", outcome: { type: "completed" } });
+		expect(errors).toHaveLength(1);
+	});
+});
+
+describe("@opentelemetry/api is an optional peer — SPEC X3", () => {
+	it("only the capstan/otel entry imports it at runtime; the core never loads it", async () => {
+		const { readdir, readFile } = await import("node:fs/promises");
+		const files = await readdir(new URL("../../src/", import.meta.url), { recursive: true });
+		const runtimeImporters: string[] = [];
+		for (const file of files.filter((f) => f.endsWith(".ts"))) {
+			const source = await readFile(new URL(`../../src/${file}`, import.meta.url), "utf8");
+			const runtime = /import\s+(?!type\b)[^;]*from\s+"@opentelemetry\/api"/.test(source);
+			if (runtime) runtimeImporters.push(file);
+		}
+		expect(runtimeImporters).toEqual(["telemetry/otel.ts"]);
+		const index = await readFile(new URL("../../src/index.ts", import.meta.url), "utf8");
+		expect(index).not.toMatch(/otel/);
+	});
+});
