@@ -74,51 +74,6 @@ export class ResponsesStreamDecoder {
 			case "response.queued":
 				this.takeResponseId(event.response);
 				return "continue";
-			case "response.output_item.added":
-				this.itemAt(event.output_index, event.item);
-				return "continue";
-			case "response.output_item.done":
-				this.itemDone(event.output_index, event.item);
-				return "continue";
-			case "response.content_part.added":
-				if (event.part?.type === "output_text" || event.part?.type === "refusal")
-					this.textSlot(event.output_index, event.content_index, event.part.type === "refusal");
-				return "continue";
-			case "response.output_text.delta":
-				this.appendText(event.output_index, event.content_index, event.delta, false);
-				return "continue";
-			case "response.refusal.delta":
-				this.appendText(event.output_index, event.content_index, event.delta, true);
-				return "continue";
-			case "response.output_text.done":
-				this.settleText(event.output_index, event.content_index, event.text, false);
-				return "continue";
-			case "response.refusal.done":
-				this.settleText(event.output_index, event.content_index, event.refusal, true);
-				return "continue";
-			case "response.content_part.done":
-				if (event.part?.type === "output_text")
-					this.settleText(event.output_index, event.content_index, event.part.text, false);
-				else if (event.part?.type === "refusal")
-					this.settleText(event.output_index, event.content_index, event.part.refusal, true);
-				return "continue";
-			case "response.output_text.annotation.added": {
-				const slot = this.textSlot(event.output_index, event.content_index, false);
-				if (slot) this.builder.addCitation(slot.block, event.annotation as JsonValue);
-				return "continue";
-			}
-			case "response.reasoning_summary_text.delta":
-				this.appendThinking(event.output_index, `summary:${event.summary_index}`, event.delta);
-				return "continue";
-			case "response.reasoning_text.delta":
-				this.appendThinking(event.output_index, `content:${event.content_index}`, event.delta);
-				return "continue";
-			case "response.function_call_arguments.delta":
-				this.appendArguments(event.output_index, event.delta);
-				return "continue";
-			case "response.function_call_arguments.done":
-				this.endArguments(event.output_index, event.arguments);
-				return "continue";
 			case "response.completed":
 				this.takeResponseId(event.response);
 				this.complete(event.response);
@@ -133,7 +88,59 @@ export class ResponsesStreamDecoder {
 			case "error":
 				throw streamError(event);
 			default:
+				this.content(event);
 				return "continue";
+		}
+	}
+
+	/** Item and content events; unknown types fall through untouched. */
+	private content(event: ResponseStreamEvent): void {
+		switch (event.type) {
+			case "response.output_item.added":
+				this.itemAt(event.output_index, event.item);
+				break;
+			case "response.output_item.done":
+				this.itemDone(event.output_index, event.item);
+				break;
+			case "response.content_part.added":
+				if (event.part?.type === "output_text" || event.part?.type === "refusal")
+					this.textSlot(event.output_index, event.content_index, event.part.type === "refusal");
+				break;
+			case "response.output_text.delta":
+				this.appendText(event.output_index, event.content_index, event.delta, false);
+				break;
+			case "response.refusal.delta":
+				this.appendText(event.output_index, event.content_index, event.delta, true);
+				break;
+			case "response.output_text.done":
+				this.settleText(event.output_index, event.content_index, event.text, false);
+				break;
+			case "response.refusal.done":
+				this.settleText(event.output_index, event.content_index, event.refusal, true);
+				break;
+			case "response.content_part.done":
+				if (event.part?.type === "output_text")
+					this.settleText(event.output_index, event.content_index, event.part.text, false);
+				else if (event.part?.type === "refusal")
+					this.settleText(event.output_index, event.content_index, event.part.refusal, true);
+				break;
+			case "response.output_text.annotation.added": {
+				const slot = this.textSlot(event.output_index, event.content_index, false);
+				if (slot) this.builder.addCitation(slot.block, event.annotation as JsonValue);
+				break;
+			}
+			case "response.reasoning_summary_text.delta":
+				this.appendThinking(event.output_index, `summary:${event.summary_index}`, event.delta);
+				break;
+			case "response.reasoning_text.delta":
+				this.appendThinking(event.output_index, `content:${event.content_index}`, event.delta);
+				break;
+			case "response.function_call_arguments.delta":
+				this.appendArguments(event.output_index, event.delta);
+				break;
+			case "response.function_call_arguments.done":
+				this.endArguments(event.output_index, event.arguments);
+				break;
 		}
 	}
 
