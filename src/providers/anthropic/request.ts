@@ -101,7 +101,7 @@ export function buildAnthropicRequest(
 		...(reasoning.thinking ? { thinking: reasoning.thinking } : {}),
 		...(reasoning.effort ? { output_config: { effort: reasoning.effort } } : {}),
 		...(options.temperature !== undefined && samplingAllowed ? { temperature: options.temperature } : {}),
-		messages: convertMessages(model, context.messages, cache, options.cacheHints?.unchangedMessages),
+		messages: convertMessages(model, context.messages, cache, unchangedMessagesHint(options)),
 	};
 }
 
@@ -118,6 +118,12 @@ function toAnthropicTool(tool: ToolSpec, cache: CacheControlEphemeral | undefine
 	};
 	if (cache) wire.cache_control = cache;
 	return wire;
+}
+
+/** SPEC X2 cache hints from the loop's context manager (`StreamOptions.cacheHints`), when present. */
+function unchangedMessagesHint(options: AnthropicOptions): number | undefined {
+	const hints = options.cacheHints as { unchangedMessages?: unknown } | undefined;
+	return typeof hints?.unchangedMessages === "number" ? hints.unchangedMessages : undefined;
 }
 
 /** The choice to send: a model flagged `compat.rejectsForcedToolChoice` gets `auto` for a forced one. */
