@@ -89,6 +89,12 @@ export interface Scenario {
 	afterThrows: boolean;
 	/** `onTurnEnd` throws after this turn (0-based), SPEC L12. */
 	turnEndThrowsAt: number | undefined;
+	/** Fake-time ms at which an aside (passive notice, SPEC L10) is queued. */
+	asides: number[];
+	/** `transformContext` (SPEC C1): none, identity, or one that throws on the given model call (SPEC L12). */
+	transform: "none" | "identity" | number;
+	/** `onBeforeYield` takes this long, ignoring any abort (SPEC L11). */
+	yieldMs: number | undefined;
 }
 
 const TOOL_NAMES = ["alpha", "beta", "gamma"] as const;
@@ -179,6 +185,13 @@ export function scenarioArb(stop: fc.Arbitrary<StopPlan> = stopArb): fc.Arbitrar
 			approveMs: rarely(fc.integer({ min: 0, max: 50 }), 3),
 			afterThrows: fc.boolean(),
 			turnEndThrowsAt: rarely(fc.nat({ max: 4 }), 8),
+			asides: fc.array(time, { maxLength: 2 }),
+			transform: fc.oneof(
+				{ weight: 4, arbitrary: fc.constant("none" as const) },
+				{ weight: 2, arbitrary: fc.constant("identity" as const) },
+				{ weight: 1, arbitrary: fc.nat({ max: 4 }) },
+			),
+			yieldMs: rarely(fc.integer({ min: 0, max: 30 }), 4),
 		})
 		.map(({ tools, ...rest }) => withoutEndlessParts({ ...rest, tools: [...tools] }));
 }
@@ -505,6 +518,15 @@ function hooksOf(scenario: Scenario): Partial<AgentLoopConfig> {
 			return undefined;
 		};
 	}
+	const { transform, yieldMs } = scenario;
+	if (transform !== "none") {
+		let calls = 0;
+		hooks.transformContext = (messages) => {
+			if (calls++ === transform) throw new Error("transformContext broke");
+			return messages;
+		};
+	}
+	if (yieldMs !== undefined) hooks.onBeforeYield = () => sleep(yieldMs);
 	if (turnEndThrowsAt !== undefined) {
 		let turns = 0;
 		hooks.onTurnEnd = () => {
@@ -584,6 +606,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		scenario.driver === "resume" ? [prompt, danglingReply(scenario.replies[0], Date.now())] : [];
 	let steer: (m: AgentMessage) => void;
 	let followUp: (m: AgentMessage) => void;
+	let aside: (m: AgentMessage) => void = () => {};
 	let abort: (reason: unknown) => void;
 	let stillQueued: () => readonly AgentMessage[];
 	let steeringQueued: () => readonly AgentMessage[];
@@ -620,6 +643,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		};
 		const steering = hostQueue(scenario.queueMode, onTake);
 		const followUps = hostQueue(scenario.queueMode, onTake);
+		const asides = hostQueue("all", onTake);
 		const controller = new AbortController();
 		const config: AgentLoopConfig = {
 			...hooks,
@@ -628,6 +652,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 			getSteeringMessages: steering.take,
 			hasSteeringMessages: () => steering.items.length > 0,
 			getFollowUpMessages: followUps.take,
+			getAsideMessages: asides.take,
 		};
 		if (scenario.eventDriven) config.onSteeringQueued = steering.subscribe;
 		const stream =
@@ -637,8 +662,9 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		let added: readonly AgentMessage[] = [];
 		steer = steering.push;
 		followUp = followUps.push;
+		aside = asides.push;
 		abort = (reason) => controller.abort(reason);
-		stillQueued = () => [...steering.items, ...followUps.items];
+		stillQueued = () => [...steering.items, ...followUps.items, ...asides.items];
 		steeringQueued = () => steering.items;
 		transcript = () => [...initial, ...added];
 		void (async () => {
@@ -664,6 +690,9 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 	};
 	for (const [i, at] of scenario.steers.entries()) queueAt(at, user(`steer ${i}`), steerAndNote);
 	for (const [i, at] of scenario.followUps.entries()) queueAt(at, user(`follow-up ${i}`), followUp);
+	// The Agent offers no read-only view of its aside queue, so asides are only checked with the bare loop.
+	if (scenario.driver !== "agent")
+		for (const [i, at] of scenario.asides.entries()) queueAt(at, user(`aside ${i}`), aside);
 	if (stop.kind === "abort") {
 		setTimeout(() => {
 			if (settled) return;
