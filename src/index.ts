@@ -12,6 +12,17 @@ export {
 	NothingToContinueError,
 } from "./agent/agent.js";
 export { MessageQueue, type QueueMode } from "./agent/queue.js";
+export {
+	type AppendOnlyBuild,
+	type AppendOnlyBuildInput,
+	AppendOnlyContextManager,
+	type AppendOnlyContextOptions,
+	canonicalJson,
+	cyrb53,
+	type DigestHash,
+	type MessageSync,
+	type StablePrefix,
+} from "./context/append-only.js";
 export { defaultConvertToLlm, isRefusal } from "./context/convert.js";
 export { abortReasonText } from "./core/abort.js";
 export { EventStream } from "./core/event-stream.js";
@@ -19,6 +30,7 @@ export type { AssistantMessageEvent, AssistantMessageEventStream } from "./core/
 export { closeInterruptedMessage } from "./core/interrupt.js";
 export * from "./core/messages.js";
 export type {
+	CacheHints,
 	Context,
 	JsonSchema,
 	KnownApi,

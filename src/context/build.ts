@@ -13,7 +13,8 @@ export interface ProviderCall {
 /**
  * SPEC C1, per model call and in this order: `transformContext` (agent level; output not written back) →
  * `convertToLlm` (the only AgentMessage → Message conversion) → provider normalization (C4) → tool
- * normalization (C5). `pending` are the messages about to be injected this turn.
+ * normalization (C5) → optional append-only build (X2). `pending` are the messages about to be injected
+ * this turn.
  */
 export async function buildProviderCall(
 	state: RunState,
@@ -35,11 +36,17 @@ export async function buildProviderCall(
 	}
 	if (config.normalizeMessages) messages = config.normalizeMessages(messages, config.model);
 
-	const context: Context = { messages };
+	let context: Context = { messages };
 	if (state.context.systemPrompt !== undefined) context.systemPrompt = state.context.systemPrompt;
 	const tools = state.context.tools;
 	if (tools && tools.length > 0)
 		context.tools = toToolSpecs(tools, { intentTracing: config.intentTracing === true });
+	let cacheHints: StreamOptions["cacheHints"];
+	if (config.contextManager) {
+		const { context: built, stablePrefixChanged, unchangedMessages } = config.contextManager.build(context);
+		context = built;
+		cacheHints = { stablePrefixChanged, unchangedMessages };
+	}
 
 	const options: StreamOptions = { ...config.streamOptions, signal: state.signal };
 	const apiKey = await config.getApiKey?.(config.model.provider);
@@ -47,6 +54,7 @@ export async function buildProviderCall(
 	const thinkingLevel = config.getThinkingLevel?.();
 	if (thinkingLevel !== undefined) options.thinkingLevel = thinkingLevel;
 	if (toolChoice !== undefined) options.toolChoice = toolChoice;
+	if (cacheHints) options.cacheHints = cacheHints;
 	return { context, options };
 }
 

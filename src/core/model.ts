@@ -72,6 +72,21 @@ export interface RetryInfo {
 	errorMessage: string;
 }
 
+/**
+ * SPEC X2: what the append-only context manager knows about one request, for providers that place prompt-cache
+ * breakpoints themselves (Anthropic). Computed against the previous request of the same manager.
+ */
+export interface CacheHints {
+	/** The system prompt or tool list differs from the previous request's, so no cached prefix survives. */
+	stablePrefixChanged: boolean;
+	/**
+	 * How many leading `context.messages` are the previous request's own (same objects, same bytes). The
+	 * previous request's cache entry ends at the last of them: a breakpoint there is read back even when more
+	 * was appended than a provider's cache lookback reaches.
+	 */
+	unchangedMessages: number;
+}
+
 /** Options for one model call. Providers ignore what they do not support. */
 export interface StreamOptions {
 	signal?: AbortSignal;
@@ -84,6 +99,11 @@ export interface StreamOptions {
 	sessionId?: string;
 	headers?: Record<string, string>;
 	onRetry?: (info: RetryInfo) => void;
+	/**
+	 * SPEC X2: set by the loop when `AgentLoopConfig.contextManager` is in use; providers that place cache
+	 * breakpoints use it (Anthropic adds one at the end of the unchanged messages). Others ignore it.
+	 */
+	cacheHints?: CacheHints;
 	/** Provider-specific extras. */
 	[option: string]: unknown;
 }

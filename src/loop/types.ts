@@ -1,3 +1,4 @@
+import type { AppendOnlyContextManager } from "../context/append-only.js";
 import type { AssistantMessageEvent } from "../core/events.js";
 import type {
 	AgentMessage,
@@ -128,6 +129,12 @@ export interface AgentLoopConfig {
 	normalizeMessages?: (messages: Message[], model: Model) => Message[];
 	/** SPEC C5: add a required `i` (intent) field to every tool's parameters. */
 	intentTracing?: boolean;
+	/**
+	 * SPEC X2: append-only context for providers' prefix caches, applied last in the C1 pipeline; the loop
+	 * passes its hints as `StreamOptions.cacheHints`. An instance, not a flag, so it can outlive a run: give an
+	 * `Agent` one manager and the cache stays warm across prompts. One manager per conversation.
+	 */
+	contextManager?: AppendOnlyContextManager;
 	/** Dequeue steering messages (SPEC Q2). Called after every turn and at the stop boundary. */
 	getSteeringMessages?: () => Awaitable<AgentMessage[]>;
 	/** Peek: is a steering message queued? Never dequeues (SPEC T10, A6). */

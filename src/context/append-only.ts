@@ -1,0 +1,230 @@
+/**
+ * SPEC X2: append-only context for providers' prefix caches. A provider caches the longest byte prefix it saw
+ * before (Anthropic cache breakpoints, OpenAI/DeepSeek automatic prefix caching, local KV caches). A request
+ * that re-serializes its history from rebuilt objects can shift bytes anywhere — a reordered key, a rewritten
+ * old message — and every token after that point is recomputed. The manager keeps what was sent:
+ *
+ * - a **stable prefix** (system prompt + wire tool specs), returned as the very same objects until its
+ *   fingerprint changes;
+ * - an **append-only log** of messages, synced per call by comparing per-message digests: the longest
+ *   unchanged prefix keeps the objects sent before (so the same bytes), only what follows the first changed
+ *   message is taken from the new list, and a shorter list (compaction) starts the log afresh.
+ *
+ * Messages are treated as immutable snapshots (STYLE 8): a digest is computed once per message object and
+ * memoized, so a message mutated in place after it was synced is not noticed — replace it instead (the loop
+ * and the default conversion do). One manager serves one conversation; give an `Agent` its own and it keeps
+ * the provider's cache warm across prompts.
+ */
+import type { Message } from "../core/messages.js";
+import type { CacheHints, Context, ToolSpec } from "../core/model.js";
+
+/** A string hash for digests; the default is {@link cyrb53}. Injectable to count or replace it. */
+export type DigestHash = (text: string) => number | string;
+
+/** Options of an {@link AppendOnlyContextManager}. */
+export interface AppendOnlyContextOptions {
+	/** The hash over a message's canonical JSON. Default {@link cyrb53}. */
+	hash?: DigestHash;
+}
+
+/** The frozen stable prefix: what precedes the messages in every request. */
+export interface StablePrefix {
+	readonly systemPrompt?: string;
+	readonly tools?: readonly ToolSpec[];
+}
+
+/** What one {@link AppendOnlyContextManager.syncMessages} did. */
+export interface MessageSync {
+	/** The log after the sync (frozen). The same array as before when nothing changed. */
+	readonly messages: readonly Message[];
+	/** Leading messages kept from the previous log: same objects, same bytes. */
+	readonly unchanged: number;
+	/** Whether the log differs from the previous one. */
+	readonly changed: boolean;
+	/** Whether a shorter list (compaction) started the log afresh. */
+	readonly reset: boolean;
+}
+
+/** Input of {@link AppendOnlyContextManager.build}: the provider-bound context of one call. */
+export interface AppendOnlyBuildInput {
+	systemPrompt?: string;
+	tools?: readonly ToolSpec[];
+	messages: readonly Message[];
+}
+
+/** Output of {@link AppendOnlyContextManager.build}: the context to send and the cache hints for it. */
+export interface AppendOnlyBuild extends CacheHints {
+	/** Frozen; the same object as the previous build's when nothing changed. */
+	readonly context: Context;
+	/** Whether a shorter list (compaction) started the log afresh. */
+	readonly reset: boolean;
+}
+
+const EMPTY: readonly Message[] = Object.freeze([]);
+
+/**
+ * SPEC X2: a stable prefix plus an append-only message log. Call {@link build} once per model call with the
+ * normalized context (the loop does when `AgentLoopConfig.contextManager` is set); hand
+ * `{stablePrefixChanged, unchangedMessages}` to the provider as `StreamOptions.cacheHints`.
+ */
+export class AppendOnlyContextManager {
+	private readonly hash: DigestHash;
+	private readonly digests = new WeakMap<object, string>();
+	private prefix: StablePrefix | undefined;
+	private log: readonly Message[] = EMPTY;
+	private lastContext: Context | undefined;
+	private hashCalls = 0;
+
+	/** Create a manager for one conversation. */
+	constructor(options: AppendOnlyContextOptions = {}) {
+		this.hash = options.hash ?? cyrb53;
+	}
+
+	/** The current message log (frozen). */
+	get messages(): readonly Message[] {
+		return this.log;
+	}
+
+	/** The current stable prefix, once one was synced. */
+	get stablePrefix(): StablePrefix | undefined {
+		return this.prefix;
+	}
+
+	/** How many digests were computed so far (each object at most once). */
+	get digestCount(): number {
+		return this.hashCalls;
+	}
+
+	/**
+	 * Sync the stable prefix. Returns the frozen prefix — the previous one, same objects, while the system
+	 * prompt and every tool spec digest are unchanged — and whether it changed. A changed tool list leaves
+	 * the message log alone.
+	 */
+	syncStablePrefix(
+		systemPrompt: string | undefined,
+		tools: readonly ToolSpec[] | undefined,
+	): { prefix: StablePrefix; changed: boolean } {
+		const previous = this.prefix;
+		const incoming = tools && tools.length > 0 ? tools : undefined;
+		if (previous && previous.systemPrompt === systemPrompt && this.sameTools(previous.tools, incoming))
+			return { prefix: previous, changed: false };
+		const prefix: StablePrefix = Object.freeze({
+			...(systemPrompt !== undefined ? { systemPrompt } : {}),
+			...(incoming ? { tools: Object.freeze(incoming.slice()) } : {}),
+		});
+		this.prefix = prefix;
+		return { prefix, changed: true };
+	}
+
+	/**
+	 * Sync the message log with the messages of this call: keep the longest prefix whose digests match (the
+	 * previous objects, so the previous bytes), take the rest from `messages`. A list shorter than the log
+	 * (compaction) resets it. An identical re-sync returns the same frozen array and hashes nothing new.
+	 */
+	syncMessages(messages: readonly Message[]): MessageSync {
+		const log = this.log;
+		if (messages.length < log.length) {
+			this.log = Object.freeze(messages.slice());
+			return { messages: this.log, unchanged: 0, changed: true, reset: true };
+		}
+		const unchanged = this.longestUnchangedPrefix(log, messages);
+		if (unchanged === log.length && messages.length === log.length)
+			return { messages: log, unchanged, changed: false, reset: false };
+		const next = log.slice(0, unchanged);
+		for (let i = unchanged; i < messages.length; i++) next.push(messages[i] as Message);
+		this.log = Object.freeze(next);
+		return { messages: this.log, unchanged, changed: true, reset: false };
+	}
+
+	/**
+	 * One model call: sync the stable prefix and the log and assemble the frozen context to send, with what a
+	 * provider needs to place its cache breakpoints.
+	 */
+	build(input: AppendOnlyBuildInput): AppendOnlyBuild {
+		const { prefix, changed: stablePrefixChanged } = this.syncStablePrefix(input.systemPrompt, input.tools);
+		const sync = this.syncMessages(input.messages);
+		let context = this.lastContext;
+		if (!context || stablePrefixChanged || sync.changed) {
+			context = Object.freeze({
+				...(prefix.systemPrompt !== undefined ? { systemPrompt: prefix.systemPrompt } : {}),
+				// Frozen arrays typed as the mutable wire shape: providers only read them.
+				...(prefix.tools ? { tools: prefix.tools as ToolSpec[] } : {}),
+				messages: sync.messages as Message[],
+			});
+			this.lastContext = context;
+		}
+		return { context, stablePrefixChanged, unchangedMessages: sync.unchanged, reset: sync.reset };
+	}
+
+	/** Forget everything: the next build starts a new prefix and a new log (e.g. a new conversation). */
+	reset(): void {
+		this.prefix = undefined;
+		this.log = EMPTY;
+		this.lastContext = undefined;
+	}
+
+	/** The digest of a message or tool spec: hash and length of its canonical JSON, memoized per object. */
+	digestOf(value: Message | ToolSpec): string {
+		let digest = this.digests.get(value);
+		if (digest === undefined) {
+			const json = canonicalJson(value);
+			this.hashCalls++;
+			digest = `${this.hash(json)}:${json.length}`;
+			this.digests.set(value, digest);
+		}
+		return digest;
+	}
+
+	private longestUnchangedPrefix(log: readonly Message[], messages: readonly Message[]): number {
+		let k = 0;
+		// The common case (a loop appending to its transcript) is settled by identity, hashing nothing.
+		while (k < log.length && messages[k] === log[k]) k++;
+		while (k < log.length && this.digestOf(messages[k] as Message) === this.digestOf(log[k] as Message)) k++;
+		return k;
+	}
+
+	private sameTools(stored: readonly ToolSpec[] | undefined, incoming: readonly ToolSpec[] | undefined) {
+		if (!stored || !incoming) return stored === incoming;
+		if (stored.length !== incoming.length) return false;
+		for (let i = 0; i < stored.length; i++) {
+			const a = stored[i] as ToolSpec;
+			const b = incoming[i] as ToolSpec;
+			if (a !== b && this.digestOf(a) !== this.digestOf(b)) return false;
+		}
+		return true;
+	}
+}
+
+/**
+ * JSON with object keys sorted, so two messages that differ only in key order share a digest (and the one
+ * sent first keeps being sent). Arrays keep their order; `undefined` members are dropped as by `JSON.stringify`.
+ */
+export function canonicalJson(value: unknown): string {
+	return JSON.stringify(value, sortKeys) ?? "null";
+}
+
+function sortKeys(_key: string, value: unknown): unknown {
+	if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+	const sorted: Record<string, unknown> = {};
+	for (const key of Object.keys(value).sort()) sorted[key] = (value as Record<string, unknown>)[key];
+	return sorted;
+}
+
+/**
+ * cyrb53: a fast, well-distributed 53-bit string hash (public domain, bryc). Deterministic on every runtime
+ * and free of `node:crypto`, which the core must not need. Not cryptographic: digests only detect edits.
+ */
+export function cyrb53(text: string, seed = 0): number {
+	let h1 = 0xdeadbeef ^ seed;
+	let h2 = 0x41c6ce57 ^ seed;
+	for (let i = 0; i < text.length; i++) {
+		const ch = text.charCodeAt(i);
+		h1 = Math.imul(h1 ^ ch, 2654435761);
+		h2 = Math.imul(h2 ^ ch, 1597334677);
+	}
+	h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
+	h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+	h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
+	h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+	return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
