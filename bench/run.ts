@@ -1,5 +1,6 @@
 /** `npm run bench`: prints every benchmark with its floor and its target. */
 import { w1, w2, w3, w4 } from "./core.js";
+import { telemetryCost } from "./telemetry.js";
 
 const fmt = (n: number, digits = 3) => n.toFixed(digits);
 
@@ -31,6 +32,11 @@ async function main() {
 	const r4 = await w4();
 	console.log(
 		`W4 8 tools × 100 ms: batch ${fmt(r4.batchMs, 2)} ms (floor ${fmt(r4.floorMs, 2)} ms) = floor + ${fmt(r4.batchMs - r4.floorMs, 2)} ms [target ≤ floor + 1 ms]`,
+	);
+
+	const tel = await telemetryCost();
+	console.log(
+		`X3 telemetry, W2-like 1,000 tool turns: off ${fmt(tel.off, 2)} µs/turn; collector +${fmt(tel.collectorCost, 2)} µs/turn; collector + OTel spans (SDK, in-memory) +${fmt(tel.otelCost, 2)} µs/turn`,
 	);
 }
 
