@@ -1,0 +1,287 @@
+import { describe, expect, it } from "vitest";
+import {
+	type AppendOnlyBuild,
+	AppendOnlyContextManager,
+	type AssistantMessage,
+	canonicalJson,
+	cyrb53,
+	emptyUsage,
+	type Message,
+	type ToolSpec,
+} from "../../src/index.js";
+import { buildAnthropicRequest } from "../../src/providers/anthropic/index.js";
+import { testModel } from "../providers/anthropic/helpers.js";
+import { user } from "../support/run.js";
+
+const model = testModel("http://127.0.0.1:1");
+
+function reply(text: string): AssistantMessage {
+	return {
+		role: "assistant",
+		content: [{ type: "text", text }],
+		api: "anthropic-messages",
+		provider: "anthropic",
+		model: model.id,
+		usage: emptyUsage(),
+		stopReason: "stop",
+		timestamp: 0,
+	};
+}
+
+/** A conversation of `n` messages, alternating user and assistant. */
+function conversation(n: number): Message[] {
+	return Array.from({ length: n }, (_, i) => (i % 2 === 0 ? user(`question ${i}`) : reply(`answer ${i}`)));
+}
+
+const readTool: ToolSpec = {
+	name: "read",
+	description: "Read a file",
+	parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+};
+const lsTool: ToolSpec = { name: "ls", description: "List a folder", parameters: { type: "object" } };
+
+/** A manager whose hash counts its calls. */
+function counted() {
+	const hashed: string[] = [];
+	const manager = new AppendOnlyContextManager({
+		hash: (text) => {
+			hashed.push(text);
+			return cyrb53(text);
+		},
+	});
+	return { manager, hashed };
+}
+
+const body = (context: Parameters<typeof buildAnthropicRequest>[1], cacheTtl?: "off") =>
+	JSON.stringify(buildAnthropicRequest(model, context, cacheTtl ? { cacheTtl } : {}));
+
+describe("AppendOnlyContextManager", () => {
+	it("SPEC X2: an identical re-sync is a no-op — same array, nothing hashed", () => {
+		const { manager, hashed } = counted();
+		const messages = conversation(6);
+		const first = manager.syncMessages(messages);
+		expect(first).toMatchObject({ unchanged: 0, changed: true, reset: false });
+		const again = manager.syncMessages(messages.slice());
+		expect(again.messages).toBe(first.messages);
+		expect(again).toMatchObject({ unchanged: 6, changed: false, reset: false });
+		expect(hashed).toHaveLength(0);
+	});
+
+	it("SPEC X2: an identical build returns the same context object and reports every message unchanged", () => {
+		const manager = new AppendOnlyContextManager();
+		const messages = conversation(4);
+		const input = { systemPrompt: "Be brief.", tools: [readTool], messages };
+		const first = manager.build(input);
+		expect(first).toMatchObject({ stablePrefixChanged: true, unchangedMessages: 0 });
+		const second = manager.build({ ...input, tools: [readTool], messages: messages.slice() });
+		expect(second.context).toBe(first.context);
+		expect(second).toMatchObject({ stablePrefixChanged: false, unchangedMessages: 4, reset: false });
+		expect(Object.isFrozen(second.context.messages)).toBe(true);
+	});
+
+	it("SPEC X2: appending keeps every earlier entry and reports them unchanged, hashing nothing", () => {
+		const { manager, hashed } = counted();
+		const messages = conversation(4);
+		manager.syncMessages(messages);
+		const longer = [...messages, user("more")];
+		const sync = manager.syncMessages(longer);
+		expect(sync).toMatchObject({ unchanged: 4, changed: true });
+		expect(sync.messages).toEqual(longer);
+		expect(hashed).toHaveLength(0);
+	});
+
+	it("SPEC X2: an edit at index k keeps 0..k-1 as the same objects and bytes; the rest comes from the new list", () => {
+		const manager = new AppendOnlyContextManager();
+		const original = conversation(12);
+		const before = manager.build({ messages: original });
+		// A host (or transformContext) that rebuilds every message object with equal content, editing one.
+		const k = 7;
+		const rebuilt = original.map((m) => structuredClone(m));
+		rebuilt[k] = reply("answer 7, pruned");
+		const after = manager.build({ messages: rebuilt });
+		expect(after.unchangedMessages).toBe(k);
+		for (let i = 0; i < k; i++) expect(after.context.messages[i]).toBe(original[i]);
+		expect(after.context.messages[k]).toBe(rebuilt[k]);
+		for (let i = k + 1; i < 12; i++) expect(after.context.messages[i]).toBe(rebuilt[i]);
+		// Same bytes up to the edit: the Anthropic body shares everything before message k.
+		const upToK = body({ messages: before.context.messages.slice(0, k) }, "off").slice(0, -2);
+		expect(body(after.context, "off").startsWith(upToK)).toBe(true);
+		expect(body(before.context, "off").startsWith(upToK)).toBe(true);
+	});
+
+	it("SPEC X2: a revert restores the earlier bytes", () => {
+		const manager = new AppendOnlyContextManager();
+		const original = conversation(8);
+		const first = body(manager.build({ messages: original }).context);
+		const edited = original.slice();
+		edited[3] = reply("answer 3, rewritten");
+		const second = body(manager.build({ messages: edited }).context);
+		expect(second).not.toBe(first);
+		// The revert arrives as fresh objects with the original content, even with keys in another order.
+		const reverted = original.map((m) => structuredClone(m));
+		const { content, role, ...rest } = original[3] as AssistantMessage;
+		reverted[3] = { ...rest, content, role } as AssistantMessage;
+		const third = manager.build({ messages: reverted });
+		expect(body(third.context)).toBe(first);
+		expect(third.unchangedMessages).toBe(3);
+	});
+
+	it("SPEC X2: a key-order-only difference is no change — the object sent first keeps being sent", () => {
+		const manager = new AppendOnlyContextManager();
+		const original = conversation(3);
+		manager.syncMessages(original);
+		const shuffled = original.map((m) => Object.fromEntries(Object.entries(m).reverse()) as Message);
+		const sync = manager.syncMessages(shuffled);
+		expect(sync).toMatchObject({ unchanged: 3, changed: false });
+		expect(sync.messages[0]).toBe(original[0]);
+	});
+
+	it("SPEC X2: a tool-list change rebuilds only the prefix; the message log is untouched", () => {
+		const manager = new AppendOnlyContextManager();
+		const messages = conversation(6);
+		const first = manager.build({ systemPrompt: "sys", tools: [readTool], messages });
+		const second = manager.build({ systemPrompt: "sys", tools: [readTool, lsTool], messages });
+		expect(second.stablePrefixChanged).toBe(true);
+		expect(second.unchangedMessages).toBe(6);
+		expect(second.context.messages).toBe(first.context.messages);
+		expect(second.context.tools).toEqual([readTool, lsTool]);
+		// Equal specs rebuilt as new objects: the frozen prefix (same array, same spec objects) stays.
+		const third = manager.build({
+			systemPrompt: "sys",
+			tools: [structuredClone(readTool), structuredClone(lsTool)],
+			messages,
+		});
+		expect(third.stablePrefixChanged).toBe(false);
+		expect(third.context.tools).toBe(second.context.tools);
+		expect(third.context).toBe(second.context);
+		// A system prompt change is a prefix change too.
+		const fourth = manager.build({ systemPrompt: "sys 2", tools: [readTool, lsTool], messages });
+		expect(fourth.stablePrefixChanged).toBe(true);
+		expect(fourth.context.messages).toBe(first.context.messages);
+		expect(fourth.context.systemPrompt).toBe("sys 2");
+	});
+
+	it("SPEC X2: digests are memoized per object — an unchanged object is never re-hashed", () => {
+		const { manager, hashed } = counted();
+		const original = conversation(10);
+		manager.syncMessages(original);
+		const copies = original.map((m) => structuredClone(m));
+		manager.syncMessages(copies);
+		// Each side of each comparison hashed once: 10 log entries + 10 copies.
+		expect(hashed).toHaveLength(20);
+		expect(manager.digestCount).toBe(20);
+		manager.syncMessages(copies);
+		manager.syncMessages(original.map((m, i) => (i < 5 ? m : (copies[i] as Message))));
+		expect(hashed).toHaveLength(20);
+		// An edit: only the one new object is hashed; the log's entries and the copies are memoized.
+		const edited = copies.slice();
+		edited[9] = user("new");
+		expect(manager.syncMessages(edited).unchanged).toBe(9);
+		expect(hashed).toHaveLength(21);
+	});
+
+	it("SPEC X2: a shorter list (compaction) resets the log", () => {
+		const manager = new AppendOnlyContextManager();
+		const messages = conversation(10);
+		manager.build({ messages });
+		const compacted = [user("summary of the conversation so far"), ...messages.slice(8)];
+		const built = manager.build({ messages: compacted });
+		expect(built).toMatchObject({ reset: true, unchangedMessages: 0, stablePrefixChanged: false });
+		expect(built.context.messages).toEqual(compacted);
+		expect(manager.messages).toEqual(compacted);
+		// The new log is appended to from then on.
+		const next = manager.build({ messages: [...compacted, user("go on")] });
+		expect(next).toMatchObject({ reset: false, unchangedMessages: 3 });
+	});
+
+	it("reset() forgets the prefix and the log", () => {
+		const manager = new AppendOnlyContextManager();
+		manager.build({ systemPrompt: "s", messages: conversation(2) });
+		manager.reset();
+		expect(manager.messages).toEqual([]);
+		expect(manager.build({ systemPrompt: "s", messages: conversation(2) })).toMatchObject({
+			stablePrefixChanged: true,
+			unchangedMessages: 0,
+		});
+	});
+
+	it("canonical JSON sorts object keys at every depth and keeps array order", () => {
+		expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: 2 }], c: undefined } })).toBe(
+			'{"a":{"d":[2,{"y":2,"z":1}]},"b":1}',
+		);
+		expect(cyrb53("abc")).toBe(cyrb53("abc"));
+		expect(cyrb53("abc")).not.toBe(cyrb53("abd"));
+	});
+});
+
+describe("Anthropic cache breakpoints with SPEC X2 hints", () => {
+	/** Where the body carries `cache_control`: `system0`, `tool1`, `m5.0` (message 5, block 0). */
+	const breakpoints = (b: ReturnType<typeof buildAnthropicRequest>) => {
+		const found: string[] = [];
+		const marked = (block: object) => "cache_control" in block && block.cache_control !== undefined;
+		if (Array.isArray(b.system))
+			for (const [i, s] of b.system.entries()) if (marked(s)) found.push(`system${i}`);
+		for (const [i, t] of (b.tools ?? []).entries()) if (marked(t)) found.push(`tool${i}`);
+		for (const [i, m] of b.messages.entries())
+			if (Array.isArray(m.content))
+				for (const [j, c] of m.content.entries()) if (marked(c)) found.push(`m${i}.${j}`);
+		return found;
+	};
+	const hintsOf = (built: AppendOnlyBuild) => ({
+		cacheHints: {
+			stablePrefixChanged: built.stablePrefixChanged,
+			unchangedMessages: built.unchangedMessages,
+		},
+	});
+
+	it("SPEC X2: breakpoints on the stable prefix, the log tail and the end of the unchanged messages", () => {
+		const manager = new AppendOnlyContextManager();
+		const messages = conversation(6);
+		const tools = [readTool, lsTool];
+		manager.build({ systemPrompt: "sys", tools, messages });
+		const built = manager.build({
+			systemPrompt: "sys",
+			tools,
+			messages: [...messages, user("next"), reply("ok"), user("and then")],
+		});
+		const withHints = buildAnthropicRequest(model, built.context, hintsOf(built));
+		expect(breakpoints(withHints)).toEqual(["system0", "tool1", "m5.0", "m8.0"]);
+		// Without hints: only the tail.
+		expect(breakpoints(buildAnthropicRequest(model, built.context))).toEqual(["system0", "tool1", "m8.0"]);
+		// Nothing new: the tail is the prefix end, one breakpoint there.
+		const again = manager.build({ systemPrompt: "sys", tools, messages: built.context.messages });
+		expect(again.unchangedMessages).toBe(9);
+		expect(breakpoints(buildAnthropicRequest(model, again.context, hintsOf(again)))).toEqual([
+			"system0",
+			"tool1",
+			"m8.0",
+		]);
+		// An edit at index 3: the second breakpoint lands at the end of messages 0..2.
+		const edited = [...built.context.messages];
+		edited[3] = reply("rewritten");
+		const afterEdit = manager.build({ systemPrompt: "sys", tools, messages: edited });
+		expect(breakpoints(buildAnthropicRequest(model, afterEdit.context, hintsOf(afterEdit)))).toEqual([
+			"system0",
+			"tool1",
+			"m2.0",
+			"m8.0",
+		]);
+	});
+
+	it("SPEC X2: each request marks where the previous one ended, and apart from the markers extends its bytes", () => {
+		const manager = new AppendOnlyContextManager();
+		const messages: Message[] = [user("start")];
+		let previous: { plain: string; tail: string } | undefined;
+		for (let turn = 0; turn < 5; turn++) {
+			const built = manager.build({ systemPrompt: "sys", tools: [readTool], messages: messages.slice() });
+			const sent = buildAnthropicRequest(model, built.context, hintsOf(built));
+			const plain = JSON.stringify(buildAnthropicRequest(model, built.context, { cacheTtl: "off" }));
+			if (previous) {
+				expect(plain.startsWith(previous.plain.slice(0, -2))).toBe(true);
+				expect(breakpoints(sent)).toContain(previous.tail);
+			}
+			previous = { plain, tail: breakpoints(sent).at(-1) as string };
+			messages.push(reply(`answer ${turn}`), user(`question ${turn}`));
+		}
+	});
+});
