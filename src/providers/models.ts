@@ -129,6 +129,10 @@ const ANTHROPIC: Entry[] = [
 	},
 ];
 
+/** `reasoning.effort` values per OpenAI model family (SPEC X5 clamping; read by the Responses provider). */
+const OPENAI_EFFORT_NONE_TO_XHIGH: ModelCompat = { effortLevels: ["none", "low", "medium", "high", "xhigh"] };
+const OPENAI_EFFORT_MINIMAL_TO_HIGH: ModelCompat = { effortLevels: ["minimal", "low", "medium", "high"] };
+
 const OPENAI: Entry[] = [
 	{
 		id: "gpt-5.4",
@@ -137,6 +141,7 @@ const OPENAI: Entry[] = [
 		contextWindow: 1_050_000,
 		maxTokens: 128_000,
 		cost: price(2.5, 15, 0.25, 0),
+		compat: OPENAI_EFFORT_NONE_TO_XHIGH,
 	},
 	{
 		id: "gpt-5.4-mini",
@@ -145,6 +150,7 @@ const OPENAI: Entry[] = [
 		contextWindow: 400_000,
 		maxTokens: 128_000,
 		cost: price(0.75, 4.5, 0.075, 0),
+		compat: OPENAI_EFFORT_NONE_TO_XHIGH,
 	},
 	{
 		id: "gpt-5.2",
@@ -153,6 +159,7 @@ const OPENAI: Entry[] = [
 		contextWindow: 400_000,
 		maxTokens: 128_000,
 		cost: price(1.75, 14, 0.175, 0),
+		compat: OPENAI_EFFORT_NONE_TO_XHIGH,
 	},
 	{
 		id: "gpt-5",
@@ -161,6 +168,7 @@ const OPENAI: Entry[] = [
 		contextWindow: 400_000,
 		maxTokens: 128_000,
 		cost: price(1.25, 10, 0.125, 0),
+		compat: OPENAI_EFFORT_MINIMAL_TO_HIGH,
 	},
 	{
 		id: "gpt-5-mini",
@@ -169,6 +177,7 @@ const OPENAI: Entry[] = [
 		contextWindow: 400_000,
 		maxTokens: 128_000,
 		cost: price(0.25, 2, 0.025, 0),
+		compat: OPENAI_EFFORT_MINIMAL_TO_HIGH,
 	},
 	{
 		id: "gpt-4.1",
@@ -180,6 +189,12 @@ const OPENAI: Entry[] = [
 	},
 ];
 
+/**
+ * Gemini 3 validates thought signatures on the current turn's function calls; calls from another model
+ * carry none, so they get Google's documented placeholder.
+ */
+const GEMINI_3: ModelCompat = { toolCallSignaturePlaceholder: "skip_thought_signature_validator" };
+
 const GOOGLE: Entry[] = [
 	{
 		id: "gemini-3.1-pro-preview",
@@ -188,6 +203,7 @@ const GOOGLE: Entry[] = [
 		contextWindow: 1_048_576,
 		maxTokens: 65_536,
 		cost: price(2, 12, 0.2, 0),
+		compat: { ...GEMINI_3, thinkingLevels: ["low", "medium", "high"] },
 	},
 	{
 		id: "gemini-3-flash-preview",
@@ -196,6 +212,7 @@ const GOOGLE: Entry[] = [
 		contextWindow: 1_048_576,
 		maxTokens: 65_536,
 		cost: price(0.5, 3, 0.05, 0),
+		compat: { ...GEMINI_3, thinkingLevels: ["minimal", "low", "medium", "high"] },
 	},
 	{
 		id: "gemini-3.1-flash-lite",
@@ -204,6 +221,7 @@ const GOOGLE: Entry[] = [
 		contextWindow: 1_048_576,
 		maxTokens: 65_536,
 		cost: price(0.25, 1.5, 0.025, 0),
+		compat: { ...GEMINI_3, thinkingLevels: ["minimal", "low", "medium", "high"] },
 	},
 	{
 		id: "gemini-2.5-pro",
@@ -212,6 +230,7 @@ const GOOGLE: Entry[] = [
 		contextWindow: 1_048_576,
 		maxTokens: 65_536,
 		cost: price(1.25, 10, 0.125, 0),
+		compat: { thinkingAlwaysOn: true, maxThinkingBudget: 32_768 },
 	},
 	{
 		id: "gemini-2.5-flash",
@@ -220,6 +239,7 @@ const GOOGLE: Entry[] = [
 		contextWindow: 1_048_576,
 		maxTokens: 65_536,
 		cost: price(0.3, 2.5, 0.03, 0),
+		compat: { maxThinkingBudget: 24_576 },
 	},
 ];
 
