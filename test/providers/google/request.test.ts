@@ -12,6 +12,7 @@ import {
 	geminiThinkingConfig,
 	toFunctionCallingConfig,
 } from "../../../src/providers/google/index.js";
+import { getModel } from "../../../src/providers/models.js";
 import { geminiModel } from "./helpers.js";
 
 const model = geminiModel("http://127.0.0.1:1");
@@ -361,5 +362,23 @@ describe("SPEC C4: replay across models and providers", () => {
 				],
 			},
 		]);
+	});
+});
+
+describe("catalog models carry their thinking controls (SPEC X5)", () => {
+	it("Gemini 3 uses levels (off → the lowest), Gemini 2.5 Pro cannot switch thinking off", () => {
+		const flash3 = getModel("google", "gemini-3-flash-preview");
+		expect(geminiThinkingConfig(flash3, "medium")).toEqual({
+			thinkingLevel: "MEDIUM",
+			includeThoughts: true,
+		});
+		expect(geminiThinkingConfig(flash3, "off")).toEqual({ thinkingLevel: "MINIMAL", includeThoughts: true });
+		expect(geminiThinkingConfig(getModel("google", "gemini-2.5-pro"), "off")).toEqual({
+			thinkingBudget: 128,
+			includeThoughts: true,
+		});
+		expect(geminiThinkingConfig(getModel("google", "gemini-2.5-flash"), "off")).toEqual({
+			thinkingBudget: 0,
+		});
 	});
 });

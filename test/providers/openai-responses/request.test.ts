@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { AssistantMessage, Message } from "../../../src/core/messages.js";
 import { emptyUsage } from "../../../src/core/messages.js";
 import type { Context, Model } from "../../../src/core/model.js";
+import { getModel } from "../../../src/providers/models.js";
 import {
 	buildResponsesRequest,
 	responsesCallId,
@@ -395,5 +396,24 @@ describe("tool results with images", () => {
 	it("are replaced by a note for a text-only model", () => {
 		const input = buildResponsesRequest({ ...model, input: ["text"] }, { messages: [withImage] }).input;
 		expect(input).toEqual([{ type: "function_call_output", call_id: "call_1", output: "done" }]);
+	});
+});
+
+describe("catalog models carry their effort levels (SPEC X5)", () => {
+	it("gpt-5.2 can switch reasoning off; gpt-5 clamps off to minimal and xhigh to high", () => {
+		expect(responsesReasoningConfig(getModel("openai", "gpt-5.2"), "off")).toEqual({ effort: "none" });
+		expect(responsesReasoningConfig(getModel("openai", "gpt-5.2"), "xhigh")).toEqual({
+			effort: "xhigh",
+			summary: "auto",
+		});
+		expect(responsesReasoningConfig(getModel("openai", "gpt-5"), "off")).toEqual({
+			effort: "minimal",
+			summary: "auto",
+		});
+		expect(responsesReasoningConfig(getModel("openai", "gpt-5"), "xhigh")).toEqual({
+			effort: "high",
+			summary: "auto",
+		});
+		expect(responsesReasoningConfig(getModel("openai", "gpt-4.1"), "high")).toBeUndefined();
 	});
 });
