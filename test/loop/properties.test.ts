@@ -123,6 +123,7 @@ function checkInvariants(played: Played & { settled: boolean }): void {
 	}
 
 	assertSteeringInterrupts(played);
+	assertEventArgsMatchHistory(events, transcript);
 	assertScheduling(played, transcript);
 	assertPlaceholdersHaveCauses(played, transcript);
 
@@ -336,6 +337,26 @@ function assertScheduling(played: Played, transcript: readonly AgentMessage[]): 
 			scheduled.push(call);
 			if (cls === "exclusive") lastExclusive = call;
 		}
+	}
+}
+
+/** SPEC T4: history, events and execution agree on the (possibly revised) arguments of every call. */
+function assertEventArgsMatchHistory(
+	events: readonly AgentEvent[],
+	transcript: readonly AgentMessage[],
+): void {
+	const recorded = new Map<string, Record<string, unknown>>();
+	for (const message of transcript) {
+		const m = message as { role?: string; content?: unknown };
+		if (m.role !== "assistant") continue;
+		for (const block of m.content as { type: string }[])
+			if (block.type === "toolCall") recorded.set((block as ToolCall).id, (block as ToolCall).arguments);
+	}
+	for (const event of events) {
+		if (event.type !== "tool_execution_start" && event.type !== "tool_execution_update") continue;
+		expect(event.args, `SPEC T4: ${event.type} of ${event.toolCallId}`).toEqual(
+			recorded.get(event.toolCallId),
+		);
 	}
 }
 

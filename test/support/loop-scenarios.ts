@@ -265,6 +265,8 @@ function makeTool(
 						return new Promise<ToolResult>(() => {});
 					case "ignoreAbort":
 						await sleep(ms);
+						// Reports progress even after it was abandoned: nothing of it may reach the run.
+						onUpdate({ content: [{ type: "text", text: "still going" }] });
 						return okResult(name, ms);
 					case "throw":
 						await sleep(ms, signal);
@@ -507,9 +509,14 @@ function hooksOf(scenario: Scenario): Partial<AgentLoopConfig> {
 	const hooks: Partial<AgentLoopConfig> = { interruptMode: scenario.interruptMode, now: Date.now };
 	const { approveMs, turnEndThrowsAt } = scenario;
 	if (approveMs !== undefined) {
+		// Blocks calls with `ms % 5 === 1` (SPEC T4); revises `ms % 5 === 3` to `ms + 6`, which keeps the
+		// concurrency and interruptibility classes (`% 2`, `% 3`) the checks compute from the recorded arguments.
 		hooks.beforeToolCall = async ({ args }) => {
 			await sleep(approveMs);
-			return (args as { ms: number }).ms % 5 === 1 ? { block: true, reason: "policy" } : undefined;
+			const { ms } = args as { ms: number };
+			if (ms % 5 === 1) return { block: true, reason: "policy" };
+			if (ms % 5 === 3) return { args: { ...args, ms: ms + 6 } };
+			return undefined;
 		};
 	}
 	if (scenario.afterThrows) {
@@ -590,10 +597,18 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 	const executions = new Map<string, Execution>();
 	const queuedWhileRunning: AgentMessage[] = [];
 	const lateDequeues: AgentMessage[] = [];
+	let resumedTurnEnded = false;
 	const record = (event: AgentEvent): void => {
 		if (settled) lateEvents.push(event);
 		else events.push(event);
 		trackExecution(event, executions, Date.now() - t0, () => steeringQueued().length > 0);
+		// SPEC T4, L1: arguments revised in a resumed batch cannot be written into the caller's transcript (the
+		// loop never mutates it) nor into result() (the reply was not added by this run); like the Agent, a host
+		// takes the revised reply from turn_end.
+		if (event.type === "turn_end" && !resumedTurnEnded && danglingOriginal) {
+			resumedTurnEnded = true;
+			initial[initial.indexOf(danglingOriginal)] = event.message;
+		}
 		if (event.type === "agent_end" && endedAt === undefined) {
 			endedAt = Date.now() - t0;
 			outcomeAbortedBeforeEnd = abortFired;
@@ -602,8 +617,9 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 
 	const prompt = user("go");
 	// SPEC L6, T13: a run that crashed between the reply and its results leaves this transcript behind.
-	const initial: AgentMessage[] =
-		scenario.driver === "resume" ? [prompt, danglingReply(scenario.replies[0], Date.now())] : [];
+	const danglingOriginal =
+		scenario.driver === "resume" ? danglingReply(scenario.replies[0], Date.now()) : undefined;
+	const initial: AgentMessage[] = danglingOriginal ? [prompt, danglingOriginal] : [];
 	let steer: (m: AgentMessage) => void;
 	let followUp: (m: AgentMessage) => void;
 	let aside: (m: AgentMessage) => void = () => {};
@@ -657,7 +673,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		if (scenario.eventDriven) config.onSteeringQueued = steering.subscribe;
 		const stream =
 			scenario.driver === "resume"
-				? agentLoopContinue({ messages: initial, tools }, config, controller.signal)
+				? agentLoopContinue({ messages: initial.slice(), tools }, config, controller.signal)
 				: agentLoop([prompt], { messages: [], tools }, config, controller.signal);
 		let added: readonly AgentMessage[] = [];
 		steer = steering.push;
@@ -694,12 +710,16 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 	if (scenario.driver !== "agent")
 		for (const [i, at] of scenario.asides.entries()) queueAt(at, user(`aside ${i}`), aside);
 	if (stop.kind === "abort") {
-		setTimeout(() => {
+		const fire = (): void => {
 			if (settled) return;
 			stoppedAt = Date.now() - t0;
 			abortFired = true;
 			abort(abortReason(stop));
-		}, stop.at);
+			abort("aborted twice"); // a second abort changes nothing
+		};
+		// `at: 0` aborts synchronously, before the run has done anything.
+		if (stop.at === 0) fire();
+		else setTimeout(fire, stop.at);
 	}
 
 	await driveUntil(() => settled);
