@@ -39,8 +39,16 @@ interface TextSlot {
 type ItemState =
 	| { kind: "message"; parts: Map<number, TextSlot>; signature?: string | undefined }
 	| { kind: "function_call"; block: number; open: boolean }
-	| { kind: "reasoning"; provider: number; thinking?: number; open: boolean; lastPart?: string }
-	| { kind: "other"; provider: number };
+	| {
+			kind: "reasoning";
+			provider: number;
+			id?: string;
+			done: boolean;
+			thinking?: number;
+			open: boolean;
+			lastPart?: string;
+	  }
+	| { kind: "other"; provider: number; id?: string; done: boolean };
 
 /** `response.incomplete` reasons (SPEC M4). */
 const INCOMPLETE_REASONS: StopReasonTable = {
@@ -166,8 +174,14 @@ export class ResponsesStreamDecoder {
 			state = { kind: "function_call", block, open: true };
 			this.toolCalls++;
 		} else if (item.type === "reasoning") {
-			state = { kind: "reasoning", provider: this.providerBlock(item), open: false };
-		} else state = { kind: "other", provider: this.providerBlock(item) };
+			state = {
+				kind: "reasoning",
+				provider: this.providerBlock(item),
+				id: item.id,
+				done: false,
+				open: false,
+			};
+		} else state = { kind: "other", provider: this.providerBlock(item), id: itemId(item), done: false };
 		this.items.set(index, state);
 		return state;
 	}
@@ -197,9 +211,12 @@ export class ResponsesStreamDecoder {
 			}
 			if (state.open && state.thinking !== undefined) this.builder.endThinking(state.thinking);
 			state.open = false;
+			state.done = true;
 			this.builder.setProviderBlockData(state.provider, item as unknown as JsonValue);
-		} else if (state.kind === "other")
+		} else if (state.kind === "other") {
+			state.done = true;
 			this.builder.setProviderBlockData(state.provider, item as unknown as JsonValue);
+		}
 	}
 
 	private messageDone(state: { parts: Map<number, TextSlot> }, item: ResponseOutputMessage): void {
@@ -315,6 +332,7 @@ export class ResponsesStreamDecoder {
 
 	private complete(response: Response | undefined): void {
 		this.setUsage(response?.usage);
+		this.settleFromSnapshot(response);
 		if (this.refusal !== undefined) {
 			this.builder.setStopDetails({ type: "refusal", explanation: this.refusal });
 			this.builder.fail("error", `the model refused: ${this.refusal}`);
@@ -323,9 +341,31 @@ export class ResponsesStreamDecoder {
 		this.builder.done(this.toolCalls > 0 ? "toolUse" : "stop");
 	}
 
+	/**
+	 * Items a server never sent `output_item.done` for are taken from the terminal response's `output`,
+	 * matched by id (not position: a trimmed or filtered stream shifts positions).
+	 */
+	private settleFromSnapshot(response: Response | undefined): void {
+		const output = Array.isArray(response?.output) ? response.output : [];
+		for (const state of this.items.values()) {
+			if ((state.kind !== "reasoning" && state.kind !== "other") || state.done || state.id === undefined)
+				continue;
+			const item = output.find((candidate) => itemId(candidate) === state.id);
+			if (!item) continue;
+			state.done = true;
+			this.builder.setProviderBlockData(state.provider, item as unknown as JsonValue);
+		}
+	}
+
 	private incomplete(response: Response | undefined): void {
 		this.setUsage(response?.usage);
+		this.settleFromSnapshot(response);
 		const reason = response?.incomplete_details?.reason;
 		finishWithStop(this.builder, mapStopReason(reason, INCOMPLETE_REASONS));
 	}
+}
+
+function itemId(item: ResponseOutputItem): string | undefined {
+	const id = (item as { id?: unknown }).id;
+	return typeof id === "string" ? id : undefined;
 }

@@ -428,6 +428,28 @@ describe("SYNTHETIC terminal cases no recording covers (SPEC M4, S5)", () => {
 		expect(textOf(message)).toBe("I can't help with that.");
 	});
 
+	it("an item whose output_item.done never came is settled from the terminal response's output, by id", async () => {
+		const searchAdded = {
+			type: "response.output_item.added",
+			output_index: 0,
+			item: { id: "ws_1", type: "web_search_call", status: "in_progress" },
+		};
+		const finalItem = {
+			id: "ws_1",
+			type: "web_search_call",
+			status: "completed",
+			action: { type: "search", query: "q" },
+		};
+		const body = sse(created, searchAdded, {
+			type: "response.completed",
+			response: { id: "resp_syn", status: "completed", output: [finalItem], usage },
+		});
+		const s = await serve({ type: "sse", body });
+		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		expect(message.stopReason).toBe("stop");
+		expect(message.content).toEqual([{ type: "providerBlock", api: "openai-responses", data: finalItem }]);
+	});
+
 	it("unknown event types are ignored safely", async () => {
 		const body = sse(
 			created,
