@@ -59,10 +59,21 @@ function startRun(
 	const now = config.now ?? Date.now;
 	const runSignal = createRunSignal(signal, config.deadline, now);
 	const streamFn: StreamFunction = config.streamFn ?? registryStream;
+	// SPEC X3: a collector only when the host opts in; created here, inside the caller's call, so a tracer sink
+	// picks up the caller's active context.
+	const telemetry = config.telemetry
+		? createRunTelemetry(config.telemetry, {
+				model: config.model,
+				context,
+				streamOptions: config.streamOptions,
+				now,
+			})
+		: undefined;
+	const runStep = config.runStep ?? runStepDirectly;
 	const state: RunState = {
 		config,
 		streamFn,
-		runStep: config.runStep ?? runStepDirectly,
+		runStep: telemetry ? telemetry.wrapStepRunner(runStep) : runStep,
 		now,
 		context,
 		messages: context.messages.slice(),
@@ -76,14 +87,7 @@ function startRun(
 		soft: { reminded: new Set(), satisfied: new Set(), forcing: undefined },
 		pausedContinuations: 0,
 		outcome: undefined,
-		telemetry: config.telemetry
-			? createRunTelemetry(config.telemetry, {
-					model: config.model,
-					context,
-					streamOptions: config.streamOptions,
-					now,
-				})
-			: undefined,
+		telemetry,
 		llmLog: [],
 		llmLogSource: 0,
 		llmUnsentCalls: new Set(),

@@ -1,5 +1,6 @@
 import type { AgentMessage, AssistantMessage } from "../core/messages.js";
 import type { Model } from "../core/model.js";
+import type { Step, StepRunner } from "../loop/step-runner.js";
 import type { AgentContext, AgentEvent, RunOutcome } from "../loop/types.js";
 import type { ToolCallStatus, ToolResult } from "../tools/types.js";
 import { coverageOf, summarizeRun } from "./summary.js";
@@ -132,6 +133,18 @@ export class RunTelemetry {
 		}
 	}
 
+	/**
+	 * The run's step runner with each scoped sink's `runStep` inside the host's runner (SPEC L13): the host
+	 * still sees every step, and a replayed step that never calls `fn` opens no scope. Without such sinks the
+	 * host's runner is returned unchanged.
+	 */
+	wrapStepRunner(runner: StepRunner): StepRunner {
+		const scoped = this.sinks.filter((sink) => sink.runStep !== undefined);
+		if (scoped.length === 0) return runner;
+		return <T>(step: Step, fn: () => Promise<T>) =>
+			runner(step, () => scoped.reduce((inner, sink) => () => this.inScope(sink, step, inner), fn)());
+	}
+
 	/** The summary and coverage for `agent_end`, computed once at the first call. Never throws. */
 	report(): { summary: RunSummary; coverage: RunCoverage } | undefined {
 		if (this.reported) return this.reported;
@@ -193,6 +206,21 @@ export class RunTelemetry {
 		if (!report) return;
 		const end = { endedAt: this.startedAt + report.summary.wallTimeMs, outcome, ...report };
 		for (const sink of this.sinks) this.guard(() => sink.endRun(end));
+	}
+
+	/** One sink's step scope; `fn` runs exactly once even when the sink throws. */
+	private inScope<T>(sink: RunSink, step: Step, fn: () => Promise<T>): Promise<T> {
+		let started: Promise<T> | undefined;
+		const once = () => {
+			started ??= fn();
+			return started;
+		};
+		try {
+			return sink.runStep?.(step, this.now(), once) ?? once();
+		} catch (error) {
+			this.reportError(error);
+			return once();
+		}
 	}
 
 	private guard(fn: () => void): void {

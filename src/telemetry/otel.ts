@@ -8,10 +8,12 @@
  * resolves to the host's own copy (peer dependency) synchronously, with no dynamic import to bundle or await
  * and no functions for the host to hand over by hand.
  *
- * Spans are built from the collector's records, with explicit start and end times from the run's injected
- * clock (SPEC L13), so span durations agree with the records. A tool call that never executed (blocked by
- * `beforeToolCall`, skipped by steering) gets no `execute_tool` span but a `capstan.tool_call.not_executed`
- * event on the run span.
+ * Span times come from the run's injected clock (SPEC L13), so span durations agree with the records. A
+ * model or tool step opens its span when the step starts and runs inside it (`context.with`), so spans the
+ * provider's HTTP client or the tool itself creates nest under `chat` / `execute_tool`; the records then
+ * complete and end it. A step replayed by a durable runner never runs, so its span is built from the record
+ * alone. A tool call that never executed (blocked by `beforeToolCall`, skipped by steering) gets no
+ * `execute_tool` span but a `capstan.tool_call.not_executed` event on the run span.
  */
 import {
 	type Attributes,
@@ -24,6 +26,7 @@ import {
 	trace,
 } from "@opentelemetry/api";
 import type { Usage } from "../core/messages.js";
+import type { Step } from "../loop/step-runner.js";
 import type { RunOutcome } from "../loop/types.js";
 import {
 	finishReason,
@@ -72,6 +75,10 @@ class OtelRunSink implements RunSink {
 	private readonly provider: string;
 	private readonly requestModel: string;
 	private readonly descriptions: Map<string, string>;
+	/** The model step's span while it streams (model calls are sequential). */
+	private liveChat: Span | undefined;
+	/** Tool steps' spans while they execute, by tool call id. */
+	private readonly liveTools = new Map<string, Span>();
 
 	constructor(
 		private readonly tracer: Tracer,
@@ -107,21 +114,22 @@ class OtelRunSink implements RunSink {
 		this.context = trace.setSpan(parent, this.span);
 	}
 
+	runStep<T>(step: Step, startedAt: number, fn: () => Promise<T>): Promise<T> {
+		let span: Span;
+		if (step.kind === "model") {
+			this.liveChat?.end(startedAt); // defensive: a previous call always ends with its message
+			span = this.startChat(startedAt);
+			this.liveChat = span;
+		} else {
+			span = this.startTool(step.id, step.name, startedAt);
+			this.liveTools.set(step.id, span);
+		}
+		return otelContext.with(trace.setSpan(this.context, span), fn);
+	}
+
 	modelCall(record: ModelCallRecord, content: ModelCallContent | undefined): void {
-		const span = this.tracer.startSpan(
-			`chat ${this.requestModel}`,
-			{
-				kind: SpanKind.CLIENT,
-				startTime: record.startedAt,
-				attributes: {
-					"gen_ai.operation.name": "chat",
-					"gen_ai.provider.name": this.provider,
-					"gen_ai.request.model": this.requestModel,
-					"gen_ai.request.stream": true,
-				},
-			},
-			this.context,
-		);
+		const span = this.liveChat ?? this.startChat(record.startedAt);
+		this.liveChat = undefined;
 		span.setAttributes({
 			"gen_ai.response.model": record.model,
 			...optional("gen_ai.response.id", record.responseId),
@@ -148,7 +156,9 @@ class OtelRunSink implements RunSink {
 	}
 
 	toolCall(record: ToolCallRecord, content: ToolCallContent | undefined): void {
-		if (record.status === "blocked" || record.status === "skipped") {
+		const live = this.liveTools.get(record.id);
+		this.liveTools.delete(record.id);
+		if (!live && (record.status === "blocked" || record.status === "skipped")) {
 			this.span.addEvent(
 				"capstan.tool_call.not_executed",
 				{
@@ -160,24 +170,12 @@ class OtelRunSink implements RunSink {
 			);
 			return;
 		}
-		const span = this.tracer.startSpan(
-			`execute_tool ${record.name}`,
-			{
-				kind: SpanKind.INTERNAL,
-				startTime: record.startedAt,
-				attributes: {
-					"gen_ai.operation.name": "execute_tool",
-					"gen_ai.tool.name": record.name,
-					"gen_ai.tool.call.id": record.id,
-					"gen_ai.tool.type": "function",
-					...optional("gen_ai.tool.description", this.descriptions.get(record.name)),
-					"capstan.tool.status": record.status,
-					// The host turned intent tracing on to see these (SPEC C5): exported without `recordContent`.
-					...optional("capstan.tool.intent", record.intent),
-				},
-			},
-			this.context,
-		);
+		const span = live ?? this.startTool(record.id, record.name, record.startedAt);
+		span.setAttributes({
+			"capstan.tool.status": record.status,
+			// The host turned intent tracing on to see these (SPEC C5): exported without `recordContent`.
+			...optional("capstan.tool.intent", record.intent),
+		});
 		if (content) {
 			span.setAttributes({
 				"gen_ai.tool.call.arguments": JSON.stringify(content.args),
@@ -201,7 +199,44 @@ class OtelRunSink implements RunSink {
 		});
 		const failure = failureOf(outcome, summary.records.modelCalls);
 		if (failure) fail(this.span, failure.type, failure.message);
+		this.liveChat?.end(end.endedAt);
+		for (const span of this.liveTools.values()) span.end(end.endedAt);
 		this.span.end(end.endedAt);
+	}
+
+	private startChat(startTime: number): Span {
+		return this.tracer.startSpan(
+			`chat ${this.requestModel}`,
+			{
+				kind: SpanKind.CLIENT,
+				startTime,
+				attributes: {
+					"gen_ai.operation.name": "chat",
+					"gen_ai.provider.name": this.provider,
+					"gen_ai.request.model": this.requestModel,
+					"gen_ai.request.stream": true,
+				},
+			},
+			this.context,
+		);
+	}
+
+	private startTool(id: string, name: string, startTime: number): Span {
+		return this.tracer.startSpan(
+			`execute_tool ${name}`,
+			{
+				kind: SpanKind.INTERNAL,
+				startTime,
+				attributes: {
+					"gen_ai.operation.name": "execute_tool",
+					"gen_ai.tool.name": name,
+					"gen_ai.tool.call.id": id,
+					"gen_ai.tool.type": "function",
+					...optional("gen_ai.tool.description", this.descriptions.get(name)),
+				},
+			},
+			this.context,
+		);
 	}
 }
 

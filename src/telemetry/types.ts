@@ -7,6 +7,7 @@
  */
 import type { AgentMessage, AssistantMessage, ErrorKind, StopReason, Usage } from "../core/messages.js";
 import type { Model } from "../core/model.js";
+import type { Step } from "../loop/step-runner.js";
 import type { RunOutcome } from "../loop/types.js";
 import type { ToolCallStatus, ToolResult } from "../tools/types.js";
 
@@ -147,6 +148,13 @@ export interface RunSink {
 	modelCall(record: ModelCallRecord, content: ModelCallContent | undefined): void;
 	toolCall(record: ToolCallRecord, content: ToolCallContent | undefined): void;
 	endRun(end: RunEndInfo): void;
+	/**
+	 * Optional: run one model or tool step (SPEC L13) inside the sink's scope — e.g. with the step's span
+	 * active, so spans the provider's HTTP client or the tool itself creates nest under it. Must return
+	 * `fn()`'s promise (calling `fn` once); it runs inside the host's step runner, so a replayed step that
+	 * never calls `fn` opens no scope.
+	 */
+	runStep?<T>(step: Step, startedAt: number, fn: () => Promise<T>): Promise<T>;
 }
 
 /**

@@ -1,4 +1,13 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { AsyncLocalStorage } from "node:async_hooks";
+import {
+	type Context,
+	type ContextManager,
+	context,
+	ROOT_CONTEXT,
+	SpanKind,
+	SpanStatusCode,
+	trace,
+} from "@opentelemetry/api";
 import {
 	BasicTracerProvider,
 	InMemorySpanExporter,
@@ -8,7 +17,7 @@ import {
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AgentTool, TelemetryOptions, Usage } from "../../src/index.js";
 import { type OpenTelemetryOptions, openTelemetry } from "../../src/otel.js";
-import { type ScriptedReply, textReply } from "../../src/testing/index.js";
+import { type ScriptedReply, scriptedModel, textReply } from "../../src/testing/index.js";
 import { echoTool, runScript, startScript } from "../support/run.js";
 
 afterEach(() => {
@@ -238,6 +247,50 @@ describe("OpenTelemetry spans, GenAI semantic conventions — SPEC X3", () => {
 		expect(failed.one("invoke_agent").attributes["error.type"]).toBe("rate_limit");
 	});
 
+	it("model and tool steps run inside their spans: spans the provider or the tool create nest under chat / execute_tool — SPEC X3, L13", async () => {
+		context.setGlobalContextManager(new AsyncLocalContextManager());
+		try {
+			const t = tracing();
+			const scripted = scriptedModel([{ content: [call("lookup", { text: "q" })] }, textReply("ok")]);
+			const lookup: AgentTool = {
+				...echoTool("lookup"),
+				execute: async () => {
+					t.tracer.startSpan("db query").end(); // a tool's own instrumentation
+					return { content: [{ type: "text", text: "found" }] };
+				},
+			};
+			const steps: string[] = [];
+			await runScript([], {
+				tools: [lookup],
+				config: {
+					model: scripted.model,
+					streamFn: (model, ctx, options) => {
+						t.tracer.startSpan("http request").end(); // a provider's HTTP client instrumentation
+						return scripted.stream(model, ctx, options);
+					},
+					// The host's step runner still sees every step (SPEC L13); the span scope runs inside it.
+					runStep: (step, fn) => {
+						steps.push(step.kind);
+						return fn();
+					},
+					telemetry: { sinks: [openTelemetry(t.tracer)] },
+				},
+			});
+			expect(steps).toEqual(["model", "tool", "model"]);
+			const parentName = (span: ReadableSpan) =>
+				t.spans().find((s) => s.spanContext().spanId === span.parentSpanContext?.spanId)?.name;
+			expect(t.byName("http request").map(parentName)).toEqual([
+				"chat scripted-model",
+				"chat scripted-model",
+			]);
+			expect(parentName(t.one("db query"))).toBe("execute_tool lookup");
+			expect(parentName(t.one("execute_tool lookup"))).toBe("invoke_agent");
+			expect(t.one("execute_tool lookup").attributes["capstan.tool.status"]).toBe("ok");
+		} finally {
+			context.disable();
+		}
+	});
+
 	it("the run span joins the host's trace through parentContext", async () => {
 		const t = tracing();
 		const host = t.tracer.startSpan("http request");
@@ -292,3 +345,29 @@ describe("@opentelemetry/api is an optional peer — SPEC X3", () => {
 		expect(index).not.toMatch(/otel/);
 	});
 });
+
+/** A minimal AsyncLocalStorage context manager (what `@opentelemetry/context-async-hooks` provides). */
+class AsyncLocalContextManager implements ContextManager {
+	private readonly storage = new AsyncLocalStorage<Context>();
+	active(): Context {
+		return this.storage.getStore() ?? ROOT_CONTEXT;
+	}
+	with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+		ctx: Context,
+		fn: F,
+		thisArg?: ThisParameterType<F>,
+		...args: A
+	): ReturnType<F> {
+		return this.storage.run(ctx, () => fn.apply(thisArg, args));
+	}
+	bind<T>(_ctx: Context, target: T): T {
+		return target;
+	}
+	enable(): this {
+		return this;
+	}
+	disable(): this {
+		this.storage.disable();
+		return this;
+	}
+}
