@@ -15,8 +15,10 @@ import {
 	Agent,
 	type AgentEvent,
 	type AgentMessage,
+	type AssistantMessage,
 	agentLoop,
 	defaultConvertToLlm,
+	MAX_PAUSED_TURN_CONTINUATIONS,
 	STEERING_INTERRUPT_POLL_MS,
 	type ToolCall,
 	type ToolResultMessage,
@@ -123,6 +125,7 @@ function checkInvariants(played: Played & { settled: boolean }): void {
 	}
 
 	assertSteeringInterrupts(played);
+	assertPausesBounded(transcript);
 	assertEventArgsMatchHistory(events, transcript);
 	assertScheduling(played, transcript);
 	assertPlaceholdersHaveCauses(played, transcript);
@@ -147,7 +150,10 @@ function checkInvariants(played: Played & { settled: boolean }): void {
 	}
 
 	// SPEC L12/A1/A7: the outcome names the stop that ended the run.
-	const thrownHook = scenario.turnEndThrowsAt !== undefined || typeof scenario.transform === "number";
+	const thrownHook =
+		scenario.turnEndThrowsAt !== undefined ||
+		typeof scenario.transform === "number" ||
+		typeof scenario.steps === "object";
 	if (played.outcomeAbortedBeforeEnd && !thrownHook) expect(end.outcome.type).toBe("aborted");
 	if (
 		scenario.stop.kind === "deadline" &&
@@ -357,6 +363,21 @@ function assertEventArgsMatchHistory(
 		expect(event.args, `SPEC T4: ${event.type} of ${event.toolCallId}`).toEqual(
 			recorded.get(event.toolCallId),
 		);
+	}
+}
+
+/** SPEC S3: at most 1 + MAX_PAUSED_TURN_CONTINUATIONS consecutive paused replies without tool calls. */
+function assertPausesBounded(transcript: readonly AgentMessage[]): void {
+	let run = 0;
+	for (const message of transcript) {
+		const m = message as AssistantMessage;
+		const paused =
+			m.role === "assistant" &&
+			m.stopDetails?.type === "pause_turn" &&
+			!m.content.some((b) => b.type === "toolCall");
+		run = paused ? run + 1 : 0;
+		if (run > 1 + MAX_PAUSED_TURN_CONTINUATIONS)
+			throw new Error(`SPEC S3: ${run} consecutive paused replies`);
 	}
 }
 

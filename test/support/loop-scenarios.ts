@@ -43,7 +43,9 @@ export type Ending =
 	| "throwSync"
 	| "throwAsync"
 	| "noTerminal"
-	| "hang";
+	| "hang"
+	/** `stopReason: "stop"` even with tool calls (SPEC S1: they run all the same). */
+	| "endTurn";
 
 /** One scripted model reply. */
 export interface ReplyPlan {
@@ -95,6 +97,10 @@ export interface Scenario {
 	transform: "none" | "identity" | number;
 	/** `onBeforeYield` takes this long, ignoring any abort (SPEC L11). */
 	yieldMs: number | undefined;
+	/** After the scripted replies, the model answers `pause_turn` forever (SPEC S3). */
+	endlessPause: boolean;
+	/** A step runner (SPEC L13) that passes through, or throws before / after the given model step (SPEC L12). */
+	steps: "default" | "passthrough" | { throwAt: number; when: "before" | "after" };
 }
 
 const TOOL_NAMES = ["alpha", "beta", "gamma"] as const;
@@ -135,6 +141,7 @@ const replyArb: fc.Arbitrary<ReplyPlan> = fc.record({
 				"throwAsync",
 				"noTerminal",
 				"hang",
+				"endTurn",
 			),
 		},
 	),
@@ -192,6 +199,18 @@ export function scenarioArb(stop: fc.Arbitrary<StopPlan> = stopArb): fc.Arbitrar
 				{ weight: 1, arbitrary: fc.nat({ max: 4 }) },
 			),
 			yieldMs: rarely(fc.integer({ min: 0, max: 30 }), 4),
+			endlessPause: fc.boolean(),
+			steps: fc.oneof(
+				{ weight: 4, arbitrary: fc.constant("default" as const) },
+				{ weight: 2, arbitrary: fc.constant("passthrough" as const) },
+				{
+					weight: 1,
+					arbitrary: fc.record({
+						throwAt: fc.nat({ max: 4 }),
+						when: fc.constantFrom("before" as const, "after" as const),
+					}),
+				},
+			),
 		})
 		.map(({ tools, ...rest }) => withoutEndlessParts({ ...rest, tools: [...tools] }));
 }
@@ -334,6 +353,9 @@ export function toScriptedReply(plan: ReplyPlan): ScriptedReply {
 			break;
 		case "noTerminal":
 			reply.endWithoutTerminal = true;
+			break;
+		case "endTurn":
+			reply.stopReason = "stop";
 			break;
 		case "hang":
 			reply.hang = true;
@@ -534,6 +556,17 @@ function hooksOf(scenario: Scenario): Partial<AgentLoopConfig> {
 		};
 	}
 	if (yieldMs !== undefined) hooks.onBeforeYield = () => sleep(yieldMs);
+	const { steps } = scenario;
+	if (steps !== "default") {
+		let modelSteps = 0;
+		hooks.runStep = async (step, fn) => {
+			const failing = typeof steps === "object" && step.kind === "model" && modelSteps++ === steps.throwAt;
+			if (failing && steps.when === "before") throw new Error("step runner broke before the step");
+			const result = await fn();
+			if (failing) throw new Error("step runner broke after the step");
+			return result;
+		};
+	}
 	if (turnEndThrowsAt !== undefined) {
 		let turns = 0;
 		hooks.onTurnEnd = () => {
@@ -573,7 +606,10 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 	const scripted = scriptedModel(
 		({ index }) => {
 			const plan = replay ? scenario.replies[index + skipped] : undefined;
-			return plan ? toScriptedReply(plan) : { content: [{ type: "text", text: "done" }] };
+			if (plan) return toScriptedReply(plan);
+			// SPEC S3: a backend that pauses forever still lets the run end (1 + 8 calls per stop).
+			if (replay && scenario.endlessPause) return { stopDetails: { type: "pause_turn" } };
+			return { content: [{ type: "text", text: "done" }] };
 		},
 		{ now: Date.now },
 	);
