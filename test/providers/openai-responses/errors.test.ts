@@ -1,0 +1,224 @@
+/**
+ * Error paths of the OpenAI Responses provider over the loopback server (SPEC E3, A1, A2, A8): failures are
+ * data, never throws; transient failures before content are retried.
+ */
+import { describe, expect, it } from "vitest";
+import {
+	buildResponsesRequest,
+	streamOpenAIResponses,
+} from "../../../src/providers/openai-responses/index.js";
+import { assertEventShape, collect, hello, responsesModel, textOf } from "./helpers.js";
+import {
+	closeServerAfterEach,
+	created,
+	delta,
+	messageAdded,
+	partAdded,
+	serve,
+	sse,
+	usage,
+} from "./synthetic.js";
+
+closeServerAfterEach();
+
+describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
+	it("401 → auth, not retried", async () => {
+		const s = await serve({
+			type: "http",
+			status: 401,
+			body: JSON.stringify({ error: { message: "Incorrect API key", code: "invalid_api_key" } }),
+		});
+		const { message, events } = await collect(responsesModel(s.baseUrl), hello);
+		expect(assertEventShape(events)).toBeUndefined();
+		expect(message.stopReason).toBe("error");
+		expect(message.errorKind).toBe("auth");
+		expect(message.errorMessage).toContain("Incorrect API key");
+		expect(s.requests).toHaveLength(1);
+	});
+
+	it("429 with retry-after → retried after the server's delay, reported through onRetry", async () => {
+		const ok = sse(created, messageAdded, partAdded, delta("hi"), {
+			type: "response.completed",
+			response: { id: "resp_syn", status: "completed", output: [], usage },
+		});
+		const s = await serve(
+			{
+				type: "http",
+				status: 429,
+				headers: { "retry-after": "0" },
+				body: JSON.stringify({ error: { message: "slow down", code: "rate_limit_exceeded" } }),
+			},
+			{ type: "sse", body: ok },
+		);
+		const retries: unknown[] = [];
+		const { message } = await collect(responsesModel(s.baseUrl), hello, {
+			onRetry: (info) => retries.push(info),
+		});
+		expect(message.stopReason).toBe("stop");
+		expect(textOf(message)).toBe("hi");
+		expect(retries).toEqual([
+			{ attempt: 1, delayMs: 0, errorKind: "rate_limit", errorMessage: expect.stringContaining("slow down") },
+		]);
+	});
+
+	it("429 insufficient_quota → rate_limit, not retried (waiting does not help)", async () => {
+		const s = await serve({
+			type: "http",
+			status: 429,
+			body: JSON.stringify({ error: { message: "quota", code: "insufficient_quota" } }),
+		});
+		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		expect(message.errorKind).toBe("rate_limit");
+		expect(s.requests).toHaveLength(1);
+	});
+
+	it("500 then success → one retry, the reply arrives", async () => {
+		const ok = sse(created, messageAdded, partAdded, delta("fine"), {
+			type: "response.completed",
+			response: { id: "resp_syn", status: "completed", output: [], usage },
+		});
+		const s = await serve({ type: "http", status: 500, body: "{}" }, { type: "sse", body: ok });
+		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		expect(textOf(message)).toBe("fine");
+		expect(s.requests).toHaveLength(2);
+	});
+
+	it("400 context_length_exceeded → context_overflow, not retried", async () => {
+		const s = await serve({
+			type: "http",
+			status: 400,
+			body: JSON.stringify({
+				error: {
+					message: "Your input exceeds the context window of this model.",
+					type: "invalid_request_error",
+					code: "context_length_exceeded",
+				},
+			}),
+		});
+		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		expect(message.errorKind).toBe("context_overflow");
+		expect(s.requests).toHaveLength(1);
+	});
+
+	it("a connection reset before any byte is retried", async () => {
+		const ok = sse(created, messageAdded, partAdded, delta("back"), {
+			type: "response.completed",
+			response: { id: "resp_syn", status: "completed", output: [], usage },
+		});
+		const s = await serve({ type: "reset" }, { type: "sse", body: ok });
+		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		expect(textOf(message)).toBe("back");
+	});
+
+	it("missing API key → auth error, no request", async () => {
+		const s = await serve();
+		const stream = streamOpenAIResponses(responsesModel(s.baseUrl, { provider: "nobody-has-this" }), hello);
+		const message = await stream.result();
+		expect(message.errorKind).toBe("auth");
+		expect(s.requests).toHaveLength(0);
+	});
+
+	it("a stream without its terminal event → error 'stream ended unexpectedly', content kept", async () => {
+		const s = await serve({ type: "sse", body: sse(created, messageAdded, partAdded, delta("partial")) });
+		const { message, events } = await collect(responsesModel(s.baseUrl), hello);
+		expect(assertEventShape(events)).toBeUndefined();
+		expect(message.stopReason).toBe("error");
+		expect(message.errorMessage).toBe("stream ended unexpectedly");
+		expect(textOf(message)).toBe("partial");
+		expect(message.stopDetails?.type).toBe("stream_interrupted_after_content");
+	});
+
+	it("a reply cut off mid-item never replays the unfinished item; finished parts keep their item ids", async () => {
+		const reasoningAdded = {
+			type: "response.output_item.added",
+			output_index: 0,
+			item: { id: "rs_cut", type: "reasoning", summary: [], encrypted_content: "partial" },
+		};
+		const messageAt1 = { ...messageAdded, output_index: 1 };
+		const body = sse(
+			created,
+			reasoningAdded,
+			messageAt1,
+			{ ...partAdded, output_index: 1 },
+			{ ...delta("cut"), output_index: 1 },
+		);
+		const s = await serve({ type: "sse", body });
+		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		expect(message.stopReason).toBe("error");
+		expect(message.content[0]).toMatchObject({
+			type: "providerBlock",
+			data: { id: "rs_cut", status: "in_progress" },
+		});
+		const input = buildResponsesRequest(responsesModel(s.baseUrl), { messages: [message] }).input;
+		expect(input).toEqual([
+			{
+				type: "message",
+				role: "assistant",
+				content: [{ type: "output_text", text: "cut", annotations: [] }],
+				status: "completed",
+				id: "msg_syn",
+			},
+		]);
+	});
+
+	it("an abort mid-stream → aborted with the text so far (SPEC A1, A2)", async () => {
+		const s = await serve({ type: "hang", partial: sse(created, messageAdded, partAdded, delta("half a")) });
+		const controller = new AbortController();
+		const stream = streamOpenAIResponses(responsesModel(s.baseUrl), hello, {
+			apiKey: "k",
+			signal: controller.signal,
+		});
+		for await (const event of stream) if (event.type === "text_delta") controller.abort("user pressed stop");
+		const message = await stream.result();
+		expect(message.stopReason).toBe("aborted");
+		expect(message.errorMessage).toBe("user pressed stop");
+		expect(textOf(message)).toBe("half a");
+	});
+
+	it("a stalled stream → timeout (idleTimeoutMs)", async () => {
+		const s = await serve({
+			type: "hang",
+			partial: sse(created, messageAdded, partAdded, delta("and then")),
+		});
+		const { message } = await collect(responsesModel(s.baseUrl), hello, { idleTimeoutMs: 50 });
+		expect(message.stopReason).toBe("error");
+		expect(message.errorKind).toBe("timeout");
+		expect(textOf(message)).toBe("and then");
+	});
+
+	it("SYNTHETIC: an `error` event mid-stream → error with the content so far, classified", async () => {
+		const body = sse(
+			created,
+			messageAdded,
+			partAdded,
+			delta("so far"),
+			{ type: "error", code: "server_error", message: "The server had an error", param: null },
+			{
+				type: "response.failed",
+				response: { id: "resp_syn", status: "failed", error: { code: "server_error", message: "x" } },
+			},
+		);
+		const s = await serve({ type: "sse", body });
+		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		expect(message.stopReason).toBe("error");
+		expect(message.errorKind).toBe("server");
+		expect(message.errorMessage).toBe("The server had an error");
+		expect(textOf(message)).toBe("so far");
+		expect(s.requests).toHaveLength(1);
+	});
+
+	it("SYNTHETIC: response.failed before any content → classified error (retried when transient)", async () => {
+		const failed = sse(created, {
+			type: "response.failed",
+			response: {
+				id: "resp_syn",
+				status: "failed",
+				error: { code: "invalid_prompt", message: "bad prompt" },
+			},
+		});
+		const s = await serve({ type: "sse", body: failed });
+		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		expect(message.errorKind).toBe("invalid_request");
+		expect(message.errorMessage).toBe("bad prompt");
+	});
+});
