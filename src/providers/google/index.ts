@@ -39,7 +39,9 @@ export {
 /** The streaming URL for `model` (`{baseUrl}/models/{id}:streamGenerateContent?alt=sse`). */
 export function geminiStreamUrl(model: Model): string {
 	const base = model.baseUrl ?? DEFAULT_BASE_URLS[model.api] ?? DEFAULT_BASE_URLS[GOOGLE_API] ?? "";
-	return joinUrl(base, `models/${model.id}:streamGenerateContent?alt=sse`);
+	// Ids are accepted with or without the resource prefix (`models/gemini-2.5-flash`).
+	const id = model.id.replace(/^models\//, "");
+	return joinUrl(base, `models/${id}:streamGenerateContent?alt=sse`);
 }
 
 /**

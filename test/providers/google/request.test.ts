@@ -223,6 +223,9 @@ describe("buildGeminiRequest: exact bodies", () => {
 		expect(geminiStreamUrl(geminiModel("https://example.test/v1beta/"))).toBe(
 			"https://example.test/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
 		);
+		expect(geminiStreamUrl(geminiModel("https://example.test", { id: "models/gemini-2.5-pro" }))).toBe(
+			"https://example.test/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
+		);
 	});
 });
 
