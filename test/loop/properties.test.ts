@@ -162,6 +162,7 @@ function checkInvariants(played: Played & { settled: boolean }): void {
 		!thrownHook
 	)
 		expect(end.outcome.type).toBe("deadline");
+	assertOutcomeMatchesTranscript(end, scenario);
 
 	// SPEC Q4 + I1–I3 across runs: `continue()` picks up what the first run left queued.
 	if (played.second) {
@@ -275,8 +276,12 @@ function assertSteeringInterrupts(played: Played): void {
 function assertPlaceholdersHaveCauses(played: Played, transcript: readonly AgentMessage[]): void {
 	const { scenario } = played;
 	const calls = new Map<string, { name: string; args: Record<string, unknown> }>();
+	const holders = new Map<string, AssistantMessage>();
 	for (const message of transcript) {
 		const m = message as { role?: string; content?: unknown };
+		if (m.role === "assistant")
+			for (const block of (m as AssistantMessage).content)
+				if (block.type === "toolCall") holders.set(block.id, m as AssistantMessage);
 		if (m.role === "assistant")
 			for (const block of m.content as {
 				type: string;
@@ -310,6 +315,14 @@ function assertPlaceholdersHaveCauses(played: Played, transcript: readonly Agent
 				break;
 			case "deadline":
 				if (scenario.stop.kind !== "deadline") throw new Error(`SPEC A3: ${where} without a deadline`);
+				break;
+			case "error":
+				if (holders.get(result.toolCallId)?.stopReason !== "error")
+					throw new Error(`SPEC A3/S4: ${where}, but its reply did not fail`);
+				break;
+			case "length":
+				if (holders.get(result.toolCallId)?.stopReason !== "length")
+					throw new Error(`SPEC S2: ${where}, but its reply did not stop for length`);
 				break;
 		}
 	}
@@ -378,6 +391,36 @@ function assertPausesBounded(transcript: readonly AgentMessage[]): void {
 		run = paused ? run + 1 : 0;
 		if (run > 1 + MAX_PAUSED_TURN_CONTINUATIONS)
 			throw new Error(`SPEC S3: ${run} consecutive paused replies`);
+	}
+}
+
+/** SPEC L12: the outcome agrees with what the run committed. */
+function assertOutcomeMatchesTranscript(
+	end: Extract<AgentEvent, { type: "agent_end" }>,
+	scenario: Scenario,
+): void {
+	const replies = end.messages.filter(
+		(m): m is AssistantMessage => (m as { role?: string }).role === "assistant",
+	);
+	const last = replies[replies.length - 1];
+	switch (end.outcome.type) {
+		case "completed":
+			for (const reply of replies)
+				if (reply.stopReason === "error" || reply.stopReason === "aborted")
+					throw new Error(`SPEC L12: outcome completed after a reply that ended in ${reply.stopReason}`);
+			break;
+		case "error":
+			// The failure is committed as an assistant message carrying the same text.
+			expect(last?.stopReason, "SPEC L12: the last reply of a failed run").toBe("error");
+			expect(last?.errorMessage).toBe(end.outcome.error);
+			break;
+		case "aborted":
+			expect(scenario.stop.kind).toBe("abort");
+			expect(end.outcome.reason.length).toBeGreaterThan(0);
+			break;
+		case "deadline":
+			expect(scenario.stop.kind).toBe("deadline");
+			break;
 	}
 }
 
