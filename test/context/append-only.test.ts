@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+	Agent,
 	type AppendOnlyBuild,
 	AppendOnlyContextManager,
 	type AssistantMessage,
@@ -10,8 +11,9 @@ import {
 	type ToolSpec,
 } from "../../src/index.js";
 import { buildAnthropicRequest } from "../../src/providers/anthropic/index.js";
+import { scriptedModel, textReply, toolReply } from "../../src/testing/index.js";
 import { testModel } from "../providers/anthropic/helpers.js";
-import { user } from "../support/run.js";
+import { echoTool, runScript, user } from "../support/run.js";
 
 const model = testModel("http://127.0.0.1:1");
 
@@ -283,5 +285,48 @@ describe("Anthropic cache breakpoints with SPEC X2 hints", () => {
 			previous = { plain, tail: breakpoints(sent).at(-1) as string };
 			messages.push(reply(`answer ${turn}`), user(`question ${turn}`));
 		}
+	});
+});
+
+describe("SPEC X2 in the loop (C1: … → tool normalization → append-only build → stream)", () => {
+	it("SPEC X2/C1: the manager's frozen context reaches the stream function with its hints", async () => {
+		const manager = new AppendOnlyContextManager();
+		const { scripted } = await runScript([toolReply("echo", { text: "a" }), textReply("done")], {
+			tools: [echoTool()],
+			systemPrompt: "sys",
+			config: { contextManager: manager },
+		});
+		const [first, second] = scripted.calls;
+		expect(first?.options.cacheHints).toEqual({ stablePrefixChanged: true, unchangedMessages: 0 });
+		expect(second?.options.cacheHints).toEqual({ stablePrefixChanged: false, unchangedMessages: 1 });
+		expect(second?.context.tools).toBe(first?.context.tools);
+		expect(second?.context.messages).toEqual(manager.messages);
+	});
+
+	it("SPEC X2: without a manager no hints are sent", async () => {
+		const { scripted } = await runScript([textReply("done")]);
+		expect(scripted.calls[0]?.options.cacheHints).toBeUndefined();
+	});
+
+	it("SPEC X2: an Agent-owned manager keeps the prefix across prompts", async () => {
+		const scripted = scriptedModel([toolReply("echo", { text: "a" }), textReply("one"), textReply("two")], {
+			now: () => 0,
+		});
+		const agent = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools: [echoTool()],
+			contextManager: new AppendOnlyContextManager(),
+		});
+		await agent.prompt("first");
+		await agent.prompt("second");
+		const last = scripted.calls[2];
+		const before = scripted.calls[1];
+		expect(last?.options.cacheHints).toEqual({
+			stablePrefixChanged: false,
+			unchangedMessages: before?.context.messages.length,
+		});
+		for (const [i, m] of (before?.context.messages ?? []).entries())
+			expect(last?.context.messages[i]).toBe(m);
 	});
 });
