@@ -263,13 +263,16 @@ export class Agent {
 			tools: this._state.tools,
 		};
 		const stream = start(context, this.loopConfig(), controller.signal);
+		// The run folds its messages into the transcript it started from: after reset() that array is no longer
+		// the state's, so the aborted run's closing messages cannot leak into the fresh transcript.
+		const transcript = context.messages;
 		this.abortController = controller;
 		this._state.isStreaming = true;
 		this._state.error = undefined;
 		let done!: () => void;
 		this.idle = new Promise((resolve) => (done = resolve));
 		try {
-			for await (const event of stream) this.dispatch(event);
+			for await (const event of stream) this.dispatch(event, transcript);
 		} finally {
 			this._state.isStreaming = false;
 			this._state.streamMessage = undefined;
@@ -295,7 +298,7 @@ export class Agent {
 	}
 
 	/** Fold one event into the state, then tell subscribers (they see the updated state). */
-	private dispatch(event: AgentEvent): void {
+	private dispatch(event: AgentEvent, transcript: AgentMessage[]): void {
 		const state = this._state;
 		switch (event.type) {
 			case "message_start":
@@ -305,7 +308,7 @@ export class Agent {
 				break;
 			case "message_end":
 				state.streamMessage = undefined;
-				state.messages.push(event.message);
+				transcript.push(event.message);
 				break;
 			case "tool_execution_start":
 				this.running.add(event.toolCallId);
@@ -314,7 +317,7 @@ export class Agent {
 				this.running.delete(event.toolCallId);
 				break;
 			case "turn_end":
-				replaceRevisedReply(state.messages, event.message);
+				replaceRevisedReply(transcript, event.message);
 				break;
 			case "agent_end":
 				if (event.outcome.type === "error") state.error = event.outcome.error;

@@ -598,3 +598,38 @@ describe("regressions found by the properties (deadline)", () => {
 		expect(JSON.stringify(placeholder.content)).toMatch(/deadline exceeded/);
 	});
 });
+
+describe("regressions found by the properties (Agent)", () => {
+	afterEach(() => {
+		vi.useRealTimers();
+	});
+
+	// Found while widening the Agent scenarios to reset(): the aborted run went on folding its closing messages
+	// (the placeholder result of the running tool) into the fresh transcript, which then began with a tool
+	// result answering nothing — the next prompt sent [toolResult, user], a request providers reject.
+	it("SPEC I1, Q1: reset() during a run leaves an empty transcript; the aborted run's results do not leak into it", async () => {
+		vi.useFakeTimers();
+		const scripted = scriptedModel(
+			[
+				{ content: [{ type: "toolCall", name: "echo", arguments: { text: "a" } }] },
+				{ content: [{ type: "text", text: "b" }] },
+			],
+			{ now: () => 0 },
+		);
+		const agent = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools: [echoTool("echo", { ms: 100 })],
+		});
+		const running = agent.prompt("hi");
+		await vi.advanceTimersByTimeAsync(10);
+		agent.reset();
+		await vi.runAllTimersAsync();
+		await running;
+		expect(agent.state.messages).toEqual([]);
+		await agent.prompt("again");
+		const request = scripted.calls[1]?.context.messages ?? [];
+		expect(request.map((m) => m.role)).toEqual(["user"]);
+		assertPaired(agent.state.messages);
+	});
+});
