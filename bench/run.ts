@@ -36,7 +36,7 @@ async function main() {
 
 	const tel = await telemetryCost();
 	console.log(
-		`X3 telemetry, W2-like 1,000 tool turns: off ${fmt(tel.off, 2)} µs/turn; collector +${fmt(tel.collectorCost, 2)} µs/turn; collector + OTel spans (SDK, in-memory) +${fmt(tel.otelCost, 2)} µs/turn`,
+		`X3 telemetry, W2-like 1,000 tool turns: off ${fmt(tel.off, 2)} µs/turn; collector +${fmt(tel.collectorCost, 2)} µs/turn; + OTel sink on a no-op tracer +${fmt(tel.otelNoopCost, 2)}; + OTel SDK spans in memory +${fmt(tel.otelCost, 2)} µs/turn`,
 	);
 }
 

@@ -130,28 +130,8 @@ class OtelRunSink implements RunSink {
 	modelCall(record: ModelCallRecord, content: ModelCallContent | undefined): void {
 		const span = this.liveChat ?? this.startChat(record.startedAt);
 		this.liveChat = undefined;
-		span.setAttributes({
-			"gen_ai.response.model": record.model,
-			...optional("gen_ai.response.id", record.responseId),
-			"gen_ai.response.finish_reasons": [finishReason(record.stopReason, record.stopDetail)],
-			...optional(
-				"gen_ai.response.time_to_first_chunk",
-				record.timeToFirstTokenMs === undefined ? undefined : record.timeToFirstTokenMs / 1000,
-			),
-			...usageAttributes(record.usage),
-			"capstan.stop_reason": record.stopReason,
-			...optional("capstan.stop_detail", record.stopDetail),
-		});
-		if (content) {
-			span.setAttributes({
-				"gen_ai.input.messages": JSON.stringify(toInputMessages(content.input)),
-				"gen_ai.output.messages": JSON.stringify(toOutputMessages(content.output)),
-			});
-		}
-		if (record.stopReason === "error" || record.stopReason === "aborted") {
-			const type = record.errorKind ?? (record.stopReason === "aborted" ? "aborted" : "_OTHER");
-			fail(span, type, record.errorMessage);
-		}
+		// Sampled out: nothing would keep the attributes, so they are not built.
+		if (span.isRecording()) describeChat(span, record, content);
 		span.end(record.startedAt + record.latencyMs);
 	}
 
@@ -159,6 +139,7 @@ class OtelRunSink implements RunSink {
 		const live = this.liveTools.get(record.id);
 		this.liveTools.delete(record.id);
 		if (!live && (record.status === "blocked" || record.status === "skipped")) {
+			if (!this.span.isRecording()) return;
 			this.span.addEvent(
 				"capstan.tool_call.not_executed",
 				{
@@ -171,19 +152,7 @@ class OtelRunSink implements RunSink {
 			return;
 		}
 		const span = live ?? this.startTool(record.id, record.name, record.startedAt);
-		span.setAttributes({
-			"capstan.tool.status": record.status,
-			// The host turned intent tracing on to see these (SPEC C5): exported without `recordContent`.
-			...optional("capstan.tool.intent", record.intent),
-		});
-		if (content) {
-			span.setAttributes({
-				"gen_ai.tool.call.arguments": JSON.stringify(content.args),
-				"gen_ai.tool.call.result": toolResultText(content.result.content),
-			});
-		}
-		if (record.status === "error") fail(span, "tool_error");
-		else if (record.status === "aborted") fail(span, "aborted");
+		if (span.isRecording()) describeTool(span, record, content);
 		span.end(record.startedAt + record.latencyMs);
 	}
 
@@ -238,6 +207,49 @@ class OtelRunSink implements RunSink {
 			this.context,
 		);
 	}
+}
+
+/** The response side of a `chat` span: model, id, finish reason, usage, content (opt-in), error status. */
+function describeChat(span: Span, record: ModelCallRecord, content: ModelCallContent | undefined): void {
+	span.setAttributes({
+		"gen_ai.response.model": record.model,
+		...optional("gen_ai.response.id", record.responseId),
+		"gen_ai.response.finish_reasons": [finishReason(record.stopReason, record.stopDetail)],
+		...optional(
+			"gen_ai.response.time_to_first_chunk",
+			record.timeToFirstTokenMs === undefined ? undefined : record.timeToFirstTokenMs / 1000,
+		),
+		...usageAttributes(record.usage),
+		"capstan.stop_reason": record.stopReason,
+		...optional("capstan.stop_detail", record.stopDetail),
+	});
+	if (content) {
+		span.setAttributes({
+			"gen_ai.input.messages": JSON.stringify(toInputMessages(content.input)),
+			"gen_ai.output.messages": JSON.stringify(toOutputMessages(content.output)),
+		});
+	}
+	if (record.stopReason === "error" || record.stopReason === "aborted") {
+		const type = record.errorKind ?? (record.stopReason === "aborted" ? "aborted" : "_OTHER");
+		fail(span, type, record.errorMessage);
+	}
+}
+
+/** The outcome side of an `execute_tool` span: status, intent, content (opt-in), error status. */
+function describeTool(span: Span, record: ToolCallRecord, content: ToolCallContent | undefined): void {
+	span.setAttributes({
+		"capstan.tool.status": record.status,
+		// The host turned intent tracing on to see these (SPEC C5): exported without `recordContent`.
+		...optional("capstan.tool.intent", record.intent),
+	});
+	if (content) {
+		span.setAttributes({
+			"gen_ai.tool.call.arguments": JSON.stringify(content.args),
+			"gen_ai.tool.call.result": toolResultText(content.result.content),
+		});
+	}
+	if (record.status === "error") fail(span, "tool_error");
+	else if (record.status === "aborted") fail(span, "aborted");
 }
 
 /** GenAI usage attributes; `input_tokens` includes cached tokens, as the conventions ask (capstan's does not). */

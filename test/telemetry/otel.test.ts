@@ -9,6 +9,7 @@ import {
 	trace,
 } from "@opentelemetry/api";
 import {
+	AlwaysOffSampler,
 	BasicTracerProvider,
 	InMemorySpanExporter,
 	type ReadableSpan,
@@ -289,6 +290,20 @@ describe("OpenTelemetry spans, GenAI semantic conventions — SPEC X3", () => {
 		} finally {
 			context.disable();
 		}
+	});
+
+	it("a sampled-out run exports nothing and still completes", async () => {
+		const exporter = new InMemorySpanExporter();
+		const provider = new BasicTracerProvider({
+			sampler: new AlwaysOffSampler(),
+			spanProcessors: [new SimpleSpanProcessor(exporter)],
+		});
+		const { events } = await runScript(script, {
+			tools: [echoTool("echo"), failing, echoTool("guarded")],
+			config: { telemetry: { sinks: [openTelemetry(provider.getTracer("off"))], recordContent: true } },
+		});
+		expect(events.at(-1)).toMatchObject({ type: "agent_end", summary: { modelCalls: 2, toolCalls: 3 } });
+		expect(exporter.getFinishedSpans()).toEqual([]);
 	});
 
 	it("the run span joins the host's trace through parentContext", async () => {
