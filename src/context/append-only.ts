@@ -130,8 +130,9 @@ export class AppendOnlyContextManager {
 		const unchanged = this.longestUnchangedPrefix(log, messages);
 		if (unchanged === log.length && messages.length === log.length)
 			return { messages: log, unchanged, changed: false, reset: false };
-		const next = log.slice(0, unchanged);
-		for (let i = unchanged; i < messages.length; i++) next.push(messages[i] as Message);
+		// Kept entries are the log's own objects, so their bytes are the bytes sent before.
+		const next = messages.slice();
+		for (let i = 0; i < unchanged; i++) next[i] = log[i] as Message;
 		this.log = Object.freeze(next);
 		return { messages: this.log, unchanged, changed: true, reset: false };
 	}
@@ -177,9 +178,14 @@ export class AppendOnlyContextManager {
 
 	private longestUnchangedPrefix(log: readonly Message[], messages: readonly Message[]): number {
 		let k = 0;
-		// The common case (a loop appending to its transcript) is settled by identity, hashing nothing.
-		while (k < log.length && messages[k] === log[k]) k++;
-		while (k < log.length && this.digestOf(messages[k] as Message) === this.digestOf(log[k] as Message)) k++;
+		// Identity first: a loop appending to its transcript is settled without hashing anything, and a single
+		// rebuilt message (a pruning transformContext) costs two digests, not one per later message.
+		while (k < log.length) {
+			const incoming = messages[k] as Message;
+			const kept = log[k] as Message;
+			if (incoming !== kept && this.digestOf(incoming) !== this.digestOf(kept)) break;
+			k++;
+		}
 		return k;
 	}
 
