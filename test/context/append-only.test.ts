@@ -180,6 +180,14 @@ describe("AppendOnlyContextManager", () => {
 		edited[9] = user("new");
 		expect(manager.syncMessages(edited).unchanged).toBe(9);
 		expect(hashed).toHaveLength(21);
+		// A pruning pass that rebuilds message 3 on every call: one digest per fresh object, none for the rest.
+		const log = manager.messages;
+		for (let call = 0; call < 3; call++) {
+			const pruned = log.slice();
+			pruned[3] = structuredClone(log[3] as Message);
+			expect(manager.syncMessages(pruned)).toMatchObject({ unchanged: 10, changed: false });
+		}
+		expect(hashed).toHaveLength(24);
 	});
 
 	it("SPEC X2: a shorter list (compaction) resets the log", () => {
