@@ -9,8 +9,8 @@ import {
 	type Usage,
 } from "../../src/index.js";
 import { scriptedModel, textReply } from "../../src/testing/index.js";
-import { echoTool, startScript, user } from "../support/run.js";
-import { assertBalanced, assertPaired } from "../support/trace.js";
+import { echoTool, runScript, startScript, user } from "../support/run.js";
+import { assertBalanced, assertPaired, trace } from "../support/trace.js";
 
 afterEach(() => {
 	vi.useRealTimers();
@@ -205,6 +205,23 @@ describe("run telemetry — SPEC X3", () => {
 		expect(summary?.records.modelCalls[1]?.timeToFirstTokenMs).toBeUndefined();
 		expect(coverage).toMatchObject({ toolsInvoked: ["nope"], unknownToolsCalled: ["nope"] });
 		expect(coverage?.toolsNeverUsed).toEqual(["echo"]);
+	});
+
+	it("telemetry only observes: the same run with it on has the same events and transcript — SPEC X3", async () => {
+		const script = [
+			{ content: [text("looking"), call("echo", { text: "a" }), call("nope")], usage: usage(10, 2, 0, 0.1) },
+			{ error: { message: "overloaded", kind: "overloaded" as const } },
+		];
+		const options = { tools: [echoTool(), echoTool("other")], systemPrompt: "be brief" };
+		const off = await runScript(script, options);
+		const on = await runScript(script, {
+			...options,
+			config: { telemetry: { onModelCall: () => {}, onToolCall: () => {}, recordContent: true } },
+		});
+		expect(trace(on.events)).toBe(trace(off.events));
+		expect(on.messages).toEqual(off.messages);
+		const { summary: _summary, coverage: _coverage, ...end } = agentEnd(on.events);
+		expect(end).toEqual(agentEnd(off.events));
 	});
 
 	it("telemetry off: agent_end carries no summary or coverage — SPEC X3", async () => {
