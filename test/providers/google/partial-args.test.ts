@@ -4,9 +4,12 @@
  */
 import type { PartialArg } from "@google/genai";
 import { describe, expect, it } from "vitest";
+import { AssistantMessageBuilder } from "../../../src/core/assistant-builder.js";
 import {
 	applyPartialArg,
 	buildGeminiRequest,
+	type GeminiChunk,
+	GeminiStreamDecoder,
 	PartialArgsJsonWriter,
 	parseJsonPath,
 	partialArgsState,
@@ -96,5 +99,62 @@ describe("streamed Vertex calls emit toolcall_delta with partial arguments (SPEC
 			},
 		);
 		expect(body.toolConfig).toEqual({ functionCallingConfig: { streamFunctionCallArguments: true } });
+	});
+});
+
+describe("W3 through Vertex streamed arguments (SPEC E4)", () => {
+	it("1 MB of string fragments assembles in linear time", () => {
+		const fragment = "x".repeat(100);
+		const args: PartialArg[] = Array.from({ length: 10_000 }, () => ({
+			jsonPath: "$.text",
+			stringValue: fragment,
+			willContinue: true,
+		}));
+		args.push({ jsonPath: "$.text", stringValue: "" });
+		const began = performance.now();
+		const result = assemble(args);
+		const elapsed = performance.now() - began;
+		expect((result.args.text as string).length).toBe(1_000_000);
+		expect(JSON.parse(`${result.json}}`)).toEqual(result.args);
+		expect(elapsed).toBeLessThan(3000);
+	});
+});
+
+describe("W3 through the Gemini decoder (SPEC E4)", () => {
+	it("1 MB of streamed string arguments, with a toolcall_delta per fragment, stays linear", () => {
+		const builder = new AssistantMessageBuilder({
+			api: "google-generative-ai",
+			provider: "google",
+			model: "m",
+			timestamp: 0,
+		});
+		const decoder = new GeminiStreamDecoder(builder, geminiModel("http://x"));
+		const chunk = (part: Record<string, unknown>, finishReason?: string) => ({
+			candidates: [
+				{
+					content: { role: "model", parts: [{ functionCall: part }] },
+					...(finishReason ? { finishReason } : {}),
+				},
+			],
+		});
+		const began = performance.now();
+		decoder.handle(chunk({ name: "write", willContinue: true }) as GeminiChunk);
+		for (let i = 0; i < 10_000; i++)
+			decoder.handle(
+				chunk({
+					partialArgs: [{ jsonPath: "$.text", stringValue: "y".repeat(100), willContinue: true }],
+					willContinue: true,
+				}) as GeminiChunk,
+			);
+		decoder.handle(
+			chunk({ partialArgs: [{ jsonPath: "$.text", stringValue: "" }], willContinue: true }) as GeminiChunk,
+		);
+		decoder.handle(chunk({}, "STOP") as GeminiChunk);
+		expect(decoder.finish()).toBe(true);
+		const elapsed = performance.now() - began;
+		const call = builder.message.content[0];
+		expect(call?.type === "toolCall" && (call.arguments.text as string).length).toBe(1_000_000);
+		expect(builder.message.stopReason).toBe("toolUse");
+		expect(elapsed).toBeLessThan(3000);
 	});
 });
