@@ -12,6 +12,8 @@
  * - `reasoning` → a `ProviderBlock` holding the whole item (encrypted content, replayed unchanged), plus a
  *   thinking block for its summary text or raw reasoning text.
  * - every other item (server tools, compaction, MCP, …) → a `ProviderBlock`, filled in when it is done.
+ *   That includes `custom_tool_call` (xAI runs `x_search` that way, server-side): capstan declares only
+ *   function tools, so a custom-tool call is never one for the loop to run.
  * - Unknown event types are ignored.
  */
 import type {
