@@ -99,8 +99,46 @@ export class RunTelemetry {
 		}
 	}
 
-	/** Observe one event, before it is pushed to the run's stream. Never throws. */
+	/**
+	 * Observe one event, before it is pushed to the run's stream. Never throws: a malformed message (say, a
+	 * replayed step result without usage) costs its record, never the run.
+	 */
 	observe(event: AgentEvent): void {
+		try {
+			this.dispatch(event);
+		} catch (error) {
+			this.reportError(error);
+		}
+	}
+
+	/**
+	 * The run's step runner with each scoped sink's `runStep` inside the host's runner (SPEC L13): the host
+	 * still sees every step, and a replayed step that never calls `fn` opens no scope. Without such sinks the
+	 * host's runner is returned unchanged.
+	 */
+	wrapStepRunner(runner: StepRunner): StepRunner {
+		const scoped = this.sinks.filter((sink) => sink.runStep !== undefined);
+		if (scoped.length === 0) return runner;
+		return <T>(step: Step, fn: () => Promise<T>) =>
+			runner(step, () => scoped.reduce((inner, sink) => () => this.inScope(sink, step, inner), fn)());
+	}
+
+	/** The summary and coverage for `agent_end`, computed once at the first call. Never throws. */
+	report(): { summary: RunSummary; coverage: RunCoverage } | undefined {
+		if (this.reported) return this.reported;
+		try {
+			const records = { modelCalls: this.modelCalls, toolCalls: this.toolCalls };
+			this.reported = {
+				summary: summarizeRun(records, this.turns, this.now() - this.startedAt),
+				coverage: coverageOf(this.toolsOffered, records),
+			};
+		} catch (error) {
+			this.reportError(error);
+		}
+		return this.reported;
+	}
+
+	private dispatch(event: AgentEvent): void {
 		switch (event.type) {
 			case "turn_start":
 				this.turns++;
@@ -131,33 +169,6 @@ export class RunTelemetry {
 				this.onRunEnd(event.outcome);
 				break;
 		}
-	}
-
-	/**
-	 * The run's step runner with each scoped sink's `runStep` inside the host's runner (SPEC L13): the host
-	 * still sees every step, and a replayed step that never calls `fn` opens no scope. Without such sinks the
-	 * host's runner is returned unchanged.
-	 */
-	wrapStepRunner(runner: StepRunner): StepRunner {
-		const scoped = this.sinks.filter((sink) => sink.runStep !== undefined);
-		if (scoped.length === 0) return runner;
-		return <T>(step: Step, fn: () => Promise<T>) =>
-			runner(step, () => scoped.reduce((inner, sink) => () => this.inScope(sink, step, inner), fn)());
-	}
-
-	/** The summary and coverage for `agent_end`, computed once at the first call. Never throws. */
-	report(): { summary: RunSummary; coverage: RunCoverage } | undefined {
-		if (this.reported) return this.reported;
-		try {
-			const records = { modelCalls: this.modelCalls, toolCalls: this.toolCalls };
-			this.reported = {
-				summary: summarizeRun(records, this.turns, this.now() - this.startedAt),
-				coverage: coverageOf(this.toolsOffered, records),
-			};
-		} catch (error) {
-			this.reportError(error);
-		}
-		return this.reported;
 	}
 
 	private onMessageEnd(message: AgentMessage): void {

@@ -5,6 +5,7 @@ import {
 	type AgentMessage,
 	type AgentTool,
 	type ModelCallRecord,
+	type StepRunner,
 	type ToolCallRecord,
 	type Usage,
 } from "../../src/index.js";
@@ -254,6 +255,21 @@ describe("run telemetry — SPEC X3", () => {
 		assertBalanced(events);
 		expect(agentEnd(events)).toMatchObject({ outcome: { type: "completed" }, summary: { modelCalls: 2 } });
 		expect(errors).toHaveLength(3);
+	});
+
+	it("a malformed replayed reply (no usage) costs its record, never the run — SPEC X3, L13", async () => {
+		const errors: unknown[] = [];
+		const replayed = { role: "assistant", content: [text("from the journal")], stopReason: "stop" };
+		const runStep = (async (step: { kind: string }, fn: () => Promise<unknown>) =>
+			step.kind === "model"
+				? { ...replayed, api: "x", provider: "x", model: "m", timestamp: 0 }
+				: fn()) as StepRunner;
+		const { events } = await runScript([], {
+			config: { runStep, telemetry: { onError: (error) => errors.push(error) } },
+		});
+		assertBalanced(events);
+		expect(agentEnd(events).outcome).toEqual({ type: "completed" });
+		expect(errors.length).toBeGreaterThan(0);
 	});
 
 	it("the Agent passes telemetry through to every run — SPEC X3, Q1", async () => {
