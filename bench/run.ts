@@ -1,6 +1,6 @@
 /** `npm run bench`: prints every benchmark with its floor and its target. */
 import { w1, w2, w3, w4 } from "./core.js";
-import { telemetryCost } from "./telemetry.js";
+import { collectorDirectCost, telemetryCost } from "./telemetry.js";
 
 const fmt = (n: number, digits = 3) => n.toFixed(digits);
 
@@ -35,8 +35,10 @@ async function main() {
 	);
 
 	const tel = await telemetryCost();
+	const direct = await collectorDirectCost();
+	const signed = (n: number) => `${n >= 0 ? "+" : ""}${fmt(n, 2)}`;
 	console.log(
-		`X3 telemetry, W2-like 1,000 tool turns: off ${fmt(tel.off, 2)} µs/turn; collector +${fmt(tel.collectorCost, 2)} µs/turn; + OTel sink on a no-op tracer +${fmt(tel.otelNoopCost, 2)}; + OTel SDK spans in memory +${fmt(tel.otelCost, 2)} µs/turn`,
+		`X3 telemetry, W2-like 1,000 tool turns: off ${fmt(tel.off, 2)} µs/turn; on, end to end: collector ${signed(tel.collectorCost)}, collector + OTel sink (no-op tracer) ${signed(tel.otelNoopCost)}, collector + OTel SDK spans in memory ${signed(tel.otelCost)} µs/turn; collector alone (events replayed) ${fmt(direct.collectorUsPerTurn, 2)} µs/turn, with the OTel sink (no-op tracer) ${fmt(direct.withNoopSinkUsPerTurn, 2)} µs/turn`,
 	);
 }
 
