@@ -207,8 +207,11 @@ function portOf(run: BatchRun, state: CallState): CallPort {
 		signal: state.abort.signal,
 		steeringRequested: state.steering.signal,
 		isSettled: () => state.phase.kind === "settled",
-		revise(args) {
+		revise(args, eventArgs) {
 			run.revised.set(call.id, args);
+			// History records the revision even if steering or abort settles the call before it executes; its
+			// events must show the same arguments (SPEC T4).
+			state.eventArgs = eventArgs;
 		},
 		beginExecute(eventArgs, interruptible) {
 			state.eventArgs = eventArgs;

@@ -38,8 +38,11 @@ export interface CallPort {
 	readonly steeringRequested: AbortSignal;
 	/** True once the batch settled the call; everything the call reports afterwards is discarded. */
 	isSettled(): boolean;
-	/** `beforeToolCall` revised the arguments (SPEC T4): `args` is what history should record. */
-	revise(args: Record<string, unknown>): void;
+	/**
+	 * `beforeToolCall` revised the arguments (SPEC T4): `args` is what history should record, `eventArgs` what
+	 * events show from now on — also when the call is skipped or aborted before it executes.
+	 */
+	revise(args: Record<string, unknown>, eventArgs: Record<string, unknown>): void;
 	/** The tool is about to execute: emits `tool_execution_start` with `eventArgs`. */
 	beginExecute(eventArgs: Record<string, unknown>, interruptible: boolean): void;
 	/** `execute` returned; `afterToolCall` may still run. */
@@ -186,7 +189,7 @@ function reviseCall(
 	// History keeps the model's intent field: the call still reads as the model wrote it, with revised values.
 	const recorded =
 		prepared.intent !== undefined ? { [INTENT_FIELD]: prepared.intent, ...eventArgs } : eventArgs;
-	port.revise(recorded);
+	port.revise(recorded, eventArgs);
 	return { args: validation.value, eventArgs, toolCall: { ...prepared.call, arguments: recorded } };
 }
 

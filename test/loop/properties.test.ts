@@ -633,3 +633,41 @@ describe("regressions found by the properties (Agent)", () => {
 		assertPaired(agent.state.messages);
 	});
 });
+
+describe("regressions found by the properties (tool batch)", () => {
+	// Shrunk from the T4 check (seed 1259114132): beforeToolCall revised a call's arguments, then — before the
+	// call reached execute — a sibling settled, the after-each-tool peek saw a queued steer and skipped the call.
+	// History recorded the revised arguments, but the call's tool_execution_start (emitted with its end) showed
+	// the model's original ones.
+	it("SPEC T4: a revised call skipped before it executes shows the revised arguments in its events", async () => {
+		const steering: AgentMessage[] = [];
+		const { events, messages } = await runScript(
+			[
+				{
+					content: [
+						{ type: "toolCall", name: "echo", arguments: { text: "original" } },
+						{ type: "toolCall", name: "echo", arguments: { text: "blocked" } },
+					],
+				},
+				{ content: [{ type: "text", text: "ok" }] },
+			],
+			{
+				tools: [echoTool()],
+				config: {
+					beforeToolCall: async ({ args }) => {
+						if ((args as { text: string }).text === "blocked") return { block: true };
+						steering.push(user("change of plan"));
+						return { args: { text: "revised" } };
+					},
+					getSteeringMessages: () => steering.splice(0, 1),
+					hasSteeringMessages: () => steering.length > 0,
+				},
+			},
+		);
+		const reply = messages[1] as AssistantMessage;
+		expect(reply.content[0]).toMatchObject({ type: "toolCall", arguments: { text: "revised" } });
+		const start = events.find((e) => e.type === "tool_execution_start" && e.toolCallId === "call_1");
+		expect(start?.type === "tool_execution_start" && start.args).toEqual({ text: "revised" });
+		expect((messages[2] as ToolResultMessage).details).toMatchObject({ reason: "interrupted" });
+	});
+});
