@@ -1,6 +1,7 @@
 /**
  * Differential check against `openai` 6.x's own Responses accumulator (`client.responses.stream(...)` →
- * `finalResponse()`) on the same recorded bytes served by the same loopback server. Where the SDK fails or
+ * `finalResponse()`) on the same recorded bytes served by the same loopback server: text, tool calls, usage
+ * and server-side items agree. Where the SDK fails or
  * disagrees, the recording decides (issue 3): ours must match the recording, and the SDK's case is listed
  * below as a known SDK fault, never papered over by loosening our side.
  */
@@ -42,14 +43,31 @@ const KNOWN_SDK_FAULTS: Record<string, RegExp> = {
 
 interface Comparable {
 	text: string;
+	/** Server-side items (reasoning, server tools, …), unchanged. */
+	items: unknown[];
 	toolCalls: { id: string; name: string; arguments: unknown }[];
 	usage: { input: number; output: number; cacheRead: number; reasoning?: number };
+}
+
+/**
+ * Our provider blocks keep each item as its `output_item.done` sent it; the SDK keeps the terminal
+ * response's copy. The two are re-serialized server-side: api.openai.com re-encrypts `encrypted_content`
+ * (both blobs are valid), GitHub Copilot and OpenRouter re-issue item ids. Not a fault on either side, so
+ * items are compared without those two fields.
+ */
+function withoutReissuedFields(items: unknown[]): unknown[] {
+	return items.map((item) => {
+		const { id: _id, encrypted_content: _blob, ...rest } = item as Record<string, unknown>;
+		return rest;
+	});
 }
 
 function fromSdk(response: Response): Comparable {
 	let text = "";
 	const toolCalls: Comparable["toolCalls"] = [];
+	const items: unknown[] = [];
 	for (const item of response.output) {
+		if (item.type !== "message" && item.type !== "function_call") items.push(item);
 		if (item.type === "message")
 			for (const part of item.content) text += part.type === "output_text" ? part.text : part.refusal;
 		if (item.type === "function_call")
@@ -59,6 +77,7 @@ function fromSdk(response: Response): Comparable {
 	const cached = usage?.input_tokens_details?.cached_tokens ?? 0;
 	return {
 		text,
+		items: withoutReissuedFields(items),
 		toolCalls,
 		usage: {
 			input: (usage?.input_tokens ?? 0) - cached,
@@ -72,6 +91,9 @@ function fromSdk(response: Response): Comparable {
 function fromOurs(message: AssistantMessage): Comparable {
 	return {
 		text: textOf(message),
+		items: withoutReissuedFields(
+			message.content.flatMap((block) => (block.type === "providerBlock" ? [block.data] : [])),
+		),
 		toolCalls: message.content.flatMap((block) =>
 			block.type === "toolCall" ? [{ id: block.id, name: block.name, arguments: block.arguments }] : [],
 		),
