@@ -215,6 +215,8 @@ function describeChat(span: Span, record: ModelCallRecord, content: ModelCallCon
 		"gen_ai.response.model": record.model,
 		...optional("gen_ai.response.id", record.responseId),
 		"gen_ai.response.finish_reasons": [finishReason(record.stopReason, record.stopDetail)],
+		// The first content delta, not `message_start`: providers may emit their start event on the response
+		// headers, before any chunk of the stream has arrived.
 		...optional(
 			"gen_ai.response.time_to_first_chunk",
 			record.timeToFirstTokenMs === undefined ? undefined : record.timeToFirstTokenMs / 1000,
