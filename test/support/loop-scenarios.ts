@@ -69,7 +69,9 @@ export interface ToolPlan {
 export type StopPlan =
 	| { kind: "none" }
 	| { kind: "abort"; at: number; reason: "none" | "string" | "error" }
-	| { kind: "deadline"; at: number };
+	| { kind: "deadline"; at: number }
+	/** `Agent.reset()` (abort, then empty transcript and queues); with the bare loop it is an abort. */
+	| { kind: "reset"; at: number };
 
 /** One whole run. */
 export interface Scenario {
@@ -169,6 +171,7 @@ export const stopArb: fc.Arbitrary<StopPlan> = fc.oneof(
 		}),
 	},
 	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("deadline" as const), at: time }) },
+	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("reset" as const), at: time }) },
 );
 
 /** `undefined` most of the time; a value once in `odds` runs. */
@@ -217,6 +220,8 @@ export function scenarioArb(stop: fc.Arbitrary<StopPlan> = stopArb): fc.Arbitrar
 
 /** Without a stop from outside, a hanging tool or provider would (correctly) keep the run open forever. */
 function withoutEndlessParts(scenario: Scenario): Scenario {
+	if (scenario.stop.kind === "reset" && scenario.driver !== "agent")
+		return { ...scenario, stop: { kind: "abort", at: scenario.stop.at, reason: "string" } };
 	if (scenario.stop.kind !== "none") return scenario;
 	return {
 		...scenario,
@@ -406,6 +411,8 @@ export interface Played {
 	transcript: readonly AgentMessage[];
 	/** Every steer / follow-up actually queued (by identity), and what is still queued at the end. */
 	queued: AgentMessage[];
+	/** Messages queued before `Agent.reset()`, which drops them by design. */
+	droppedByReset: AgentMessage[];
 	/** The transcript the run started from (`resume`). */
 	initial: readonly AgentMessage[];
 	/** Queued before the first run's agent_end. */
@@ -628,6 +635,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 	let settledAt: number | undefined;
 	let stoppedAt: number | undefined = stop.kind === "deadline" ? stop.at : undefined;
 	let abortFired = false;
+	let resetAt: number | undefined;
 	let outcomeAbortedBeforeEnd = false;
 	let settled = false;
 	const executions = new Map<string, Execution>();
@@ -745,11 +753,16 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 	// The Agent offers no read-only view of its aside queue, so asides are only checked with the bare loop.
 	if (scenario.driver !== "agent")
 		for (const [i, at] of scenario.asides.entries()) queueAt(at, user(`aside ${i}`), aside);
-	if (stop.kind === "abort") {
+	if (stop.kind === "abort" || stop.kind === "reset") {
 		const fire = (): void => {
 			if (settled) return;
 			stoppedAt = Date.now() - t0;
 			abortFired = true;
+			if (stop.kind === "reset") {
+				resetAt = queued.length;
+				agent?.reset();
+				return;
+			}
 			abort(abortReason(stop));
 			abort("aborted twice"); // a second abort changes nothing
 		};
@@ -774,6 +787,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		outcomeAbortedBeforeEnd,
 		settled,
 		initial,
+		droppedByReset: resetAt === undefined ? [] : queued.slice(0, resetAt),
 		queuedWhileRunning,
 		lateDequeues,
 		executions: [...executions.values()],
