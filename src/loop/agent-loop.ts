@@ -81,7 +81,6 @@ function startRun(
 		pending: prompts.slice(),
 		events,
 		signal: runSignal.signal,
-		externalSignal: signal,
 		open: { turn: false, message: undefined, toolExecutions: new Map() },
 		modelCalls: 0,
 		soft: { reminded: new Set(), satisfied: new Set(), forcing: undefined },

@@ -1,4 +1,4 @@
-import type { AgentMessage } from "../core/messages.js";
+import type { AgentMessage, AssistantMessage } from "../core/messages.js";
 import type { RunState } from "./run-state.js";
 import type { AgentEvent } from "./types.js";
 
@@ -45,13 +45,13 @@ export function commitMessage(state: RunState, message: AgentMessage): void {
 	appendMessage(state, message);
 }
 
-/** Replace a message already in the transcript (SPEC T4 write-back of revised tool arguments). */
-export function replaceMessage(state: RunState, previous: AgentMessage, next: AgentMessage): void {
+/** Replace a reply already in the transcript (SPEC T4 write-back of revised tool arguments). */
+export function replaceMessage(state: RunState, previous: AssistantMessage, next: AssistantMessage): void {
 	const index = state.messages.lastIndexOf(previous);
 	if (index >= 0) state.messages[index] = next;
 	const addedIndex = state.added.lastIndexOf(previous);
 	if (addedIndex >= 0) state.added[addedIndex] = next;
-	// The incremental LLM log may hold the old object; rebuild it from this point on the next call.
-	const logIndex = state.llmLog.lastIndexOf(previous as never);
-	if (logIndex >= 0) state.llmLog[logIndex] = next as never;
+	// The incremental wire log may already hold the old object.
+	const logIndex = state.llmLog.lastIndexOf(previous);
+	if (logIndex >= 0) state.llmLog[logIndex] = next;
 }

@@ -31,7 +31,6 @@ export interface RunState {
 	readonly events: EventStream<AgentEvent, AgentMessage[]>;
 	/** Fires on external abort or deadline; handed to providers and tools. */
 	readonly signal: AbortSignal;
-	readonly externalSignal: AbortSignal | undefined;
 	readonly open: OpenScopes;
 	modelCalls: number;
 	/** SPEC X1 gate memory: reminders injected, current escalation. */

@@ -2,7 +2,7 @@ import { abortReasonText, errorText } from "../core/abort.js";
 import { closeInterruptedMessage } from "../core/interrupt.js";
 import type { AssistantMessage, ToolResultMessage } from "../core/messages.js";
 import { dequeueAtTurnBoundary, drainAtStop } from "./boundaries.js";
-import { commitMessage, emit } from "./emit.js";
+import { appendMessage, commitMessage, emit } from "./emit.js";
 import { findDanglingBatch } from "./pairing.js";
 import type { RunState } from "./run-state.js";
 import { deadlinePassed, isDeadlineAbort } from "./signals.js";
@@ -76,8 +76,7 @@ function closeAfterFailure(state: RunState, error: unknown): void {
 		if ((message as { role?: unknown }).role === "assistant") {
 			failed = closeInterruptedMessage(message as AssistantMessage, new Set(), "error", text, "internal");
 			emit(state, { type: "message_end", message: failed });
-			state.messages.push(failed);
-			state.added.push(failed);
+			appendMessage(state, failed);
 		} else {
 			emit(state, { type: "message_end", message });
 		}
