@@ -38,6 +38,8 @@ import { assertBalanced, assertPaired, trace } from "../support/trace.js";
 
 const RUNS = Number(process.env.CAPSTAN_PROPERTY_RUNS ?? 300);
 const SEED = process.env.CAPSTAN_PROPERTY_SEED;
+/** Generous, for long local runs; the default 300 runs take a few seconds. */
+const PROPERTY_TIMEOUT_MS = Math.max(120_000, RUNS * 100);
 const fcOptions = {
 	numRuns: RUNS,
 	...(SEED !== undefined ? { seed: Number(SEED) } : {}),
@@ -97,6 +99,11 @@ function checkInvariants(played: Played & { settled: boolean }): void {
 	expect(played.lateEvents, "SPEC I2: events after agent_end").toEqual([]);
 	const end = agentEnd(events);
 
+	// SPEC L5: events are snapshots — nothing a subscriber received changed afterwards.
+	events.forEach((event, i) => {
+		if (JSON.stringify(event) !== played.snapshots[i])
+			throw new Error(`SPEC L5: ${event.type} at ${i} changed after it was received`);
+	});
 	assertScopedUpdates(events);
 	assertTurnsPairTheirCalls(events);
 	const transcript = played.transcript;
@@ -119,7 +126,11 @@ function checkInvariants(played: Played & { settled: boolean }): void {
 	// SPEC I1: every tool call id has exactly one result, after the assistant message holding it — in the
 	// final transcript and in every request the provider saw (SPEC L3) …
 	assertPaired(transcript);
-	for (const request of played.requests()) assertPaired(request);
+	assertResultsFollowTheirCalls(transcript);
+	for (const request of played.requests()) {
+		assertPaired(request);
+		assertResultsFollowTheirCalls(request);
+	}
 	// … and SPEC I5/M6: reloaded from JSON, the transcript still converts to a paired request.
 	assertPaired(defaultConvertToLlm(JSON.parse(JSON.stringify(transcript)) as AgentMessage[]));
 
@@ -391,6 +402,22 @@ function assertEventArgsMatchHistory(
 	}
 }
 
+/**
+ * SPEC L3, T7, T12: the results of a batch come right after the reply holding its calls, in call order, before
+ * anything else (a steering message, a follow-up) — providers require tool results to answer at once.
+ */
+function assertResultsFollowTheirCalls(messages: readonly AgentMessage[]): void {
+	messages.forEach((message, index) => {
+		const m = message as AssistantMessage;
+		if (m.role !== "assistant") return;
+		const ids = m.content.flatMap((b) => (b.type === "toolCall" ? [b.id] : []));
+		const next = messages
+			.slice(index + 1, index + 1 + ids.length)
+			.map((r) => (r as ToolResultMessage).toolCallId);
+		if (ids.length > 0) expect(next, `SPEC L3/T7: results after the reply at ${index}`).toEqual(ids);
+	});
+}
+
 /** SPEC S3: at most 1 + MAX_PAUSED_TURN_CONTINUATIONS consecutive paused replies without tool calls. */
 function assertPausesBounded(transcript: readonly AgentMessage[]): void {
 	let run = 0;
@@ -446,38 +473,50 @@ const someStop: fc.Arbitrary<StopPlan> = fc.oneof(
 );
 
 describe("loop invariants over random runs (SPEC I1–I4)", () => {
-	it(`random scripts, tools, queues and stops keep I1 pairing, I2 balance, I3 nothing lost, I4 termination (${RUNS} runs)`, async () => {
-		await fc.assert(
-			fc.asyncProperty(scenarioArb(), async (scenario) => {
-				checkInvariants(await play(scenario));
-			}),
-			fcOptions,
-		);
-	}, 120_000);
+	it(
+		`random scripts, tools, queues and stops keep I1 pairing, I2 balance, I3 nothing lost, I4 termination (${RUNS} runs)`,
+		async () => {
+			await fc.assert(
+				fc.asyncProperty(scenarioArb(), async (scenario) => {
+					checkInvariants(await play(scenario));
+				}),
+				fcOptions,
+			);
+		},
+		PROPERTY_TIMEOUT_MS,
+	);
 
-	it(`SPEC I4: with an abort or a deadline, the run ends at once even when tools and the provider ignore their signal (${RUNS} runs)`, async () => {
-		await fc.assert(
-			fc.asyncProperty(scenarioArb(someStop), async (scenario) => {
-				checkInvariants(await play(scenario));
-			}),
-			fcOptions,
-		);
-	}, 120_000);
+	it(
+		`SPEC I4: with an abort or a deadline, the run ends at once even when tools and the provider ignore their signal (${RUNS} runs)`,
+		async () => {
+			await fc.assert(
+				fc.asyncProperty(scenarioArb(someStop), async (scenario) => {
+					checkInvariants(await play(scenario));
+				}),
+				fcOptions,
+			);
+		},
+		PROPERTY_TIMEOUT_MS,
+	);
 });
 
 describe("loop determinism over random runs (SPEC L13)", () => {
-	it(`the same script, tools and timings give the same events and transcript (${RUNS} runs)`, async () => {
-		await fc.assert(
-			fc.asyncProperty(scenarioArb(), async (scenario) => {
-				const first = await play(scenario, 1_700_000_000_000);
-				const second = await play(scenario, 1_700_000_000_000);
-				expect(trace(second.events)).toBe(trace(first.events));
-				expect(JSON.stringify(second.transcript)).toBe(JSON.stringify(first.transcript));
-				expect(JSON.stringify(second.requests())).toBe(JSON.stringify(first.requests()));
-			}),
-			fcOptions,
-		);
-	}, 120_000);
+	it(
+		`the same script, tools and timings give the same events and transcript (${RUNS} runs)`,
+		async () => {
+			await fc.assert(
+				fc.asyncProperty(scenarioArb(), async (scenario) => {
+					const first = await play(scenario, 1_700_000_000_000);
+					const second = await play(scenario, 1_700_000_000_000);
+					expect(trace(second.events)).toBe(trace(first.events));
+					expect(JSON.stringify(second.transcript)).toBe(JSON.stringify(first.transcript));
+					expect(JSON.stringify(second.requests())).toBe(JSON.stringify(first.requests()));
+				}),
+				fcOptions,
+			);
+		},
+		PROPERTY_TIMEOUT_MS,
+	);
 });
 
 describe("regressions found by the properties", () => {

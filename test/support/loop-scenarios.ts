@@ -429,6 +429,8 @@ export interface Played {
 	lateEvents: AgentEvent[];
 	outcomeAbortedBeforeEnd: boolean;
 	agent?: Agent;
+	/** Each event of the first run as JSON at the moment it was received (SPEC L5). */
+	snapshots: string[];
 	/** Every tool execution of the first run, with the steering it saw (SPEC T10). */
 	executions: Execution[];
 	/** Fake time at which each tool's `execute` was called, by call id (first run). */
@@ -642,9 +644,13 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 	const queuedWhileRunning: AgentMessage[] = [];
 	const lateDequeues: AgentMessage[] = [];
 	let resumedTurnEnded = false;
+	const snapshots: string[] = [];
 	const record = (event: AgentEvent): void => {
 		if (settled) lateEvents.push(event);
-		else events.push(event);
+		else {
+			events.push(event);
+			snapshots.push(JSON.stringify(event));
+		}
 		trackExecution(event, executions, Date.now() - t0, () => steeringQueued().length > 0);
 		// SPEC T4, L1: arguments revised in a resumed batch cannot be written into the caller's transcript (the
 		// loop never mutates it) nor into result() (the reply was not added by this run); like the Agent, a host
@@ -791,6 +797,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		queuedWhileRunning,
 		lateDequeues,
 		executions: [...executions.values()],
+		snapshots,
 		executeStarts,
 		requests: () => scripted.calls.map((call) => call.context.messages),
 	};
