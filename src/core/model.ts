@@ -109,6 +109,18 @@ export interface StreamOptions {
 }
 
 /**
+ * The options a host sets for every call of a run: everything but `signal` and `toolChoice`, which the loop
+ * owns. (`Omit` cannot be used here: on a type with an index signature it drops every named key.)
+ */
+export type CallOptions = {
+	[K in keyof StreamOptions as string extends K
+		? never
+		: K extends "signal" | "toolChoice"
+			? never
+			: K]?: StreamOptions[K];
+} & { [option: string]: unknown };
+
+/**
  * SPEC E3: a stream function never throws and never rejects after it is called; every failure ends the
  * stream with an `error` event whose message has `stopReason` `error` or `aborted`.
  */

@@ -8,6 +8,7 @@ import type {
 	ToolResultMessage,
 } from "../core/messages.js";
 import type {
+	CallOptions,
 	Context,
 	Model,
 	StreamFunction,
@@ -116,7 +117,7 @@ export interface AgentLoopConfig {
 	/** The stream function; default: the provider registry's `stream`. */
 	streamFn?: StreamFunction;
 	/** Options passed to every model call (`signal` and `toolChoice` are set by the loop). */
-	streamOptions?: Omit<StreamOptions, "signal" | "toolChoice">;
+	streamOptions?: CallOptions;
 	/** Resolved before every model call, so short-lived keys can be refreshed. */
 	getApiKey?: (provider: string) => Awaitable<string | undefined>;
 	/** Read before every model call: a level changed mid-run applies to the next call (SPEC X5). */
