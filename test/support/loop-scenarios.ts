@@ -16,6 +16,7 @@ import {
 	agentLoop,
 	agentLoopContinue,
 	emptyUsage,
+	type StreamFunction,
 	type ToolCall,
 	type ToolResult,
 } from "../../src/index.js";
@@ -101,6 +102,8 @@ export interface Scenario {
 	yieldMs: number | undefined;
 	/** After the scripted replies, the model answers `pause_turn` forever (SPEC S3). */
 	endlessPause: boolean;
+	/** The stream function returns a plain async iterable instead of capstan's EventStream (SPEC A2, E3). */
+	plainIterable: boolean;
 	/** A step runner (SPEC L13) that passes through, or throws before / after the given model step (SPEC L12). */
 	steps: "default" | "passthrough" | { throwAt: number; when: "before" | "after" };
 }
@@ -203,6 +206,7 @@ export function scenarioArb(stop: fc.Arbitrary<StopPlan> = stopArb): fc.Arbitrar
 			),
 			yieldMs: rarely(fc.integer({ min: 0, max: 30 }), 4),
 			endlessPause: fc.boolean(),
+			plainIterable: fc.boolean(),
 			steps: fc.oneof(
 				{ weight: 4, arbitrary: fc.constant("default" as const) },
 				{ weight: 2, arbitrary: fc.constant("passthrough" as const) },
@@ -627,6 +631,13 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		makeTool(TOOL_NAMES[index] as string, plan, (id) => executeStarts.set(id, Date.now() - t0)),
 	);
 	const hooks = hooksOf(scenario);
+	const streamFn: StreamFunction = scenario.plainIterable
+		? (model, context, options) => {
+				const stream = scripted.stream(model, context, options);
+				const plain = { [Symbol.asyncIterator]: () => stream[Symbol.asyncIterator]() };
+				return plain as unknown as ReturnType<StreamFunction>;
+			}
+		: scripted.stream;
 	const stop = scenario.stop;
 	if (stop.kind === "deadline") hooks.deadline = t0 + stop.at;
 
@@ -684,7 +695,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		const a = new Agent({
 			...hooks,
 			model: scripted.model,
-			streamFn: scripted.stream,
+			streamFn,
 			tools,
 			steeringMode: scenario.queueMode,
 			followUpMode: scenario.queueMode,
@@ -714,7 +725,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		const config: AgentLoopConfig = {
 			...hooks,
 			model: scripted.model,
-			streamFn: scripted.stream,
+			streamFn,
 			getSteeringMessages: steering.take,
 			hasSteeringMessages: () => steering.items.length > 0,
 			getFollowUpMessages: followUps.take,
