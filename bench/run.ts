@@ -1,5 +1,6 @@
 /** `npm run bench`: prints every benchmark with its floor and its target. */
 import { w1, w2, w3, w4 } from "./core.js";
+import { allDecodeThroughputs } from "./decode.js";
 import { collectorDirectCost, telemetryCost } from "./telemetry.js";
 
 const fmt = (n: number, digits = 3) => n.toFixed(digits);
@@ -40,6 +41,8 @@ async function main() {
 	console.log(
 		`X3 telemetry, W2-like 1,000 tool turns: off ${fmt(tel.off, 2)} µs/turn; on, end to end: collector ${signed(tel.collectorCost)}, collector + OTel sink (no-op tracer) ${signed(tel.otelNoopCost)}, collector + OTel SDK spans in memory ${signed(tel.otelCost)} µs/turn; collector alone (events replayed) ${fmt(direct.collectorUsPerTurn, 2)} µs/turn, with the OTel sink (no-op tracer) ${fmt(direct.withNoopSinkUsPerTurn, 2)} µs/turn`,
 	);
+
+	await allDecodeThroughputs(console.log);
 }
 
 main().catch((error) => {
