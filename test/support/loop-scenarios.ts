@@ -104,6 +104,8 @@ export interface Scenario {
 	endlessPause: boolean;
 	/** The stream function returns a plain async iterable instead of capstan's EventStream (SPEC A2, E3). */
 	plainIterable: boolean;
+	/** `beforeModelCall` stops the run before the given model call (SPEC X6). */
+	gateStopsAt: number | undefined;
 	/** A step runner (SPEC L13) that passes through, or throws before / after the given model step (SPEC L12). */
 	steps: "default" | "passthrough" | { throwAt: number; when: "before" | "after" };
 }
@@ -207,6 +209,7 @@ export function scenarioArb(stop: fc.Arbitrary<StopPlan> = stopArb): fc.Arbitrar
 			yieldMs: rarely(fc.integer({ min: 0, max: 30 }), 4),
 			endlessPause: fc.boolean(),
 			plainIterable: fc.boolean(),
+			gateStopsAt: rarely(fc.nat({ max: 4 }), 8),
 			steps: fc.oneof(
 				{ weight: 4, arbitrary: fc.constant("default" as const) },
 				{ weight: 2, arbitrary: fc.constant("passthrough" as const) },
@@ -569,6 +572,11 @@ function hooksOf(scenario: Scenario): Partial<AgentLoopConfig> {
 		};
 	}
 	if (yieldMs !== undefined) hooks.onBeforeYield = () => sleep(yieldMs);
+	const { gateStopsAt } = scenario;
+	if (gateStopsAt !== undefined) {
+		let gates = 0;
+		hooks.beforeModelCall = () => (gates++ === gateStopsAt ? { stop: true, reason: "budget" } : undefined);
+	}
 	const { steps } = scenario;
 	if (steps !== "default") {
 		let modelSteps = 0;
