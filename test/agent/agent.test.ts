@@ -7,7 +7,7 @@ import {
 	type ToolResultMessage,
 } from "../../src/index.js";
 import { type ScriptedReply, scriptedModel } from "../../src/testing/index.js";
-import { echoTool } from "../support/run.js";
+import { assistant, echoTool } from "../support/run.js";
 import { assertPaired } from "../support/trace.js";
 
 const text = (t: string) => ({ type: "text" as const, text: t });
@@ -116,23 +116,7 @@ describe("Agent", () => {
 		const dangling = agentOn([{ content: [text("after resume")] }], [echoTool()]);
 		dangling.agent.replaceMessages([
 			{ role: "user", content: "go", timestamp: 0 },
-			{
-				role: "assistant",
-				content: [{ type: "toolCall", id: "c1", name: "echo", arguments: { text: "x" } }],
-				api: "x",
-				provider: "x",
-				model: "x",
-				usage: {
-					input: 0,
-					output: 0,
-					cacheRead: 0,
-					cacheWrite: 0,
-					totalTokens: 0,
-					cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-				},
-				stopReason: "toolUse",
-				timestamp: 0,
-			},
+			assistant([{ type: "toolCall", id: "c1", name: "echo", arguments: { text: "x" } }], "toolUse"),
 		]);
 		await dangling.agent.continue();
 		assertPaired(dangling.agent.state.messages);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type AgentMessage, type AgentTool, defaultConvertToLlm, type Message } from "../../src/index.js";
-import { echoTool, runScript, user } from "../support/run.js";
+import { assistant, echoTool, runScript, user } from "../support/run.js";
 
 const text = (t: string) => ({ type: "text" as const, text: t });
 
@@ -14,26 +14,7 @@ describe("the context boundary", () => {
 	it("SPEC C1: transformContext → convertToLlm → normalizeMessages, per call, output not written back", async () => {
 		const order: string[] = [];
 		const { scripted, messages } = await runScript([{ content: [text("a")] }], {
-			messages: [
-				user("old 1"),
-				{
-					role: "assistant",
-					content: [text("old")],
-					api: "x",
-					provider: "x",
-					model: "x",
-					usage: {
-						input: 0,
-						output: 0,
-						cacheRead: 0,
-						cacheWrite: 0,
-						totalTokens: 0,
-						cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-					},
-					stopReason: "stop",
-					timestamp: 0,
-				},
-			],
+			messages: [user("old 1"), assistant([text("old")], "stop")],
 			config: {
 				transformContext: async (ms) => {
 					order.push(`transform:${ms.length}`);

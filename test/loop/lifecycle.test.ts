@@ -9,7 +9,7 @@ import {
 	type ToolResultMessage,
 } from "../../src/index.js";
 import { scriptedModel } from "../../src/testing/index.js";
-import { echoTool, runScript, user } from "../support/run.js";
+import { assistant, echoTool, runScript, user } from "../support/run.js";
 import { assertBalanced, assertPaired, collect, trace } from "../support/trace.js";
 
 const text = (t: string) => ({ type: "text" as const, text: t });
@@ -71,44 +71,12 @@ describe("run lifecycle", () => {
 		const scripted = scriptedModel([]);
 		const config = { model: scripted.model, streamFn: scripted.stream };
 		expect(() => agentLoopContinue({ messages: [] }, config)).toThrow(/empty/);
-		const done: AssistantMessage = {
-			role: "assistant",
-			content: [text("bye")],
-			api: "x",
-			provider: "x",
-			model: "x",
-			usage: {
-				input: 0,
-				output: 0,
-				cacheRead: 0,
-				cacheWrite: 0,
-				totalTokens: 0,
-				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-			},
-			stopReason: "stop",
-			timestamp: 0,
-		};
+		const done: AssistantMessage = assistant([text("bye")], "stop");
 		expect(() => agentLoopContinue({ messages: [user("hi"), done] }, config)).toThrow(/assistant/);
 	});
 
 	it("SPEC L6, T13: continuing after a crash between reply and results runs the unanswered calls first", async () => {
-		const crashed: AssistantMessage = {
-			role: "assistant",
-			content: [call("a", "c1"), call("b", "c2")],
-			api: "x",
-			provider: "x",
-			model: "x",
-			usage: {
-				input: 0,
-				output: 0,
-				cacheRead: 0,
-				cacheWrite: 0,
-				totalTokens: 0,
-				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-			},
-			stopReason: "toolUse",
-			timestamp: 0,
-		};
+		const crashed: AssistantMessage = assistant([call("a", "c1"), call("b", "c2")], "toolUse");
 		const answered: ToolResultMessage = {
 			role: "toolResult",
 			toolCallId: "c1",

@@ -3,12 +3,31 @@ import {
 	type AgentLoopConfig,
 	type AgentMessage,
 	type AgentTool,
+	type AssistantMessage,
 	agentLoop,
 	agentLoopContinue,
+	emptyUsage,
 	type UserMessage,
 } from "../../src/index.js";
 import { type ScriptedReply, scriptedModel } from "../../src/testing/index.js";
 import { collect } from "./trace.js";
+
+/** An assistant message as a transcript would hold it (fixed timestamp, zero usage). */
+export function assistant(
+	content: AssistantMessage["content"],
+	stopReason: AssistantMessage["stopReason"] = "stop",
+): AssistantMessage {
+	return {
+		role: "assistant",
+		content,
+		api: "x",
+		provider: "x",
+		model: "x",
+		usage: emptyUsage(),
+		stopReason,
+		timestamp: 0,
+	};
+}
 
 /** A user message with a fixed timestamp (deterministic transcripts). */
 export function user(text: string): UserMessage {
