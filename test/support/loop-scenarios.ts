@@ -106,6 +106,8 @@ export interface Scenario {
 	plainIterable: boolean;
 	/** `beforeModelCall` stops the run before the given model call (SPEC X6). */
 	gateStopsAt: number | undefined;
+	/** The host drops every queued message at this fake time (`Agent.clearQueues()`, SPEC T12). */
+	clearAt: number | undefined;
 	/** A step runner (SPEC L13) that passes through, or throws before / after the given model step (SPEC L12). */
 	steps: "default" | "passthrough" | { throwAt: number; when: "before" | "after" };
 }
@@ -210,6 +212,7 @@ export function scenarioArb(stop: fc.Arbitrary<StopPlan> = stopArb): fc.Arbitrar
 			endlessPause: fc.boolean(),
 			plainIterable: fc.boolean(),
 			gateStopsAt: rarely(fc.nat({ max: 4 }), 8),
+			clearAt: rarely(time, 6),
 			steps: fc.oneof(
 				{ weight: 4, arbitrary: fc.constant("default" as const) },
 				{ weight: 2, arbitrary: fc.constant("passthrough" as const) },
@@ -418,8 +421,8 @@ export interface Played {
 	transcript: readonly AgentMessage[];
 	/** Every steer / follow-up actually queued (by identity), and what is still queued at the end. */
 	queued: AgentMessage[];
-	/** Messages queued before `Agent.reset()`, which drops them by design. */
-	droppedByReset: AgentMessage[];
+	/** Messages queued before `Agent.reset()` or dropped by `clearQueues()`, by design. */
+	dropped: AgentMessage[];
 	/** The transcript the run started from (`resume`). */
 	initial: readonly AgentMessage[];
 	/** Queued before the first run's agent_end. */
@@ -656,7 +659,8 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 	let settledAt: number | undefined;
 	let stoppedAt: number | undefined = stop.kind === "deadline" ? stop.at : undefined;
 	let abortFired = false;
-	let resetAt: number | undefined;
+	const dropped: AgentMessage[] = [];
+	let clearQueues = (): void => {};
 	let outcomeAbortedBeforeEnd = false;
 	let settled = false;
 	const executions = new Map<string, Execution>();
@@ -714,6 +718,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		followUp = (m) => a.followUp(m);
 		abort = (reason) => a.abort(reason);
 		stillQueued = () => [...a.peekSteeringQueue(), ...a.peekFollowUpQueue()];
+		clearQueues = () => a.clearQueues();
 		steeringQueued = () => a.peekSteeringQueue();
 		transcript = () => a.state.messages;
 		void a.prompt(prompt).finally(() => {
@@ -750,6 +755,9 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		aside = asides.push;
 		abort = (reason) => controller.abort(reason);
 		stillQueued = () => [...steering.items, ...followUps.items, ...asides.items];
+		clearQueues = () => {
+			for (const queue of [steering, followUps, asides]) queue.items.length = 0;
+		};
 		steeringQueued = () => steering.items;
 		transcript = () => [...initial, ...added];
 		void (async () => {
@@ -778,13 +786,20 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 	// The Agent offers no read-only view of its aside queue, so asides are only checked with the bare loop.
 	if (scenario.driver !== "agent")
 		for (const [i, at] of scenario.asides.entries()) queueAt(at, user(`aside ${i}`), aside);
+	if (scenario.clearAt !== undefined) {
+		setTimeout(() => {
+			dropped.push(...stillQueued());
+			clearQueues();
+		}, scenario.clearAt);
+	}
 	if (stop.kind === "abort" || stop.kind === "reset") {
 		const fire = (): void => {
 			if (settled) return;
 			stoppedAt = Date.now() - t0;
 			abortFired = true;
 			if (stop.kind === "reset") {
-				resetAt = queued.length;
+				// Everything queued so far is gone: dropped from the queues or from the discarded transcript.
+				dropped.push(...queued);
 				agent?.reset();
 				return;
 			}
@@ -812,7 +827,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		outcomeAbortedBeforeEnd,
 		settled,
 		initial,
-		droppedByReset: resetAt === undefined ? [] : queued.slice(0, resetAt),
+		dropped,
 		queuedWhileRunning,
 		lateDequeues,
 		executions: [...executions.values()],
