@@ -308,7 +308,7 @@ export class Agent {
 				break;
 			case "message_end":
 				state.streamMessage = undefined;
-				transcript.push(event.message);
+				if (!event.discarded) transcript.push(event.message);
 				break;
 			case "tool_execution_start":
 				this.running.add(event.toolCallId);

@@ -48,7 +48,7 @@ export async function streamAssistantReply(state: RunState, call: ProviderCall):
 		// Discarded: closed for subscribers (every message_start gets its message_end) but never appended.
 		reportLeak(state, { ...verdict.leak, action: "retry", attempt });
 		if (state.open.message === undefined) emit(state, { type: "message_start", message: closed });
-		emit(state, { type: "message_end", message: closed });
+		emit(state, { type: "message_end", message: closed, discarded: true });
 	}
 }
 

@@ -48,7 +48,12 @@ export type AgentEvent =
 	| { type: "turn_start" }
 	| { type: "message_start"; message: AgentMessage }
 	| { type: "message_update"; message: AssistantMessage; assistantMessageEvent: AssistantMessageEvent }
-	| { type: "message_end"; message: AgentMessage }
+	| {
+			type: "message_end";
+			message: AgentMessage;
+			/** The message was closed but not added to the transcript (a reply discarded by the Harmony guard, SPEC X4). */
+			discarded?: true;
+	  }
 	| {
 			type: "tool_execution_start";
 			toolCallId: string;

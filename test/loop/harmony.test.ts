@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type AgentLoopConfig, type AssistantMessage, agentLoop, emptyUsage } from "../../src/index.js";
+import { Agent, type AgentLoopConfig, type AssistantMessage, agentLoop, emptyUsage } from "../../src/index.js";
 import { findHarmonyMarker, type HarmonyLeakReport, inspectHarmony } from "../../src/loop/harmony-guard.js";
 import { type ScriptedReply, scriptedModel } from "../../src/testing/index.js";
 import { echoTool, user } from "../support/run.js";
@@ -137,5 +137,19 @@ describe("SPEC X4 Harmony leak guard — in the loop", () => {
 		const { messages, reports } = await guarded([{ content: [{ type: "text", text: LEAK }] }], {}, false);
 		expect(reports).toEqual([]);
 		expect(JSON.stringify(messages)).toContain("<|channel|>");
+	});
+
+	it("the Agent's transcript never holds the discarded reply either", async () => {
+		const scripted = scriptedModel(
+			[{ content: [{ type: "text", text: LEAK }] }, { content: [{ type: "text", text: "Clean." }] }],
+			{ model: { compat: { harmonyLeakGuard: true } } },
+		);
+		const agent = new Agent({ model: scripted.model, streamFn: scripted.stream });
+		const ends: boolean[] = [];
+		agent.subscribe((e) => e.type === "message_end" && ends.push(e.discarded === true));
+		await agent.prompt("hi");
+		expect(ends).toEqual([false, true, false]);
+		expect(agent.state.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+		expect(JSON.stringify(agent.state.messages)).not.toContain("<|");
 	});
 });
