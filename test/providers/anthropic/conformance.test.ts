@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../../src/core/messages.js";
 import { ANTHROPIC_STOP_REASONS } from "../../../src/providers/anthropic/index.js";
 import { mapStopReason } from "../../../src/providers/shared/stop-reason.js";
-import { anthropicFacts } from "../support/anthropic-facts.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { anthropicFacts } from "./facts.js";
 import { collect, testModel } from "./helpers.js";
 
 let server: ReplayServer;

@@ -3,7 +3,8 @@ import type { RetryInfo } from "../../../src/core/model.js";
 import { stream as registryStream } from "../../../src/providers/registry.js";
 import { fixtureBytes } from "../support/fixtures.js";
 import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
-import { collect, HELLO, testModel } from "./helpers.js";
+import { HELLO } from "../support/transcript.js";
+import { collect, testModel } from "./helpers.js";
 
 // Hand-written streams below are SYNTHETIC (the fixtures README lists no real recording of max_tokens,
 // refusal or a mid-stream error); they follow the documented Anthropic event shapes.

@@ -4,11 +4,13 @@
  * characters and between CR and LF). The recording decides what is right.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { assertEventShape } from "../openai-responses/helpers.js";
+import { assertEventShape } from "../support/collect.js";
+import { textOf, thinkingOf } from "../support/content.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { startReplayServer } from "../support/replay-server.js";
+import { HI } from "../support/transcript.js";
 import { geminiFacts } from "./facts.js";
-import { collect, geminiModel, hello, textOf, thinkingOf } from "./helpers.js";
+import { collect, geminiModel } from "./helpers.js";
 
 const FIXTURES = fixturesFor(["google-gemini", "google-vertex"]);
 
@@ -40,7 +42,7 @@ describe("Gemini conformance on recorded streams (SPEC E2, E3, M4, M5)", () => {
 				const server = await startReplayServer([{ type: "sse", body: body!, split: { seed, pieces: 40 } }]);
 				servers.push(server);
 				const facts = geminiFacts(body!);
-				const { events, message, streamedText } = await collect(geminiModel(server.baseUrl), hello);
+				const { events, message, streamedText } = await collect(geminiModel(server.baseUrl), HI);
 				expect(assertEventShape(events)).toBeUndefined();
 				expect(textOf(message)).toBe(facts.text);
 				expect(streamedText).toBe(facts.text);

@@ -7,10 +7,12 @@
  */
 import { GoogleGenAI } from "@google/genai";
 import { afterAll, describe, expect, it } from "vitest";
+import { textOf } from "../support/content.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { startReplayServer } from "../support/replay-server.js";
+import { HI } from "../support/transcript.js";
 import { geminiFacts } from "./facts.js";
-import { collect, geminiModel, hello, textOf } from "./helpers.js";
+import { collect, geminiModel } from "./helpers.js";
 
 const FIXTURES = fixturesFor(["google-gemini", "google-vertex"]);
 
@@ -61,7 +63,7 @@ describe("Gemini: differential check against @google/genai 2.x chunk getters", (
 			} catch (error) {
 				sdk = error as Error;
 			}
-			const { message } = await collect(geminiModel(server.baseUrl), hello);
+			const { message } = await collect(geminiModel(server.baseUrl), HI);
 			const ours: Comparable = {
 				text: textOf(message),
 				toolCalls: message.content.flatMap((block) =>

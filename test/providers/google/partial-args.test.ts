@@ -16,7 +16,8 @@ import {
 } from "../../../src/providers/google/index.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { startReplayServer } from "../support/replay-server.js";
-import { collect, geminiModel, hello } from "./helpers.js";
+import { HI } from "../support/transcript.js";
+import { collect, geminiModel } from "./helpers.js";
 
 function assemble(args: PartialArg[]) {
 	const state = partialArgsState();
@@ -78,7 +79,7 @@ describe("streamed Vertex calls emit toolcall_delta with partial arguments (SPEC
 			{ type: "sse", body: responseBodies(fixture)[0]!, split: { seed: 9 } },
 		]);
 		try {
-			const { events } = await collect(geminiModel(server.baseUrl), hello);
+			const { events } = await collect(geminiModel(server.baseUrl), HI);
 			const deltas = events.flatMap((event) => (event.type === "toolcall_delta" ? [event.arguments] : []));
 			expect(deltas[0]).toEqual({ location: "Boston" });
 			const ends = events.flatMap((event) =>

@@ -7,10 +7,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Message } from "../../../src/core/messages.js";
 import type { Context } from "../../../src/core/model.js";
 import { streamGoogle } from "../../../src/providers/google/index.js";
-import { assertEventShape } from "../openai-responses/helpers.js";
+import { assertEventShape } from "../support/collect.js";
+import { textOf } from "../support/content.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { type ReplayServer, type ScriptedResponse, startReplayServer } from "../support/replay-server.js";
-import { collect, geminiModel, hello, textOf } from "./helpers.js";
+import { HI } from "../support/transcript.js";
+import { collect, geminiModel } from "./helpers.js";
 
 let server: ReplayServer | undefined;
 afterEach(async () => {
@@ -104,7 +106,7 @@ describe("prompt bytes: ten turns keep the contents prefix byte for byte (implic
 describe("request over the wire", () => {
 	it("POSTs to …/models/{id}:streamGenerateContent?alt=sse with x-goog-api-key", async () => {
 		const s = await serve({ type: "sse", body: sse(textChunk("ok", "STOP")) });
-		await collect(geminiModel(`${s.baseUrl}/v1beta`), hello, { apiKey: "g-key" });
+		await collect(geminiModel(`${s.baseUrl}/v1beta`), HI, { apiKey: "g-key" });
 		expect(s.requests[0]?.path).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
 		expect(s.requests[0]?.headers["x-goog-api-key"]).toBe("g-key");
 		expect(s.requests[0]?.headers.authorization).toBeUndefined();
@@ -112,7 +114,7 @@ describe("request over the wire", () => {
 
 	it("compat.authHeader 'bearer' sends Authorization instead (Vertex access tokens)", async () => {
 		const s = await serve({ type: "sse", body: sse(textChunk("ok", "STOP")) });
-		await collect(geminiModel(s.baseUrl, { compat: { authHeader: "bearer" } }), hello, {
+		await collect(geminiModel(s.baseUrl, { compat: { authHeader: "bearer" } }), HI, {
 			apiKey: "ya29.token",
 		});
 		expect(s.requests[0]?.headers.authorization).toBe("Bearer ya29.token");
@@ -134,7 +136,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 				},
 			}),
 		});
-		const { message, events } = await collect(geminiModel(s.baseUrl), hello);
+		const { message, events } = await collect(geminiModel(s.baseUrl), HI);
 		expect(assertEventShape(events)).toBeUndefined();
 		expect(message.errorKind).toBe("auth");
 		expect(s.requests).toHaveLength(1);
@@ -153,7 +155,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 			{ type: "sse", body: sse(textChunk("after retry", "STOP")) },
 		);
 		const retries: { errorKind: string; delayMs: number }[] = [];
-		const { message } = await collect(geminiModel(s.baseUrl), hello, {
+		const { message } = await collect(geminiModel(s.baseUrl), HI, {
 			onRetry: (info) => retries.push(info),
 		});
 		expect(textOf(message)).toBe("after retry");
@@ -169,7 +171,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 			},
 			{ type: "sse", body: sse(textChunk("fine", "STOP")) },
 		);
-		const { message } = await collect(geminiModel(s.baseUrl), hello);
+		const { message } = await collect(geminiModel(s.baseUrl), HI);
 		expect(textOf(message)).toBe("fine");
 		expect(s.requests).toHaveLength(2);
 	});
@@ -186,14 +188,14 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 				},
 			}),
 		});
-		const { message } = await collect(geminiModel(s.baseUrl), hello);
+		const { message } = await collect(geminiModel(s.baseUrl), HI);
 		expect(message.errorKind).toBe("context_overflow");
 		expect(s.requests).toHaveLength(1);
 	});
 
 	it("a stream without a finish reason → 'stream ended unexpectedly', content kept", async () => {
 		const s = await serve({ type: "sse", body: sse(textChunk("half")) });
-		const { message } = await collect(geminiModel(s.baseUrl), hello);
+		const { message } = await collect(geminiModel(s.baseUrl), HI);
 		expect(message.stopReason).toBe("error");
 		expect(message.errorMessage).toBe("stream ended unexpectedly");
 		expect(textOf(message)).toBe("half");
@@ -206,7 +208,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 				error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" },
 			}),
 		});
-		const { message } = await collect(geminiModel(s.baseUrl), hello);
+		const { message } = await collect(geminiModel(s.baseUrl), HI);
 		expect(message.stopReason).toBe("error");
 		expect(message.errorKind).toBe("overloaded");
 		expect(message.errorMessage).toBe("The model is overloaded.");
@@ -215,7 +217,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 
 	it("a malformed chunk → malformed_response, never a throw", async () => {
 		const s = await serve({ type: "sse", body: "data: {not json\r\n\r\n" });
-		const stream = streamGoogle(geminiModel(s.baseUrl), hello, { apiKey: "k" });
+		const stream = streamGoogle(geminiModel(s.baseUrl), HI, { apiKey: "k" });
 		const message = await stream.result();
 		expect(message.stopReason).toBe("error");
 		expect(message.errorKind).toBe("malformed_response");
@@ -225,7 +227,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 describe("SYNTHETIC finish cases no recording covers (SPEC M4, S5)", () => {
 	it("MAX_TOKENS → length; usage input excludes cached tokens, output includes thoughts (SPEC M5)", async () => {
 		const s = await serve({ type: "sse", body: sse(textChunk("cut"), textChunk(" off", "MAX_TOKENS")) });
-		const { message } = await collect(geminiModel(s.baseUrl), hello);
+		const { message } = await collect(geminiModel(s.baseUrl), HI);
 		expect(message.stopReason).toBe("length");
 		expect(message.usage).toMatchObject({ input: 6, cacheRead: 4, output: 8, reasoning: 3, totalTokens: 18 });
 	});
@@ -238,7 +240,7 @@ describe("SYNTHETIC finish cases no recording covers (SPEC M4, S5)", () => {
 				usageMetadata: { promptTokenCount: 7, totalTokenCount: 7 },
 			}),
 		});
-		const { message } = await collect(geminiModel(s.baseUrl), hello);
+		const { message } = await collect(geminiModel(s.baseUrl), HI);
 		expect(message.stopReason).toBe("error");
 		expect(message.stopDetails).toEqual({ type: "content_filter", raw: "PROHIBITED_CONTENT" });
 		expect(message.usage.input).toBe(7);
@@ -248,7 +250,7 @@ describe("SYNTHETIC finish cases no recording covers (SPEC M4, S5)", () => {
 		const chunk = textChunk("", "MALFORMED_FUNCTION_CALL");
 		(chunk.candidates[0] as Record<string, unknown>).finishMessage = "Malformed function call: print(x";
 		const s = await serve({ type: "sse", body: sse(chunk) });
-		const { message } = await collect(geminiModel(s.baseUrl), hello);
+		const { message } = await collect(geminiModel(s.baseUrl), HI);
 		expect(message.stopReason).toBe("error");
 		expect(message.stopDetails).toEqual({
 			type: "unknown_stop_reason",
@@ -261,7 +263,7 @@ describe("SYNTHETIC finish cases no recording covers (SPEC M4, S5)", () => {
 	it("an abort mid-stream → aborted with the text so far (SPEC A1, A2)", async () => {
 		const s = await serve({ type: "hang", partial: sse(textChunk("thinking about")) });
 		const controller = new AbortController();
-		const stream = streamGoogle(geminiModel(s.baseUrl), hello, { apiKey: "k", signal: controller.signal });
+		const stream = streamGoogle(geminiModel(s.baseUrl), HI, { apiKey: "k", signal: controller.signal });
 		for await (const event of stream) if (event.type === "text_delta") controller.abort("user pressed stop");
 		const message = await stream.result();
 		expect(message.stopReason).toBe("aborted");
@@ -271,7 +273,7 @@ describe("SYNTHETIC finish cases no recording covers (SPEC M4, S5)", () => {
 
 	it("a stalled stream → timeout (idleTimeoutMs)", async () => {
 		const s = await serve({ type: "hang", partial: sse(textChunk("and then")) });
-		const { message } = await collect(geminiModel(s.baseUrl), hello, { idleTimeoutMs: 50 });
+		const { message } = await collect(geminiModel(s.baseUrl), HI, { idleTimeoutMs: 50 });
 		expect(message.stopReason).toBe("error");
 		expect(message.errorKind).toBe("timeout");
 		expect(textOf(message)).toBe("and then");
@@ -295,7 +297,7 @@ describe("SYNTHETIC finish cases no recording covers (SPEC M4, S5)", () => {
 		};
 		const s = await serve({ type: "sse", body: sse(call) }, { type: "sse", body: sse(call) });
 		const ids = async () =>
-			(await collect(geminiModel(s.baseUrl), hello)).message.content.map((b) =>
+			(await collect(geminiModel(s.baseUrl), HI)).message.content.map((b) =>
 				b.type === "toolCall" ? b.id : "",
 			);
 		const first = await ids();

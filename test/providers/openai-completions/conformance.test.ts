@@ -7,10 +7,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FINISH_REASONS } from "../../../src/providers/openai-completions/index.js";
 import { mapStopReason } from "../../../src/providers/shared/stop-reason.js";
+import { callsOf, textOf, thinkingOf } from "../support/content.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
 import { chatFacts } from "./facts.js";
-import { callsOf, collect, testModel, textOf, thinkingOf } from "./helpers.js";
+import { collect, testModel } from "./helpers.js";
 
 let server: ReplayServer;
 beforeAll(async () => {

@@ -3,8 +3,9 @@
  * cover, through the loopback server, real fetch and our decoder.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { callsOf, textOf } from "../support/content.js";
 import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
-import { callsOf, collect, testModel, textOf } from "./helpers.js";
+import { collect, testModel } from "./helpers.js";
 import { chunk, DONE, usageChunk } from "./synthetic.js";
 
 let server: ReplayServer;

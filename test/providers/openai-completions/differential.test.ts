@@ -12,10 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../../src/core/messages.js";
 import { normalizeUsage } from "../../../src/providers/openai-completions/index.js";
 import type { TokenCounts } from "../../../src/providers/shared/usage.js";
+import { callsOf, textOf, thinkingOf } from "../support/content.js";
 import { fixturesFor, recordedEvents, responseBodies } from "../support/fixtures.js";
 import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
 import { chatFacts } from "./facts.js";
-import { callsOf, collect, testModel, textOf, thinkingOf } from "./helpers.js";
+import { collect, testModel } from "./helpers.js";
 
 type Json = Record<string, unknown>;
 

@@ -5,8 +5,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RetryInfo } from "../../../src/core/model.js";
 import { stream as registryStream } from "../../../src/providers/registry.js";
+import { textOf } from "../support/content.js";
 import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
-import { collect, HELLO, testModel, textOf } from "./helpers.js";
+import { HELLO } from "../support/transcript.js";
+import { collect, testModel } from "./helpers.js";
 import { chunk, textReply } from "./synthetic.js";
 
 const FAST = { retryBaseDelayMs: 1 };

@@ -6,8 +6,9 @@
  * each open container per snapshot, so a 1 MB array still being written costs O(n²); reported to the core.)
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { callsOf } from "../support/content.js";
 import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
-import { callsOf, collect, testModel } from "./helpers.js";
+import { collect, testModel } from "./helpers.js";
 import { chunk, DONE } from "./synthetic.js";
 
 let server: ReplayServer;

@@ -8,7 +8,8 @@ import type { Model } from "../../../src/core/model.js";
 import { buildOpenAICompletionsRequest } from "../../../src/providers/openai-completions/index.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
-import { collect, HELLO, testModel } from "./helpers.js";
+import { HELLO } from "../support/transcript.js";
+import { collect, testModel } from "./helpers.js";
 
 let server: ReplayServer;
 beforeAll(async () => {

@@ -3,10 +3,13 @@
  * server: real fetch, real HTTP, bodies cut at random byte offsets. The recording decides what is right.
  */
 import { afterAll, describe, expect, it } from "vitest";
+import { assertEventShape } from "../support/collect.js";
+import { textOf, thinkingOf } from "../support/content.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { startReplayServer } from "../support/replay-server.js";
+import { HI } from "../support/transcript.js";
 import { responseFacts } from "./facts.js";
-import { assertEventShape, collect, hello, responsesModel, textOf, thinkingOf } from "./helpers.js";
+import { collect, responsesModel } from "./helpers.js";
 
 const FIXTURES = fixturesFor([
 	"openai-responses",
@@ -40,7 +43,7 @@ describe("OpenAI Responses conformance on recorded streams (SPEC E2, E3, M4, M5)
 				const model = responsesModel(server.baseUrl);
 				for (const body of bodies) {
 					const facts = responseFacts(body);
-					const { events, message, streamedText } = await collect(model, hello);
+					const { events, message, streamedText } = await collect(model, HI);
 					expect(assertEventShape(events)).toBeUndefined();
 					expect(message.errorMessage).toBeUndefined();
 					expect(message.stopReason).toBe(facts.stopReason);

@@ -9,10 +9,12 @@ import OpenAI from "openai";
 import type { Response } from "openai/resources/responses/responses";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../../src/core/messages.js";
+import { textOf } from "../support/content.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { startReplayServer } from "../support/replay-server.js";
+import { HI } from "../support/transcript.js";
 import { responseFacts } from "./facts.js";
-import { collect, hello, responsesModel, textOf } from "./helpers.js";
+import { collect, responsesModel } from "./helpers.js";
 
 const FIXTURES = fixturesFor([
 	"openai-responses",
@@ -130,7 +132,7 @@ describe("OpenAI Responses: differential check against openai 6.x responses.stre
 			}
 			const model = responsesModel(server.baseUrl);
 			for (const [i, body] of bodies.entries()) {
-				const { message } = await collect(model, hello);
+				const { message } = await collect(model, HI);
 				const ours = fromOurs(message);
 				const sdk = sdkResults[i];
 				const fault = KNOWN_SDK_FAULTS[`${fixture.file}#${i}`];

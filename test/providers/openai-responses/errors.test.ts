@@ -7,7 +7,10 @@ import {
 	buildResponsesRequest,
 	streamOpenAIResponses,
 } from "../../../src/providers/openai-responses/index.js";
-import { assertEventShape, collect, hello, responsesModel, textOf } from "./helpers.js";
+import { assertEventShape } from "../support/collect.js";
+import { textOf } from "../support/content.js";
+import { HI } from "../support/transcript.js";
+import { collect, responsesModel } from "./helpers.js";
 import {
 	closeServerAfterEach,
 	created,
@@ -28,7 +31,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 			status: 401,
 			body: JSON.stringify({ error: { message: "Incorrect API key", code: "invalid_api_key" } }),
 		});
-		const { message, events } = await collect(responsesModel(s.baseUrl), hello);
+		const { message, events } = await collect(responsesModel(s.baseUrl), HI);
 		expect(assertEventShape(events)).toBeUndefined();
 		expect(message.stopReason).toBe("error");
 		expect(message.errorKind).toBe("auth");
@@ -51,7 +54,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 			{ type: "sse", body: ok },
 		);
 		const retries: unknown[] = [];
-		const { message } = await collect(responsesModel(s.baseUrl), hello, {
+		const { message } = await collect(responsesModel(s.baseUrl), HI, {
 			onRetry: (info) => retries.push(info),
 		});
 		expect(message.stopReason).toBe("stop");
@@ -67,7 +70,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 			status: 429,
 			body: JSON.stringify({ error: { message: "quota", code: "insufficient_quota" } }),
 		});
-		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		const { message } = await collect(responsesModel(s.baseUrl), HI);
 		expect(message.errorKind).toBe("rate_limit");
 		expect(s.requests).toHaveLength(1);
 	});
@@ -78,7 +81,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 			response: { id: "resp_syn", status: "completed", output: [], usage },
 		});
 		const s = await serve({ type: "http", status: 500, body: "{}" }, { type: "sse", body: ok });
-		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		const { message } = await collect(responsesModel(s.baseUrl), HI);
 		expect(textOf(message)).toBe("fine");
 		expect(s.requests).toHaveLength(2);
 	});
@@ -95,7 +98,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 				},
 			}),
 		});
-		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		const { message } = await collect(responsesModel(s.baseUrl), HI);
 		expect(message.errorKind).toBe("context_overflow");
 		expect(s.requests).toHaveLength(1);
 	});
@@ -106,13 +109,13 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 			response: { id: "resp_syn", status: "completed", output: [], usage },
 		});
 		const s = await serve({ type: "reset" }, { type: "sse", body: ok });
-		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		const { message } = await collect(responsesModel(s.baseUrl), HI);
 		expect(textOf(message)).toBe("back");
 	});
 
 	it("missing API key → auth error, no request", async () => {
 		const s = await serve();
-		const stream = streamOpenAIResponses(responsesModel(s.baseUrl, { provider: "nobody-has-this" }), hello);
+		const stream = streamOpenAIResponses(responsesModel(s.baseUrl, { provider: "nobody-has-this" }), HI);
 		const message = await stream.result();
 		expect(message.errorKind).toBe("auth");
 		expect(s.requests).toHaveLength(0);
@@ -120,7 +123,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 
 	it("a stream without its terminal event → error 'stream ended unexpectedly', content kept", async () => {
 		const s = await serve({ type: "sse", body: sse(created, messageAdded, partAdded, delta("partial")) });
-		const { message, events } = await collect(responsesModel(s.baseUrl), hello);
+		const { message, events } = await collect(responsesModel(s.baseUrl), HI);
 		expect(assertEventShape(events)).toBeUndefined();
 		expect(message.stopReason).toBe("error");
 		expect(message.errorMessage).toBe("stream ended unexpectedly");
@@ -143,7 +146,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 			{ ...delta("cut"), output_index: 1 },
 		);
 		const s = await serve({ type: "sse", body });
-		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		const { message } = await collect(responsesModel(s.baseUrl), HI);
 		expect(message.stopReason).toBe("error");
 		expect(message.content[0]).toMatchObject({
 			type: "providerBlock",
@@ -164,7 +167,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 	it("an abort mid-stream → aborted with the text so far (SPEC A1, A2)", async () => {
 		const s = await serve({ type: "hang", partial: sse(created, messageAdded, partAdded, delta("half a")) });
 		const controller = new AbortController();
-		const stream = streamOpenAIResponses(responsesModel(s.baseUrl), hello, {
+		const stream = streamOpenAIResponses(responsesModel(s.baseUrl), HI, {
 			apiKey: "k",
 			signal: controller.signal,
 		});
@@ -180,7 +183,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 			type: "hang",
 			partial: sse(created, messageAdded, partAdded, delta("and then")),
 		});
-		const { message } = await collect(responsesModel(s.baseUrl), hello, { idleTimeoutMs: 50 });
+		const { message } = await collect(responsesModel(s.baseUrl), HI, { idleTimeoutMs: 50 });
 		expect(message.stopReason).toBe("error");
 		expect(message.errorKind).toBe("timeout");
 		expect(textOf(message)).toBe("and then");
@@ -199,7 +202,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 			},
 		);
 		const s = await serve({ type: "sse", body });
-		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		const { message } = await collect(responsesModel(s.baseUrl), HI);
 		expect(message.stopReason).toBe("error");
 		expect(message.errorKind).toBe("server");
 		expect(message.errorMessage).toBe("The server had an error");
@@ -217,7 +220,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 			},
 		});
 		const s = await serve({ type: "sse", body: failed });
-		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		const { message } = await collect(responsesModel(s.baseUrl), HI);
 		expect(message.errorKind).toBe("invalid_request");
 		expect(message.errorMessage).toBe("bad prompt");
 	});

@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "../../../src/core/messages.js";
 import type { Context } from "../../../src/core/model.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
-import { collect, hello, responsesModel } from "./helpers.js";
+import { HI } from "../support/transcript.js";
+import { collect, responsesModel } from "./helpers.js";
 import { closeServerAfterEach, created, serve, sse, usage } from "./synthetic.js";
 
 closeServerAfterEach();
@@ -78,7 +79,7 @@ describe("request over the wire", () => {
 				response: { id: "resp_syn", status: "completed", output: [], usage },
 			}),
 		});
-		await collect(responsesModel(`${s.baseUrl}/v1/`), hello, { apiKey: "sk-test" });
+		await collect(responsesModel(`${s.baseUrl}/v1/`), HI, { apiKey: "sk-test" });
 		expect(s.requests[0]?.method).toBe("POST");
 		expect(s.requests[0]?.path).toBe("/v1/responses");
 		expect(s.requests[0]?.headers.authorization).toBe("Bearer sk-test");

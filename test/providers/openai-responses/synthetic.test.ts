@@ -3,7 +3,9 @@
  * streams marked SYNTHETIC (SPEC M4, S5).
  */
 import { describe, expect, it } from "vitest";
-import { collect, hello, responsesModel, textOf } from "./helpers.js";
+import { textOf } from "../support/content.js";
+import { HI } from "../support/transcript.js";
+import { collect, responsesModel } from "./helpers.js";
 import {
 	closeServerAfterEach,
 	created,
@@ -44,7 +46,7 @@ describe("SYNTHETIC terminal cases no recording covers (SPEC M4, S5)", () => {
 			},
 		);
 		const s = await serve({ type: "sse", body });
-		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		const { message } = await collect(responsesModel(s.baseUrl), HI);
 		expect(message.stopReason).toBe("length");
 		const call = message.content.find((block) => block.type === "toolCall");
 		expect(call?.type === "toolCall" && call.argumentsError).toMatch(/Invalid JSON/);
@@ -64,7 +66,7 @@ describe("SYNTHETIC terminal cases no recording covers (SPEC M4, S5)", () => {
 			},
 		});
 		const s = await serve({ type: "sse", body });
-		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		const { message } = await collect(responsesModel(s.baseUrl), HI);
 		expect(message.stopReason).toBe("error");
 		expect(message.stopDetails).toEqual({ type: "content_filter", raw: "content_filter" });
 		expect(textOf(message)).toBe("Once upon");
@@ -81,7 +83,7 @@ describe("SYNTHETIC terminal cases no recording covers (SPEC M4, S5)", () => {
 			},
 		});
 		const s = await serve({ type: "sse", body });
-		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		const { message } = await collect(responsesModel(s.baseUrl), HI);
 		expect(message.stopReason).toBe("error");
 		expect(message.stopDetails).toEqual({ type: "unknown_stop_reason", raw: "solar_flare" });
 	});
@@ -106,7 +108,7 @@ describe("SYNTHETIC terminal cases no recording covers (SPEC M4, S5)", () => {
 			{ type: "response.completed", response: { id: "resp_syn", status: "completed", output: [], usage } },
 		);
 		const s = await serve({ type: "sse", body });
-		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		const { message } = await collect(responsesModel(s.baseUrl), HI);
 		expect(message.stopReason).toBe("error");
 		expect(message.stopDetails).toEqual({ type: "refusal", explanation: "I can't help with that." });
 		expect(textOf(message)).toBe("I can't help with that.");
@@ -129,7 +131,7 @@ describe("SYNTHETIC terminal cases no recording covers (SPEC M4, S5)", () => {
 			response: { id: "resp_syn", status: "completed", output: [finalItem], usage },
 		});
 		const s = await serve({ type: "sse", body });
-		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		const { message } = await collect(responsesModel(s.baseUrl), HI);
 		expect(message.stopReason).toBe("stop");
 		expect(message.content).toEqual([{ type: "providerBlock", api: "openai-responses", data: finalItem }]);
 	});
@@ -144,7 +146,7 @@ describe("SYNTHETIC terminal cases no recording covers (SPEC M4, S5)", () => {
 			{ type: "response.completed", response: { id: "resp_syn", status: "completed", output: [], usage } },
 		);
 		const s = await serve({ type: "sse", body });
-		const { message } = await collect(responsesModel(s.baseUrl), hello);
+		const { message } = await collect(responsesModel(s.baseUrl), HI);
 		expect(message.stopReason).toBe("stop");
 		expect(textOf(message)).toBe("ok");
 	});

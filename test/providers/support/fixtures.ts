@@ -20,7 +20,7 @@
  *   (`framingFor`), and split into several HTTP responses where one file holds several (at each
  *   `message_start` for Anthropic, each `response.created` for OpenAI Responses).
  * - `recordedEvents(body)` decodes a body back into `{event, data}` pairs with an independent SSE parse, so
- *   per-API "expected facts" extractors (see `anthropic-facts.ts`) compare our decoder against the recording,
+ *   per-API "expected facts" extractors (each provider folder's `facts.ts`) compare our decoder against the recording,
  *   not against hand-written values.
  */
 import { readFileSync } from "node:fs";
@@ -55,6 +55,13 @@ export function allFixtures(): FixtureInfo[] {
 /** Fixtures of the given folders / dialects, in index order. */
 export function fixturesFor(apis: readonly string[]): FixtureInfo[] {
 	return allFixtures().filter((fixture) => apis.includes(fixture.api));
+}
+
+/** The first fixture of `apis` whose path contains `name`; throws when there is none. */
+export function fixtureMatching(apis: readonly string[], name: string): FixtureInfo {
+	const fixture = fixturesFor(apis).find((candidate) => candidate.file.includes(name));
+	if (!fixture) throw new Error(`no fixture of ${apis.join(", ")} matches ${name}`);
+	return fixture;
 }
 
 /** The raw bytes of a fixture file. */
@@ -116,6 +123,17 @@ export function frameChunks(lines: readonly string[], framing: Framing): string 
 	}
 	if (framing.doneSentinel) out += `data: [DONE]${eol}${eol}`;
 	return out;
+}
+
+/**
+ * A hand-written (SYNTHETIC) SSE body: `events` framed exactly as the recordings of the `api` folder are
+ * (named events or not, LF or CRLF, `[DONE]` or not), so synthetic and recorded streams meet the decoder alike.
+ */
+export function frameEvents(api: string, events: readonly object[]): string {
+	return frameChunks(
+		events.map((event) => JSON.stringify(event)),
+		framingFor(api),
+	);
 }
 
 /** Group JSON lines into responses, starting a new one at each `splitAtType` chunk. */

@@ -3,7 +3,7 @@
  * concatenated text deltas, tool calls with parsed arguments, final usage, raw stop reason. Conformance tests
  * compare the decoder's final message against these.
  */
-import { type RecordedEvent, recordedEvents } from "./fixtures.js";
+import { type RecordedEvent, recordedEvents } from "../support/fixtures.js";
 
 /** What a correct decoder must reproduce from one recorded response. */
 export interface RecordingFacts {

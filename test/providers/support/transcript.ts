@@ -1,0 +1,42 @@
+/**
+ * Building blocks of the transcripts request tests replay: an earlier assistant reply as the given model
+ * produced it, the file-reading tool most conversations use, and the smallest contexts.
+ */
+import type { AssistantMessage } from "../../../src/core/messages.js";
+import { emptyUsage } from "../../../src/core/messages.js";
+import type { Context, Model, ToolSpec } from "../../../src/core/model.js";
+
+/** A factory of earlier replies from `model` (a tool-use turn at timestamp 2 unless `from` says otherwise). */
+export function repliesOf(
+	model: Model,
+): (content: AssistantMessage["content"], from?: Partial<AssistantMessage>) => AssistantMessage {
+	return (content, from = {}) => ({
+		role: "assistant",
+		content,
+		api: model.api,
+		provider: model.provider,
+		model: model.id,
+		usage: emptyUsage(),
+		stopReason: "toolUse",
+		timestamp: 2,
+		...from,
+	});
+}
+
+/** A tool that reads the file at `path`, named `name`. */
+export function readFileTool(name: string): ToolSpec {
+	return {
+		name,
+		description: "Read a file",
+		parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+	};
+}
+
+/** A one-message context with a system prompt. */
+export const HELLO: Context = {
+	systemPrompt: "You are terse.",
+	messages: [{ role: "user", content: "Hello", timestamp: 1 }],
+};
+
+/** A one-user-message context, nothing else. */
+export const HI: Context = { messages: [{ role: "user", content: "hi", timestamp: 1 }] };
