@@ -78,7 +78,8 @@ type CallPhase =
 	| { kind: "waiting" }
 	| { kind: "approving"; since: number }
 	| { kind: "executing"; since: number; interruptible: boolean }
-	| { kind: "finishing"; since: number }
+	/** `execute` returned `result`; `afterToolCall` is running. */
+	| { kind: "finishing"; since: number; result: CoercedToolResult }
 	| { kind: "settled" };
 
 interface CallState {
@@ -219,8 +220,8 @@ function portOf(run: BatchRun, state: CallState): CallPort {
 			state.phase = { kind: "executing", since: sinceOf(state.phase, run), interruptible };
 			run.watch?.refresh();
 		},
-		beginFinish() {
-			state.phase = { kind: "finishing", since: sinceOf(state.phase, run) };
+		beginFinish(result) {
+			state.phase = { kind: "finishing", since: sinceOf(state.phase, run), result };
 		},
 		update(partial) {
 			emit(run, {
@@ -244,14 +245,26 @@ function sinceOf(phase: CallPhase, run: BatchRun): number {
 	return "since" in phase ? phase.since : run.input.now();
 }
 
-/** SPEC A1, A7, I4: the run signal fired; every unsettled call gets the placeholder now, started or not. */
+/**
+ * SPEC A1, A7, I4: the run signal fired; every unsettled call settles now, started or not. A call whose tool
+ * already returned (only `afterToolCall` is pending) keeps its real result — the side effect happened, and a
+ * placeholder saying it did not would invite a blind retry; every other call gets the placeholder.
+ */
 function abortRemaining(run: BatchRun): void {
 	const { reason, cause } = abortPlaceholderOf(run.input);
 	for (const state of run.states) {
-		if (state.phase.kind === "settled") continue;
-		settlePlaceholder(run, state, reason, "aborted", undefined, cause);
+		const phase = state.phase;
+		if (phase.kind === "settled") continue;
+		if (phase.kind === "finishing") settleResult(run, state, cutShort(phase.result, cause), "error");
+		else settlePlaceholder(run, state, reason, "aborted", undefined, cause);
 		state.abort.abort(run.input.signal.reason);
 	}
+}
+
+/** The tool's own result, marked like a failed `afterToolCall` (SPEC T5): the hook never finished. */
+function cutShort(result: CoercedToolResult, cause: string): CoercedToolResult {
+	const note = `The tool ran, but the afterToolCall hook did not finish: ${cause}`;
+	return { ...result, content: [...result.content, { type: "text", text: note }], isError: true };
 }
 
 /** The loop's placeholder choice; should it throw, the batch must still settle (SPEC I4). */

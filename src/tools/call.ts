@@ -46,7 +46,7 @@ export interface CallPort {
 	/** The tool is about to execute: emits `tool_execution_start` with `eventArgs`. */
 	beginExecute(eventArgs: Record<string, unknown>, interruptible: boolean): void;
 	/** `execute` returned; `afterToolCall` may still run. */
-	beginFinish(): void;
+	beginFinish(result: CoercedToolResult): void;
 	/** An `onUpdate` partial, already coerced. */
 	update(partial: CoercedToolResult): void;
 	/** The call's final result. */
@@ -120,7 +120,7 @@ export async function runCall(
 		result = coerceToolResult({ content: [{ type: "text", text: errorText(error) }] }, true);
 	}
 	if (port.isSettled()) return;
-	port.beginFinish();
+	port.beginFinish(result);
 	const final = await applyAfterToolCall(result, { toolCall, tool: plan.tool, args }, env, port);
 	if (port.isSettled()) return;
 	port.settle(final, final.isError ? "error" : "ok");

@@ -92,6 +92,8 @@ export interface Scenario {
 	approveMs: number | undefined;
 	/** `afterToolCall` throws for calls with `ms % 7 === 2`. */
 	afterThrows: boolean;
+	/** `afterToolCall` takes this long, ignoring its signal (SPEC T5, A1). */
+	afterMs: number | undefined;
 	/** `onTurnEnd` throws after this turn (0-based), SPEC L12. */
 	turnEndThrowsAt: number | undefined;
 	/** Fake-time ms at which an aside (passive notice, SPEC L10) is queued. */
@@ -201,6 +203,7 @@ export function scenarioArb(stop: fc.Arbitrary<StopPlan> = stopArb): fc.Arbitrar
 			queueMode: fc.constantFrom<Scenario["queueMode"]>("one-at-a-time", "all"),
 			approveMs: rarely(fc.integer({ min: 0, max: 50 }), 3),
 			afterThrows: fc.boolean(),
+			afterMs: rarely(fc.integer({ min: 1, max: 60 }), 3),
 			turnEndThrowsAt: rarely(fc.nat({ max: 4 }), 8),
 			asides: fc.array(time, { maxLength: 2 }),
 			transform: fc.oneof(
@@ -281,6 +284,7 @@ function makeTool(
 	name: string,
 	plan: ToolPlan,
 	onExecute: (toolCallId: string) => void,
+	onFinished: (toolCallId: string) => void,
 ): AgentTool<{ ms: number; b: ToolBehaviour }> {
 	const tool: AgentTool<{ ms: number; b: ToolBehaviour }> = {
 		name,
@@ -292,8 +296,12 @@ function makeTool(
 		},
 		execute(id, { ms, b }, signal, onUpdate) {
 			onExecute(id);
-			if (b === "syncThrow") throw new Error(`${name} threw synchronously`);
-			return (async (): Promise<ToolResult> => {
+			const finished = (): void => onFinished(id);
+			if (b === "syncThrow") {
+				finished();
+				throw new Error(`${name} threw synchronously`);
+			}
+			const work = (async (): Promise<ToolResult> => {
 				switch (b) {
 					case "hang":
 						return new Promise<ToolResult>(() => {});
@@ -319,6 +327,7 @@ function makeTool(
 						return okResult(name, ms);
 				}
 			})();
+			return work.finally(finished);
 		},
 	};
 	if (plan.concurrency === "shared" || plan.concurrency === "exclusive") tool.concurrency = plan.concurrency;
@@ -445,6 +454,8 @@ export interface Played {
 	executions: Execution[];
 	/** Fake time at which each tool's `execute` was called, by call id (first run). */
 	executeStarts: ReadonlyMap<string, number>;
+	/** Fake time at which each tool's `execute` settled (returned or threw), by call id (first run). */
+	executeEnds: ReadonlyMap<string, number>;
 	/** The messages of every provider request, in call order. */
 	requests: () => readonly (readonly AgentMessage[])[];
 	/** A second run (`Agent.continue()`) after the first one, when something was left queued. */
@@ -560,9 +571,11 @@ function hooksOf(scenario: Scenario): Partial<AgentLoopConfig> {
 			return undefined;
 		};
 	}
-	if (scenario.afterThrows) {
-		hooks.afterToolCall = ({ args }) => {
-			if ((args as { ms: number }).ms % 7 === 2) throw new Error("afterToolCall broke");
+	const { afterThrows, afterMs } = scenario;
+	if (afterThrows || afterMs !== undefined) {
+		hooks.afterToolCall = async ({ args }) => {
+			if (afterMs !== undefined) await sleep(afterMs);
+			if (afterThrows && (args as { ms: number }).ms % 7 === 2) throw new Error("afterToolCall broke");
 			return undefined;
 		};
 	}
@@ -638,8 +651,14 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		{ now: Date.now },
 	);
 	const executeStarts = new Map<string, number>();
+	const executeEnds = new Map<string, number>();
 	const tools = scenario.tools.map((plan, index) =>
-		makeTool(TOOL_NAMES[index] as string, plan, (id) => executeStarts.set(id, Date.now() - t0)),
+		makeTool(
+			TOOL_NAMES[index] as string,
+			plan,
+			(id) => executeStarts.set(id, Date.now() - t0),
+			(id) => executeEnds.set(id, Date.now() - t0),
+		),
 	);
 	const hooks = hooksOf(scenario);
 	const streamFn: StreamFunction = scenario.plainIterable
@@ -833,6 +852,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		executions: [...executions.values()],
 		snapshots,
 		executeStarts,
+		executeEnds,
 		requests: () => scripted.calls.map((call) => call.context.messages),
 	};
 	if (!settled) return { ...played, transcript: transcript() };
