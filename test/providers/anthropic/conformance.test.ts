@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AssistantMessage } from "../../../src/core/messages.js";
 import { ANTHROPIC_STOP_REASONS } from "../../../src/providers/anthropic/index.js";
 import { mapStopReason } from "../../../src/providers/shared/stop-reason.js";
+import { callsOf, textBlocksOf } from "../support/content.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
 import { anthropicFacts } from "./facts.js";
@@ -14,10 +14,6 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const fixtures = fixturesFor(["anthropic-messages", "anthropic-messages-compatible"]);
-
-function textsOf(message: AssistantMessage): string[] {
-	return message.content.flatMap((block) => (block.type === "text" ? [block.text] : []));
-}
 
 describe("Anthropic conformance on recorded streams", () => {
 	it("covers every anthropic fixture", () => {
@@ -37,19 +33,14 @@ describe("Anthropic conformance on recorded streams", () => {
 						expect(events[0]?.type).toBe("start");
 						expect(events.filter((event) => event.type === "done" || event.type === "error")).toHaveLength(1);
 
-						expect(textsOf(message)).toEqual(facts.texts);
+						expect(textBlocksOf(message)).toEqual(facts.texts);
 						const thinking = message.content.flatMap((block) =>
 							block.type === "thinking"
 								? [{ thinking: block.thinking, signature: block.signature ?? "" }]
 								: [],
 						);
 						expect(thinking).toEqual(facts.thinking);
-						const calls = message.content.flatMap((block) =>
-							block.type === "toolCall"
-								? [{ id: block.id, name: block.name, arguments: block.arguments }]
-								: [],
-						);
-						expect(calls).toEqual(facts.toolCalls);
+						expect(callsOf(message)).toEqual(facts.toolCalls);
 						// A non-direct caller (programmatic tool calling) is kept for replay in the call's signature.
 						const callers = message.content.flatMap((block) =>
 							block.type === "toolCall" ? [block.signature ? JSON.parse(block.signature) : undefined] : [],

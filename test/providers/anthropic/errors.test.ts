@@ -1,18 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RetryInfo } from "../../../src/core/model.js";
 import { stream as registryStream } from "../../../src/providers/registry.js";
-import { fixtureBytes } from "../support/fixtures.js";
+import { fixtureBytes, frameEvents } from "../support/fixtures.js";
 import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
 import { HELLO } from "../support/transcript.js";
 import { collect, testModel } from "./helpers.js";
 
 // Hand-written streams below are SYNTHETIC (the fixtures README lists no real recording of max_tokens,
 // refusal or a mid-stream error); they follow the documented Anthropic event shapes.
-function sse(events: object[]): string {
-	return events
-		.map((event) => `event: ${(event as { type: string }).type}\ndata: ${JSON.stringify(event)}\n\n`)
-		.join("");
-}
+const sse = (events: object[]): string => frameEvents("anthropic-messages", events);
 const START = {
 	type: "message_start",
 	message: {

@@ -3,11 +3,11 @@
  * over the loopback server: real fetch, real HTTP, bodies cut at random byte offsets (inside multi-byte
  * characters and between CR and LF). The recording decides what is right.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { assertEventShape } from "../support/collect.js";
-import { textOf, thinkingOf } from "../support/content.js";
+import { callsOf, providerDataOf, textOf, thinkingOf, tokenCountsOf } from "../support/content.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
-import { startReplayServer } from "../support/replay-server.js";
+import { closeServersAfterEach, serveBodies } from "../support/loopback.js";
 import { HI } from "../support/transcript.js";
 import { geminiFacts } from "./facts.js";
 import { collect, geminiModel } from "./helpers.js";
@@ -25,10 +25,7 @@ const STOP: Record<string, string> = {
 /** The hand-assembled Vertex capture: two chunks, then a bare JSON error body (499 CANCELLED). */
 const MID_STREAM_ERROR = "google-vertex/streaming-failure-error-mid-stream.txt";
 
-const servers: { close(): Promise<void> }[] = [];
-afterAll(async () => {
-	await Promise.all(servers.map((server) => server.close()));
-});
+closeServersAfterEach();
 
 describe("Gemini conformance on recorded streams (SPEC E2, E3, M4, M5)", () => {
 	it("covers every Gemini and Vertex fixture", () => {
@@ -39,24 +36,16 @@ describe("Gemini conformance on recorded streams (SPEC E2, E3, M4, M5)", () => {
 		for (const seed of [fixtureIndex + 1, fixtureIndex + 201]) {
 			it(`${fixture.file} (split seed ${seed})`, async () => {
 				const [body] = responseBodies(fixture);
-				const server = await startReplayServer([{ type: "sse", body: body!, split: { seed, pieces: 40 } }]);
-				servers.push(server);
+				const server = await serveBodies([body!], { seed, pieces: 40 });
 				const facts = geminiFacts(body!);
 				const { events, message, streamedText } = await collect(geminiModel(server.baseUrl), HI);
 				expect(assertEventShape(events)).toBeUndefined();
 				expect(textOf(message)).toBe(facts.text);
 				expect(streamedText).toBe(facts.text);
 				expect(thinkingOf(message)).toBe(facts.thinking);
-				const calls = message.content.flatMap((block) =>
-					block.type === "toolCall" ? [{ id: block.id, name: block.name, arguments: block.arguments }] : [],
-				);
-				expect(calls).toEqual(facts.toolCalls);
-				const { cost: _cost, priceUnknown: _unknown, ...usage } = message.usage;
-				expect(usage).toEqual(facts.usage);
-				const parts = message.content.flatMap((block) =>
-					block.type === "providerBlock" ? [block.data] : [],
-				);
-				expect(parts).toEqual(facts.providerParts);
+				expect(callsOf(message)).toEqual(facts.toolCalls);
+				expect(tokenCountsOf(message)).toEqual(facts.usage);
+				expect(providerDataOf(message)).toEqual(facts.providerParts);
 				if (facts.responseId) expect(message.responseId).toBe(facts.responseId);
 				if (fixture.file === MID_STREAM_ERROR) {
 					// SPEC E2/A4: the error after content keeps the content so far.

@@ -3,32 +3,22 @@
  * error paths (SPEC E3, A8), and hand-written streams for cases no real recording covers (marked SYNTHETIC,
  * as the fixtures README asks).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Message } from "../../../src/core/messages.js";
 import type { Context } from "../../../src/core/model.js";
 import { streamGoogle } from "../../../src/providers/google/index.js";
 import { assertEventShape } from "../support/collect.js";
 import { textOf } from "../support/content.js";
-import { fixturesFor, responseBodies } from "../support/fixtures.js";
-import { type ReplayServer, type ScriptedResponse, startReplayServer } from "../support/replay-server.js";
+import { fixtureMatching, frameEvents, responseBodies } from "../support/fixtures.js";
+import { closeServersAfterEach, serve } from "../support/loopback.js";
+import { appendNextTurn, expectGrowingPrefixes, trailingArray } from "../support/prompt-bytes.js";
 import { HI } from "../support/transcript.js";
 import { collect, geminiModel } from "./helpers.js";
 
-let server: ReplayServer | undefined;
-afterEach(async () => {
-	await server?.close();
-	server = undefined;
-});
-
-async function serve(...script: ScriptedResponse[]): Promise<ReplayServer> {
-	server = await startReplayServer(script);
-	return server;
-}
+closeServersAfterEach();
 
 /** SSE body from chunks, framed as Gemini frames them (CRLF, unnamed events). SYNTHETIC streams only. */
-function sse(...chunks: Record<string, unknown>[]): string {
-	return chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`).join("");
-}
+const sse = (...chunks: Record<string, unknown>[]): string => frameEvents("google-gemini", chunks);
 
 const usage = {
 	promptTokenCount: 10,
@@ -46,7 +36,7 @@ const textChunk = (text: string, finishReason?: string) => ({
 describe("prompt bytes: ten turns keep the contents prefix byte for byte (implicit caching)", () => {
 	it("each request's contents begin with the previous request's contents", async () => {
 		const pick = (name: string) =>
-			responseBodies(fixturesFor(["google-gemini", "google-vertex"]).find((f) => f.file.includes(name))!)[0]!;
+			responseBodies(fixtureMatching(["google-gemini", "google-vertex"], name))[0]!;
 		const bodies = [
 			pick("multi_tool_streaming"),
 			pick("google-text.chunks"),
@@ -69,33 +59,12 @@ describe("prompt bytes: ten turns keep the contents prefix byte for byte (implic
 			tools: [{ name: "add", description: "add", parameters: { type: "object" } }],
 		};
 		for (let turn = 0; turn < turns; turn++) {
-			const last = messages.at(-1);
-			const calls = last?.role === "assistant" ? last.content.filter((b) => b.type === "toolCall") : [];
-			if (calls.length === 0) messages.push({ role: "user", content: `question ${turn}`, timestamp: turn });
-			for (const call of calls)
-				if (call.type === "toolCall")
-					messages.push({
-						role: "toolResult",
-						toolCallId: call.id,
-						toolName: call.name,
-						content: [{ type: "text", text: `${turn}` }],
-						isError: false,
-						timestamp: turn,
-					});
+			appendNextTurn(messages, turn);
 			const { message } = await collect(model, context, { thinkingLevel: "medium" });
 			expect(message.errorMessage).toBeUndefined();
 			messages.push(message);
 		}
-		const contents = s.requests.map((request) => {
-			const at = request.body.indexOf('"contents":[');
-			expect(at).toBeGreaterThan(0);
-			expect(request.body.endsWith("]}")).toBe(true);
-			return request.body.slice(at, -2);
-		});
-		for (let i = 1; i < contents.length; i++) {
-			expect(contents[i]!.startsWith(contents[i - 1]!)).toBe(true);
-			expect(contents[i]!.length).toBeGreaterThan(contents[i - 1]!.length);
-		}
+		expectGrowingPrefixes(s.requests.map((request) => trailingArray(request.body, "contents")));
 		// Thought signatures go back unchanged on the parts that carried them.
 		expect(s.requests[1]!.body).toContain(
 			'"thoughtSignature":"CiQBjz1rX9vXzx2kuVvHI7K1og7PRomR1HnReMQI5SRJMSPzcAIKXgGPPWtf',

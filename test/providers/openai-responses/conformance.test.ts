@@ -2,11 +2,18 @@
  * Conformance of the OpenAI Responses decoder on every real recorded stream (issue 3), over the loopback
  * server: real fetch, real HTTP, bodies cut at random byte offsets. The recording decides what is right.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { assertEventShape } from "../support/collect.js";
-import { textOf, thinkingOf } from "../support/content.js";
+import {
+	callsOf,
+	providerDataOf,
+	textBlocksOf,
+	textOf,
+	thinkingOf,
+	tokenCountsOf,
+} from "../support/content.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
-import { startReplayServer } from "../support/replay-server.js";
+import { closeServersAfterEach, serveBodies } from "../support/loopback.js";
 import { HI } from "../support/transcript.js";
 import { responseFacts } from "./facts.js";
 import { collect, responsesModel } from "./helpers.js";
@@ -22,10 +29,7 @@ const FIXTURES = fixturesFor([
 /** `openai-phase` was trimmed by its source: its deltas cover only a prefix of each `output_text.done`. */
 const TRIMMED_DELTAS = new Set(["openai-responses/openai-phase.1.chunks.txt"]);
 
-const servers: { close(): Promise<void> }[] = [];
-afterAll(async () => {
-	await Promise.all(servers.map((server) => server.close()));
-});
+closeServersAfterEach();
 
 describe("OpenAI Responses conformance on recorded streams (SPEC E2, E3, M4, M5)", () => {
 	it("covers every Responses fixture folder", () => {
@@ -36,10 +40,7 @@ describe("OpenAI Responses conformance on recorded streams (SPEC E2, E3, M4, M5)
 		for (const seed of [fixtureIndex + 1, fixtureIndex + 101]) {
 			it(`${fixture.file} (split seed ${seed})`, async () => {
 				const bodies = responseBodies(fixture);
-				const server = await startReplayServer(
-					bodies.map((body) => ({ type: "sse" as const, body, split: { seed, pieces: 40 } })),
-				);
-				servers.push(server);
+				const server = await serveBodies(bodies, { seed, pieces: 40 });
 				const model = responsesModel(server.baseUrl);
 				for (const body of bodies) {
 					const facts = responseFacts(body);
@@ -50,23 +51,16 @@ describe("OpenAI Responses conformance on recorded streams (SPEC E2, E3, M4, M5)
 					if (facts.responseId !== undefined) expect(message.responseId).toBe(facts.responseId);
 					if (TRIMMED_DELTAS.has(fixture.file)) {
 						// Judged on what the deltas allow: they are a prefix; the `.done` text completes them.
-						const blocks = message.content.flatMap((block) => (block.type === "text" ? [block.text] : []));
+						const blocks = textBlocksOf(message);
 						expect(blocks.length).toBe(facts.textParts.length);
 						for (const [i, part] of facts.textParts.entries()) expect(blocks[i]?.startsWith(part)).toBe(true);
 						expect(textOf(message)).toBe(facts.doneText);
 					} else expect(textOf(message)).toBe(facts.text);
 					expect(streamedText).toBe(textOf(message));
 					expect(thinkingOf(message)).toBe(facts.thinking);
-					const calls = message.content.flatMap((block) =>
-						block.type === "toolCall" ? [{ id: block.id, name: block.name, arguments: block.arguments }] : [],
-					);
-					expect(calls).toEqual(facts.toolCalls);
-					const { cost: _cost, priceUnknown: _unknown, ...usage } = message.usage;
-					expect(usage).toEqual(facts.usage);
-					const items = message.content.flatMap((block) =>
-						block.type === "providerBlock" ? [block.data] : [],
-					);
-					expect(items).toEqual(facts.providerItems);
+					expect(callsOf(message)).toEqual(facts.toolCalls);
+					expect(tokenCountsOf(message)).toEqual(facts.usage);
+					expect(providerDataOf(message)).toEqual(facts.providerItems);
 					// SPEC M6: plain JSON.
 					expect(JSON.parse(JSON.stringify(message))).toEqual(message);
 				}

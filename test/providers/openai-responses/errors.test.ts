@@ -9,20 +9,12 @@ import {
 } from "../../../src/providers/openai-responses/index.js";
 import { assertEventShape } from "../support/collect.js";
 import { textOf } from "../support/content.js";
+import { closeServersAfterEach, serve } from "../support/loopback.js";
 import { HI } from "../support/transcript.js";
 import { collect, responsesModel } from "./helpers.js";
-import {
-	closeServerAfterEach,
-	created,
-	delta,
-	messageAdded,
-	partAdded,
-	serve,
-	sse,
-	usage,
-} from "./synthetic.js";
+import { created, delta, messageAdded, partAdded, sse, usage } from "./synthetic.js";
 
-closeServerAfterEach();
+closeServersAfterEach();
 
 describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 	it("401 → auth, not retried", async () => {

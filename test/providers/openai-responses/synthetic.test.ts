@@ -4,20 +4,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { textOf } from "../support/content.js";
+import { closeServersAfterEach, serve } from "../support/loopback.js";
 import { HI } from "../support/transcript.js";
 import { collect, responsesModel } from "./helpers.js";
-import {
-	closeServerAfterEach,
-	created,
-	delta,
-	messageAdded,
-	partAdded,
-	serve,
-	sse,
-	usage,
-} from "./synthetic.js";
+import { created, delta, messageAdded, partAdded, sse, usage } from "./synthetic.js";
 
-closeServerAfterEach();
+closeServersAfterEach();
 
 describe("SYNTHETIC terminal cases no recording covers (SPEC M4, S5)", () => {
 	it("response.incomplete max_output_tokens → length, with a cut tool call closed with an argumentsError", async () => {

@@ -1,26 +1,9 @@
-/** Hand-written Responses streams and a per-test loopback server for the provider's SYNTHETIC tests. */
-import { afterEach } from "vitest";
-import { type ReplayServer, type ScriptedResponse, startReplayServer } from "../support/replay-server.js";
-
-let server: ReplayServer | undefined;
-
-/** Close the test's server after each test; call once at the top of a test file. */
-export function closeServerAfterEach(): void {
-	afterEach(async () => {
-		await server?.close();
-		server = undefined;
-	});
-}
-
-/** Start this test's server with a script. */
-export async function serve(...script: ScriptedResponse[]): Promise<ReplayServer> {
-	server = await startReplayServer(script);
-	return server;
-}
+/** Hand-written Responses stream pieces for the provider's SYNTHETIC tests. */
+import { frameEvents } from "../support/fixtures.js";
 
 /** SSE body from events (named, as api.openai.com sends them). SYNTHETIC streams only. */
 export function sse(...events: Record<string, unknown>[]): string {
-	return events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join("");
+	return frameEvents("openai-responses", events);
 }
 
 /** SYNTHETIC stream piece. */

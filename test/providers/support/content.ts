@@ -12,9 +12,14 @@ export interface ToolCallFact {
 	arguments: unknown;
 }
 
+/** The text of each text block, in order. */
+export function textBlocksOf(message: AssistantMessage): string[] {
+	return message.content.flatMap((block) => (block.type === "text" ? [block.text] : []));
+}
+
 /** The visible text of a message (all text blocks, in order). */
 export function textOf(message: AssistantMessage): string {
-	return message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+	return textBlocksOf(message).join("");
 }
 
 /** The reasoning text of a message (all thinking blocks, in order). */
