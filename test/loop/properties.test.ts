@@ -323,6 +323,14 @@ function assertPlaceholdersHaveCauses(played: Played, transcript: readonly Agent
 		const details = result.details as { synthetic?: boolean; reason?: string; started?: boolean } | undefined;
 		if (!details?.synthetic) continue;
 		const where = `${details.reason} placeholder for ${result.toolName} (${result.toolCallId})`;
+		// SPEC A3, T11: `started` tells a UI whether the tool had begun executing.
+		if (
+			(details.started === true) !== played.executeStarts.has(result.toolCallId) &&
+			runIsFirst(played, result)
+		)
+			throw new Error(
+				`SPEC T11: ${where} says started=${details.started === true}, but execute was ${played.executeStarts.has(result.toolCallId) ? "" : "never "}called`,
+			);
 		switch (details.reason) {
 			case "interrupted": {
 				// SPEC L10: asides never interrupt; only a steer does.
@@ -425,6 +433,11 @@ function assertResultsFollowTheirCalls(messages: readonly AgentMessage[]): void 
 			.map((r) => (r as ToolResultMessage).toolCallId);
 		if (ids.length > 0) expect(next, `SPEC L3/T7: results after the reply at ${index}`).toEqual(ids);
 	});
+}
+
+/** Whether a result belongs to the first run (execution logs cover only it). */
+function runIsFirst(played: Played, result: ToolResultMessage): boolean {
+	return played.events.some((e) => e.type === "message_end" && e.message === result);
 }
 
 /** SPEC S3: at most 1 + MAX_PAUSED_TURN_CONTINUATIONS consecutive paused replies without tool calls. */
