@@ -152,6 +152,7 @@ function checkInvariants(played: Played & { settled: boolean }): void {
 	assertScheduling(played, runTranscript);
 	assertPlaceholdersHaveCauses(played, runTranscript);
 
+	expect(played.busyViolations, "SPEC Q3").toEqual([]);
 	// SPEC A6, A7: abort and deadline never drain a queue.
 	expect(played.lateDequeues, "SPEC A6/A7: dequeued after the stop").toEqual([]);
 	// SPEC L9/L7: a run that completes has drained every message queued while it ran, in queue order.

@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { vi } from "vitest";
 import {
 	Agent,
+	AgentBusyError,
 	type AgentEvent,
 	type AgentLoopConfig,
 	type AgentMessage,
@@ -432,6 +433,8 @@ export interface Played {
 	queued: AgentMessage[];
 	/** Messages queued before `Agent.reset()` or dropped by `clearQueues()`, by design. */
 	dropped: AgentMessage[];
+	/** SPEC Q3 violations seen by prompt()/continue() attempts during the Agent's run. */
+	busyViolations: string[];
 	/** The transcript the run started from (`resume`). */
 	initial: readonly AgentMessage[];
 	/** Queued before the first run's agent_end. */
@@ -679,6 +682,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 	let stoppedAt: number | undefined = stop.kind === "deadline" ? stop.at : undefined;
 	let abortFired = false;
 	const dropped: AgentMessage[] = [];
+	const busyViolations: string[] = [];
 	let clearQueues = (): void => {};
 	let outcomeAbortedBeforeEnd = false;
 	let settled = false;
@@ -733,7 +737,20 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		});
 		agent = a;
 		unsubscribe = a.subscribe(record);
-		steer = (m) => a.steer(m);
+		steer = (m) => {
+			a.steer(m);
+			// SPEC Q3: while a run is active, prompt() and continue() refuse with a busy error and change nothing.
+			if (a.state.isStreaming) {
+				for (const attempt of [() => a.prompt("sneaking in"), () => a.continue()]) {
+					attempt().then(
+						() => busyViolations.push("prompt()/continue() succeeded during a run"),
+						(error: unknown) => {
+							if (!(error instanceof AgentBusyError)) busyViolations.push(String(error));
+						},
+					);
+				}
+			}
+		};
 		followUp = (m) => a.followUp(m);
 		abort = (reason) => a.abort(reason);
 		stillQueued = () => [...a.peekSteeringQueue(), ...a.peekFollowUpQueue()];
@@ -847,6 +864,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		settled,
 		initial,
 		dropped,
+		busyViolations,
 		queuedWhileRunning,
 		lateDequeues,
 		executions: [...executions.values()],
