@@ -3,18 +3,14 @@
  * parallel function calls, then a recorded text reply. The loop runs both tools and the follow-up request
  * carries the signed calls and both function responses in one user turn (SPEC L3, T7, I5).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../../src/loop/agent-loop.js";
 import type { AgentTool } from "../../../src/tools/types.js";
-import { fixturesFor, responseBodies } from "../support/fixtures.js";
-import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { fixtureMatching, responseBodies } from "../support/fixtures.js";
+import { closeServersAfterEach, serve } from "../support/loopback.js";
 import { geminiModel } from "./helpers.js";
 
-let server: ReplayServer | undefined;
-afterEach(async () => {
-	await server?.close();
-	server = undefined;
-});
+closeServersAfterEach();
 
 function arithmetic(name: string, fn: (a: number, b: number) => number): AgentTool<{ a: number; b: number }> {
 	return {
@@ -32,11 +28,11 @@ function arithmetic(name: string, fn: (a: number, b: number) => number): AgentTo
 describe("agentLoop × Gemini (recorded parallel calls, then text)", () => {
 	it("runs both calls, sends both responses in one user turn, and ends with the text reply", async () => {
 		const pick = (name: string) =>
-			responseBodies(fixturesFor(["google-gemini", "google-vertex"]).find((f) => f.file.includes(name))!)[0]!;
-		server = await startReplayServer([
+			responseBodies(fixtureMatching(["google-gemini", "google-vertex"], name))[0]!;
+		const server = await serve(
 			{ type: "sse", body: pick("multi_tool_streaming"), split: { seed: 1 } },
 			{ type: "sse", body: pick("google-text.chunks"), split: { seed: 2 } },
-		]);
+		);
 		const run = agentLoop(
 			[{ role: "user", content: "Add 2 and 3, and multiply them.", timestamp: 1 }],
 			{ messages: [], tools: [arithmetic("add", (a, b) => a + b), arithmetic("multiply", (a, b) => a * b)] },

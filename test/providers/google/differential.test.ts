@@ -6,10 +6,10 @@
  * match the recording, and the SDK's case is listed below as a known fault.
  */
 import { GoogleGenAI } from "@google/genai";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { textOf } from "../support/content.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
-import { startReplayServer } from "../support/replay-server.js";
+import { closeServersAfterEach, serve } from "../support/loopback.js";
 import { HI } from "../support/transcript.js";
 import { geminiFacts } from "./facts.js";
 import { collect, geminiModel } from "./helpers.js";
@@ -45,18 +45,14 @@ async function readWithSdk(baseUrl: string): Promise<Comparable> {
 	return { text, toolCalls };
 }
 
-const servers: { close(): Promise<void> }[] = [];
-afterAll(async () => {
-	await Promise.all(servers.map((server) => server.close()));
-});
+closeServersAfterEach();
 
 describe("Gemini: differential check against @google/genai 2.x chunk getters", () => {
 	for (const fixture of FIXTURES) {
 		it(fixture.file, async () => {
 			const [body] = responseBodies(fixture);
 			const script = { type: "sse" as const, body: body!, split: { seed: 5 } };
-			const server = await startReplayServer([script, script]);
-			servers.push(server);
+			const server = await serve(script, script);
 			let sdk: Comparable | Error;
 			try {
 				sdk = await readWithSdk(server.baseUrl);

@@ -14,8 +14,8 @@ import {
 	parseJsonPath,
 	partialArgsState,
 } from "../../../src/providers/google/index.js";
-import { fixturesFor, responseBodies } from "../support/fixtures.js";
-import { startReplayServer } from "../support/replay-server.js";
+import { fixtureMatching, responseBodies } from "../support/fixtures.js";
+import { closeServersAfterEach, serveBodies } from "../support/loopback.js";
 import { HI } from "../support/transcript.js";
 import { collect, geminiModel } from "./helpers.js";
 
@@ -29,6 +29,8 @@ function assemble(args: PartialArg[]) {
 	}
 	return { args: state.args, json, abandoned: writer.abandoned };
 }
+
+closeServersAfterEach();
 
 describe("parseJsonPath", () => {
 	it("reads dotted keys, indices and quoted keys", () => {
@@ -74,21 +76,13 @@ describe("applyPartialArg + PartialArgsJsonWriter", () => {
 
 describe("streamed Vertex calls emit toolcall_delta with partial arguments (SPEC E4)", () => {
 	it("google-stream-tool-call-arguments: deltas show the location growing, the end has the whole object", async () => {
-		const fixture = fixturesFor(["google-vertex"]).find((f) => f.file.includes("tool-call-arguments"))!;
-		const server = await startReplayServer([
-			{ type: "sse", body: responseBodies(fixture)[0]!, split: { seed: 9 } },
-		]);
-		try {
-			const { events } = await collect(geminiModel(server.baseUrl), HI);
-			const deltas = events.flatMap((event) => (event.type === "toolcall_delta" ? [event.arguments] : []));
-			expect(deltas[0]).toEqual({ location: "Boston" });
-			const ends = events.flatMap((event) =>
-				event.type === "toolcall_end" ? [event.toolCall.arguments] : [],
-			);
-			expect(ends).toEqual([{ location: "Boston" }, { location: "San Francisco" }]);
-		} finally {
-			await server.close();
-		}
+		const fixture = fixtureMatching(["google-vertex"], "tool-call-arguments");
+		const server = await serveBodies(responseBodies(fixture).slice(0, 1), { seed: 9 });
+		const { events } = await collect(geminiModel(server.baseUrl), HI);
+		const deltas = events.flatMap((event) => (event.type === "toolcall_delta" ? [event.arguments] : []));
+		expect(deltas[0]).toEqual({ location: "Boston" });
+		const ends = events.flatMap((event) => (event.type === "toolcall_end" ? [event.toolCall.arguments] : []));
+		expect(ends).toEqual([{ location: "Boston" }, { location: "San Francisco" }]);
 	});
 
 	it("compat.streamFunctionCallArguments asks for streamed arguments", () => {

@@ -4,18 +4,14 @@
  * every follow-up request replays the encrypted reasoning item, the function calls and their outputs
  * (SPEC L3, I5; dispatch through the registry on `model.api`).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../../src/loop/agent-loop.js";
 import type { AgentTool } from "../../../src/tools/types.js";
-import { fixturesFor, responseBodies } from "../support/fixtures.js";
-import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { fixtureMatching, responseBodies } from "../support/fixtures.js";
+import { closeServersAfterEach, serve } from "../support/loopback.js";
 import { responsesModel } from "./helpers.js";
 
-let server: ReplayServer | undefined;
-afterEach(async () => {
-	await server?.close();
-	server = undefined;
-});
+closeServersAfterEach();
 
 const calculator: AgentTool<{ a: number; b: number; op: string }> = {
 	name: "calculator",
@@ -32,11 +28,9 @@ const calculator: AgentTool<{ a: number; b: number; op: string }> = {
 
 describe("agentLoop × OpenAI Responses (recorded multi-step tool run)", () => {
 	it("runs three tool turns and a final answer; each request replays what came before", async () => {
-		const fixture = fixturesFor(["openai-responses"]).find((f) =>
-			f.file.includes("reasoning-encrypted-content"),
-		)!;
-		server = await startReplayServer(
-			responseBodies(fixture).map((body, i) => ({ type: "sse" as const, body, split: { seed: i } })),
+		const fixture = fixtureMatching(["openai-responses"], "reasoning-encrypted-content");
+		const server = await serve(
+			...responseBodies(fixture).map((body, i) => ({ type: "sse" as const, body, split: { seed: i } })),
 		);
 		const model = responsesModel(server.baseUrl, { id: "gpt-5.1-codex-max" });
 		const run = agentLoop(

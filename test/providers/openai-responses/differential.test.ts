@@ -7,11 +7,11 @@
  */
 import OpenAI from "openai";
 import type { Response } from "openai/resources/responses/responses";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../../src/core/messages.js";
 import { textOf } from "../support/content.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
-import { startReplayServer } from "../support/replay-server.js";
+import { closeServersAfterEach, serve } from "../support/loopback.js";
 import { HI } from "../support/transcript.js";
 import { responseFacts } from "./facts.js";
 import { collect, responsesModel } from "./helpers.js";
@@ -108,18 +108,14 @@ function fromOurs(message: AssistantMessage): Comparable {
 	};
 }
 
-const servers: { close(): Promise<void> }[] = [];
-afterAll(async () => {
-	await Promise.all(servers.map((server) => server.close()));
-});
+closeServersAfterEach();
 
 describe("OpenAI Responses: differential check against openai 6.x responses.stream()", () => {
 	for (const fixture of FIXTURES) {
 		it(fixture.file, async () => {
 			const bodies = responseBodies(fixture);
 			const script = bodies.map((body) => ({ type: "sse" as const, body, split: { seed: 3 } }));
-			const server = await startReplayServer([...script, ...script]);
-			servers.push(server);
+			const server = await serve(...script, ...script);
 			const client = new OpenAI({ apiKey: "test-key", baseURL: server.baseUrl, maxRetries: 0 });
 			const sdkResults: (Comparable | Error)[] = [];
 			for (const _body of bodies) {
