@@ -1,37 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { AssistantMessage, Message } from "../../../src/core/messages.js";
-import { emptyUsage } from "../../../src/core/messages.js";
+import type { Message } from "../../../src/core/messages.js";
 import type { Context, Model } from "../../../src/core/model.js";
 import { buildAnthropicRequest } from "../../../src/providers/anthropic/index.js";
 import { getModel } from "../../../src/providers/models.js";
-import { testModel } from "./helpers.js";
-
-const model = testModel("http://127.0.0.1:1");
-const tools = [
-	{
-		name: "read",
-		description: "Read a file",
-		parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
-	},
-	{ name: "ls", description: "List a folder", parameters: { type: "object", properties: {} } },
-];
-
-function assistant(
-	content: AssistantMessage["content"],
-	from: Partial<AssistantMessage> = {},
-): AssistantMessage {
-	return {
-		role: "assistant",
-		content,
-		api: "anthropic-messages",
-		provider: "anthropic",
-		model: model.id,
-		usage: emptyUsage(),
-		stopReason: "toolUse",
-		timestamp: 2,
-		...from,
-	};
-}
+import { assistant, model, tools } from "./request-fixtures.js";
 
 const conversation: Message[] = [
 	{

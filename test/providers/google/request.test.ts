@@ -3,8 +3,7 @@
  * same model only), SPEC X5 thinking levels, tool choice.
  */
 import { describe, expect, it } from "vitest";
-import type { AssistantMessage, Message } from "../../../src/core/messages.js";
-import { emptyUsage } from "../../../src/core/messages.js";
+import type { Message } from "../../../src/core/messages.js";
 import type { Context, Model } from "../../../src/core/model.js";
 import {
 	buildGeminiRequest,
@@ -13,26 +12,12 @@ import {
 	toFunctionCallingConfig,
 } from "../../../src/providers/google/index.js";
 import { getModel } from "../../../src/providers/models.js";
+import { repliesOf } from "../support/transcript.js";
 import { geminiModel } from "./helpers.js";
 
 const model = geminiModel("http://127.0.0.1:1");
 
-function assistant(
-	content: AssistantMessage["content"],
-	from: Partial<AssistantMessage> = {},
-): AssistantMessage {
-	return {
-		role: "assistant",
-		content,
-		api: "google-generative-ai",
-		provider: "google",
-		model: "gemini-2.5-flash",
-		usage: emptyUsage(),
-		stopReason: "toolUse",
-		timestamp: 2,
-		...from,
-	};
-}
+const assistant = repliesOf(model);
 
 const codePart = { executableCode: { language: "PYTHON", code: "print(1)" }, thoughtSignature: "sig-code" };
 

@@ -1,35 +1,18 @@
 /** Shared inputs of the request tests. */
-import type { AssistantMessage, Message } from "../../../src/core/messages.js";
-import { emptyUsage } from "../../../src/core/messages.js";
-import type { Context } from "../../../src/core/model.js";
+import type { Message } from "../../../src/core/messages.js";
+import type { Context, ToolSpec } from "../../../src/core/model.js";
+import { readFileTool, repliesOf } from "../support/transcript.js";
 import { testModel } from "./helpers.js";
 
+/** The model requests are built for (never contacted). */
 export const model = testModel("https://api.openai.com/v1");
-export const tools = [
-	{
-		name: "read",
-		description: "Read a file",
-		parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
-	},
-];
+/** A file reader. */
+export const tools: ToolSpec[] = [readFileTool("read")];
 
-export function assistant(
-	content: AssistantMessage["content"],
-	from: Partial<AssistantMessage> = {},
-): AssistantMessage {
-	return {
-		role: "assistant",
-		content,
-		api: model.api,
-		provider: model.provider,
-		model: model.id,
-		usage: emptyUsage(),
-		stopReason: "toolUse",
-		timestamp: 2,
-		...from,
-	};
-}
+/** An earlier reply of `model`. */
+export const assistant = repliesOf(model);
 
+/** A user turn with an image, a tool-use reply, its result with an image, and a thank-you. */
 export const conversation: Message[] = [
 	{
 		role: "user",
@@ -59,4 +42,5 @@ export const conversation: Message[] = [
 	{ role: "user", content: "Thanks", timestamp: 4 },
 ];
 
+/** `conversation` with a system prompt and `tools`. */
 export const context: Context = { systemPrompt: "Be brief.", messages: conversation, tools };

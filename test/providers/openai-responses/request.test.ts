@@ -3,8 +3,7 @@
  * SPEC X5 reasoning levels, tool choice, and the prompt-cache key.
  */
 import { describe, expect, it } from "vitest";
-import type { AssistantMessage, Message } from "../../../src/core/messages.js";
-import { emptyUsage } from "../../../src/core/messages.js";
+import type { Message } from "../../../src/core/messages.js";
 import type { Context, Model } from "../../../src/core/model.js";
 import { getModel } from "../../../src/providers/models.js";
 import {
@@ -13,6 +12,7 @@ import {
 	responsesReasoningConfig,
 	toResponsesToolChoice,
 } from "../../../src/providers/openai-responses/index.js";
+import { repliesOf } from "../support/transcript.js";
 import { responsesModel } from "./helpers.js";
 
 const model = responsesModel("http://127.0.0.1:1");
@@ -30,22 +30,7 @@ const webSearchItem = {
 	action: { type: "search" },
 };
 
-function assistant(
-	content: AssistantMessage["content"],
-	from: Partial<AssistantMessage> = {},
-): AssistantMessage {
-	return {
-		role: "assistant",
-		content,
-		api: "openai-responses",
-		provider: "openai",
-		model: "gpt-5",
-		usage: emptyUsage(),
-		stopReason: "toolUse",
-		timestamp: 2,
-		...from,
-	};
-}
+const assistant = repliesOf(model);
 
 const ownReply = assistant([
 	{ type: "providerBlock", api: "openai-responses", data: reasoningItem },
