@@ -111,6 +111,8 @@ export interface Scenario {
 	gateStopsAt: number | undefined;
 	/** The host drops every queued message at this fake time (`Agent.clearQueues()`, SPEC T12). */
 	clearAt: number | undefined;
+	/** SPEC C5: tools get a required intent field `i`, removed from the arguments at dispatch. */
+	intentTracing: boolean;
 	/** A step runner (SPEC L13) that passes through, or throws before / after the given model step (SPEC L12). */
 	steps: "default" | "passthrough" | { throwAt: number; when: "before" | "after" };
 }
@@ -217,6 +219,7 @@ export function scenarioArb(stop: fc.Arbitrary<StopPlan> = stopArb): fc.Arbitrar
 			plainIterable: fc.boolean(),
 			gateStopsAt: rarely(fc.nat({ max: 4 }), 8),
 			clearAt: rarely(time, 6),
+			intentTracing: fc.boolean(),
 			steps: fc.oneof(
 				{ weight: 4, arbitrary: fc.constant("default" as const) },
 				{ weight: 2, arbitrary: fc.constant("passthrough" as const) },
@@ -347,7 +350,9 @@ function toBlock(call: CallPlan): ScriptedBlock {
 	const name = TOOL_NAMES[call.tool] ?? "no_such_tool";
 	if (call.args === "broken") return { type: "toolCall", name, arguments: `{"ms": ${call.ms}, "b": ` };
 	const ms = call.args === "invalid" ? "soon" : call.ms;
-	return { type: "toolCall", name, arguments: { ms, b: call.behaviour } };
+	// Some calls state an intent (SPEC C5): stripped before validation when intent tracing is on.
+	const intent = call.ms % 4 === 0 ? { i: `run ${name}` } : {};
+	return { type: "toolCall", name, arguments: { ...intent, ms, b: call.behaviour } };
 }
 
 /** One reply plan as the scripted model plays it. */
@@ -561,7 +566,11 @@ function abortReason(stop: Extract<StopPlan, { kind: "abort" }>): unknown {
 }
 
 function hooksOf(scenario: Scenario): Partial<AgentLoopConfig> {
-	const hooks: Partial<AgentLoopConfig> = { interruptMode: scenario.interruptMode, now: Date.now };
+	const hooks: Partial<AgentLoopConfig> = {
+		interruptMode: scenario.interruptMode,
+		now: Date.now,
+		intentTracing: scenario.intentTracing,
+	};
 	const { approveMs, turnEndThrowsAt } = scenario;
 	if (approveMs !== undefined) {
 		// Blocks calls with `ms % 5 === 1` (SPEC T4); revises `ms % 5 === 3` to `ms + 6`, which keeps the
