@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RetryInfo } from "../../../src/core/model.js";
 import { stream as registryStream } from "../../../src/providers/registry.js";
+import { collectAbortedAtText } from "../support/collect.js";
 import { fixtureBytes, frameEvents } from "../support/fixtures.js";
 import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
 import { HELLO } from "../support/transcript.js";
@@ -252,21 +253,14 @@ describe("keys, abort, registry", () => {
 
 	it("abort mid-stream commits the text so far as aborted with the reason text, at once (SPEC A1, A2, A5)", async () => {
 		server.enqueue({ type: "hang", partial: sse([START, TEXT_START, HELLO_DELTA]) });
-		const controller = new AbortController();
-		const events: string[] = [];
 		const { streamAnthropic } = await import("../../../src/providers/anthropic/index.js");
-		const stream = streamAnthropic(testModel(server.baseUrl), HELLO, {
-			apiKey: "k",
-			signal: controller.signal,
-		});
-		for await (const event of stream) {
-			events.push(event.type);
-			if (event.type === "text_delta") controller.abort("user pressed stop");
-		}
-		const message = await stream.result();
+		const { message, events } = await collectAbortedAtText(
+			(signal) => streamAnthropic(testModel(server.baseUrl), HELLO, { apiKey: "k", signal }),
+			"user pressed stop",
+		);
 		expect(message).toMatchObject({ stopReason: "aborted", errorMessage: "user pressed stop" });
 		expect(message.content).toEqual([{ type: "text", text: "Hel" }]);
-		expect(events.at(-1)).toBe("error");
+		expect(events.at(-1)?.type).toBe("error");
 	});
 
 	it("an already-aborted signal ends the stream as aborted with the default text", async () => {

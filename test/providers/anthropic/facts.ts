@@ -3,6 +3,7 @@
  * concatenated text deltas, tool calls with parsed arguments, final usage, raw stop reason. Conformance tests
  * compare the decoder's final message against these.
  */
+import type { ToolCallFact } from "../support/content.js";
 import { type RecordedEvent, recordedEvents } from "../support/fixtures.js";
 
 /** What a correct decoder must reproduce from one recorded response. */
@@ -12,7 +13,7 @@ export interface RecordingFacts {
 	/** Thinking text of each thinking block, with its signature. */
 	thinking: { thinking: string; signature: string }[];
 	/** Client tool calls with parsed arguments. */
-	toolCalls: { id: string; name: string; arguments: unknown }[];
+	toolCalls: ToolCallFact[];
 	/** Each tool call's `caller` when it is not `{type: "direct"}` (programmatic tool calling), else undefined. */
 	toolCallers: unknown[];
 	/** `type` of each server-side block, in order. */

@@ -1,6 +1,7 @@
 /**
  * What a recorded Gemini stream says about itself, read independently of the decoder under test.
  */
+import type { TokenCounts, ToolCallFact } from "../support/content.js";
 import { recordedEvents } from "../support/fixtures.js";
 
 /** A recorded Gemini chunk (loosely typed: this is test-side reading of the recording). */
@@ -23,15 +24,8 @@ export function recordedChunks(body: Uint8Array): RecordedChunk[] {
 export interface GeminiFacts {
 	text: string;
 	thinking: string;
-	toolCalls: { id: string; name: string; arguments: unknown }[];
-	usage: {
-		input: number;
-		output: number;
-		cacheRead: number;
-		cacheWrite: number;
-		totalTokens: number;
-		reasoning?: number;
-	};
+	toolCalls: ToolCallFact[];
+	usage: TokenCounts;
 	finishReason: string | undefined;
 	providerParts: unknown[];
 	responseId: string | undefined;

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "../../../src/core/messages.js";
 import type { Context } from "../../../src/core/model.js";
 import { streamGoogle } from "../../../src/providers/google/index.js";
-import { assertEventShape } from "../support/collect.js";
+import { assertEventShape, collectAbortedAtText } from "../support/collect.js";
 import { textOf } from "../support/content.js";
 import { fixtureMatching, frameEvents, responseBodies } from "../support/fixtures.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
@@ -231,10 +231,10 @@ describe("SYNTHETIC finish cases no recording covers (SPEC M4, S5)", () => {
 
 	it("an abort mid-stream → aborted with the text so far (SPEC A1, A2)", async () => {
 		const s = await serve({ type: "hang", partial: sse(textChunk("thinking about")) });
-		const controller = new AbortController();
-		const stream = streamGoogle(geminiModel(s.baseUrl), HI, { apiKey: "k", signal: controller.signal });
-		for await (const event of stream) if (event.type === "text_delta") controller.abort("user pressed stop");
-		const message = await stream.result();
+		const { message } = await collectAbortedAtText(
+			(signal) => streamGoogle(geminiModel(s.baseUrl), HI, { apiKey: "k", signal }),
+			"user pressed stop",
+		);
 		expect(message.stopReason).toBe("aborted");
 		expect(message.errorMessage).toBe("user pressed stop");
 		expect(textOf(message)).toBe("thinking about");

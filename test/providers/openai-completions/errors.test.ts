@@ -5,6 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RetryInfo } from "../../../src/core/model.js";
 import { stream as registryStream } from "../../../src/providers/registry.js";
+import { collectAbortedAtText } from "../support/collect.js";
 import { textOf } from "../support/content.js";
 import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
 import { HELLO } from "../support/transcript.js";
@@ -135,10 +136,10 @@ describe("network failures", () => {
 
 	it("abort mid-stream commits the text so far as aborted (SPEC A1)", async () => {
 		server.enqueue({ type: "hang", partial: chunk({ role: "assistant", content: "Wait" }) });
-		const controller = new AbortController();
-		const stream = registryStream(testModel(baseUrl), HELLO, { apiKey: "k", signal: controller.signal });
-		for await (const event of stream) if (event.type === "text_delta") controller.abort("user stop");
-		const message = await stream.result();
+		const { message } = await collectAbortedAtText(
+			(signal) => registryStream(testModel(baseUrl), HELLO, { apiKey: "k", signal }),
+			"user stop",
+		);
 		expect(message).toMatchObject({ stopReason: "aborted", errorMessage: "user stop" });
 		expect(textOf(message)).toBe("Wait");
 	});

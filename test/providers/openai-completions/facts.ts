@@ -3,6 +3,7 @@
  * decoder under test): the text deltas concatenated, the reasoning deltas concatenated, tool calls assembled
  * by `index` (or by `id` where a server sends none), the last usage object, the last `finish_reason`.
  */
+import type { ToolCallFact } from "../support/content.js";
 import { recordedEvents } from "../support/fixtures.js";
 
 type Json = Record<string, unknown>;
@@ -11,7 +12,7 @@ type Json = Record<string, unknown>;
 export interface ChatFacts {
 	text: string;
 	thinking: string;
-	toolCalls: { id: string; name: string; arguments: unknown }[];
+	toolCalls: ToolCallFact[];
 	usage: Json | undefined;
 	finishReason: string | undefined;
 	refusal: boolean;

@@ -7,7 +7,7 @@ import {
 	buildResponsesRequest,
 	streamOpenAIResponses,
 } from "../../../src/providers/openai-responses/index.js";
-import { assertEventShape } from "../support/collect.js";
+import { assertEventShape, collectAbortedAtText } from "../support/collect.js";
 import { textOf } from "../support/content.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
 import { HI } from "../support/transcript.js";
@@ -158,13 +158,10 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 
 	it("an abort mid-stream → aborted with the text so far (SPEC A1, A2)", async () => {
 		const s = await serve({ type: "hang", partial: sse(created, messageAdded, partAdded, delta("half a")) });
-		const controller = new AbortController();
-		const stream = streamOpenAIResponses(responsesModel(s.baseUrl), HI, {
-			apiKey: "k",
-			signal: controller.signal,
-		});
-		for await (const event of stream) if (event.type === "text_delta") controller.abort("user pressed stop");
-		const message = await stream.result();
+		const { message } = await collectAbortedAtText(
+			(signal) => streamOpenAIResponses(responsesModel(s.baseUrl), HI, { apiKey: "k", signal }),
+			"user pressed stop",
+		);
 		expect(message.stopReason).toBe("aborted");
 		expect(message.errorMessage).toBe("user pressed stop");
 		expect(textOf(message)).toBe("half a");

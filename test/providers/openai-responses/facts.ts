@@ -2,6 +2,7 @@
  * What a recorded Responses stream says about itself, read independently of the decoder under test: the
  * expected text (concatenated deltas), thinking, tool calls, usage, stop reason and provider-side items.
  */
+import type { TokenCounts, ToolCallFact } from "../support/content.js";
 import { type RecordedEvent, recordedEvents } from "../support/fixtures.js";
 
 /** A recorded event with its parsed JSON payload (`[DONE]` and non-JSON payloads dropped). */
@@ -26,15 +27,8 @@ export interface ResponseFacts {
 	/** `output_text.done` texts joined: the complete text when deltas were trimmed (openai-phase). */
 	doneText: string;
 	thinking: string;
-	toolCalls: { id: string; name: string; arguments: unknown }[];
-	usage: {
-		input: number;
-		output: number;
-		cacheRead: number;
-		cacheWrite: number;
-		totalTokens: number;
-		reasoning?: number;
-	};
+	toolCalls: ToolCallFact[];
+	usage: TokenCounts;
 	stopReason: "stop" | "toolUse" | "length" | "error";
 	providerItems: unknown[];
 	terminal: string | undefined;

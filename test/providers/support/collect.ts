@@ -14,12 +14,8 @@ export interface Collected {
 }
 
 /** Drain `stream`, then await its result; fails the test if iteration or `result()` throws. */
-export async function collectStream(stream: AssistantMessageEventStream): Promise<Collected> {
-	const events: AssistantMessageEvent[] = [];
-	for await (const event of stream) events.push(event);
-	const message = await stream.result();
-	const streamedText = events.map((event) => (event.type === "text_delta" ? event.delta : "")).join("");
-	return { events, message, streamedText };
+export function collectStream(stream: AssistantMessageEventStream): Promise<Collected> {
+	return drain(stream, () => {});
 }
 
 /** SPEC E2 shape: one `start` first, exactly one terminal event last. Returns what is wrong, if anything. */
@@ -30,4 +26,32 @@ export function assertEventShape(events: AssistantMessageEvent[]): string | unde
 	const last = events[events.length - 1];
 	if (last?.type !== "done" && last?.type !== "error") return `last event is ${last?.type}`;
 	return undefined;
+}
+
+/**
+ * Start a stream with an abort signal, abort it with `reason` as soon as text streams (a user pressing stop
+ * mid-reply, SPEC A1, A2), and collect it to the end.
+ */
+export async function collectAbortedAtText(
+	start: (signal: AbortSignal) => AssistantMessageEventStream,
+	reason: string,
+): Promise<Collected> {
+	const controller = new AbortController();
+	return drain(start(controller.signal), (event) => {
+		if (event.type === "text_delta") controller.abort(reason);
+	});
+}
+
+async function drain(
+	stream: AssistantMessageEventStream,
+	onEvent: (event: AssistantMessageEvent) => void,
+): Promise<Collected> {
+	const events: AssistantMessageEvent[] = [];
+	for await (const event of stream) {
+		events.push(event);
+		onEvent(event);
+	}
+	const message = await stream.result();
+	const streamedText = events.map((event) => (event.type === "text_delta" ? event.delta : "")).join("");
+	return { events, message, streamedText };
 }

@@ -3,7 +3,7 @@
  * test compares like with like: text and thinking concatenated, tool calls as `{id, name, arguments}`,
  * provider blocks as their raw data, usage as token counts without cost.
  */
-import type { AssistantMessage } from "../../../src/core/messages.js";
+import type { AssistantMessage, Usage } from "../../../src/core/messages.js";
 
 /** A tool call as recordings and tests name it. */
 export interface ToolCallFact {
@@ -11,6 +11,9 @@ export interface ToolCallFact {
 	name: string;
 	arguments: unknown;
 }
+
+/** Token counts as recordings report them: a message's usage without the derived `cost` and `priceUnknown`. */
+export type TokenCounts = Omit<Usage, "cost" | "priceUnknown">;
 
 /** The text of each text block, in order. */
 export function textBlocksOf(message: AssistantMessage): string[] {
