@@ -113,6 +113,8 @@ export interface Scenario {
 	clearAt: number | undefined;
 	/** SPEC C5: tools get a required intent field `i`, removed from the arguments at dispatch. */
 	intentTracing: boolean;
+	/** SPEC X1: a soft requirement to call `alpha` (reminder once, escalation, failure after 3 forced turns). */
+	softRequirement: true | undefined;
 	/** A step runner (SPEC L13) that passes through, or throws before / after the given model step (SPEC L12). */
 	steps: "default" | "passthrough" | { throwAt: number; when: "before" | "after" };
 }
@@ -220,6 +222,7 @@ export function scenarioArb(stop: fc.Arbitrary<StopPlan> = stopArb): fc.Arbitrar
 			gateStopsAt: rarely(fc.nat({ max: 4 }), 8),
 			clearAt: rarely(time, 6),
 			intentTracing: fc.boolean(),
+			softRequirement: rarely(fc.constant(true as const), 5),
 			steps: fc.oneof(
 				{ weight: 4, arbitrary: fc.constant("default" as const) },
 				{ weight: 2, arbitrary: fc.constant("passthrough" as const) },
@@ -600,6 +603,14 @@ function hooksOf(scenario: Scenario): Partial<AgentLoopConfig> {
 		};
 	}
 	if (yieldMs !== undefined) hooks.onBeforeYield = () => sleep(yieldMs);
+	if (scenario.softRequirement) {
+		hooks.getToolChoice = () => ({
+			soft: true,
+			id: "alpha-first",
+			toolName: "alpha",
+			reminder: [user("Please call alpha first.")],
+		});
+	}
 	const { gateStopsAt } = scenario;
 	if (gateStopsAt !== undefined) {
 		let gates = 0;
