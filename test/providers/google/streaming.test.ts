@@ -9,6 +9,7 @@ import type { Context } from "../../../src/core/model.js";
 import { streamGoogle } from "../../../src/providers/google/index.js";
 import { assertEventShape, collectAbortedAtText } from "../support/collect.js";
 import { textOf } from "../support/content.js";
+import { itEndsWithoutRetry, itRecoversAfterOneRetry, onFreshServer } from "../support/error-paths.js";
 import { fixtureMatching, frameEvents, responseBodies } from "../support/fixtures.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
 import { appendNextTurn, expectGrowingPrefixes, trailingArray } from "../support/prompt-bytes.js";
@@ -92,6 +93,8 @@ describe("request over the wire", () => {
 });
 
 describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
+	const call = onFreshServer((baseUrl) => collect(geminiModel(baseUrl), HI));
+
 	it("400 API_KEY_INVALID → auth, not retried", async () => {
 		const s = await serve({
 			type: "http",
@@ -131,36 +134,41 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 		expect(retries).toMatchObject([{ errorKind: "rate_limit", delayMs: 0 }]);
 	});
 
-	it("500 then success", async () => {
-		const s = await serve(
-			{
-				type: "http",
-				status: 500,
-				body: JSON.stringify({ error: { code: 500, message: "Internal", status: "INTERNAL" } }),
-			},
-			{ type: "sse", body: sse(textChunk("fine", "STOP")) },
-		);
-		const { message } = await collect(geminiModel(s.baseUrl), HI);
-		expect(textOf(message)).toBe("fine");
-		expect(s.requests).toHaveLength(2);
-	});
-
-	it("400 input token count exceeds the maximum → context_overflow", async () => {
-		const s = await serve({
-			type: "http",
-			status: 400,
-			body: JSON.stringify({
-				error: {
-					code: 400,
-					message: "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
-					status: "INVALID_ARGUMENT",
+	itRecoversAfterOneRetry(call, [
+		{
+			name: "500 then success",
+			script: [
+				{
+					type: "http",
+					status: 500,
+					body: JSON.stringify({ error: { code: 500, message: "Internal", status: "INTERNAL" } }),
 				},
-			}),
-		});
-		const { message } = await collect(geminiModel(s.baseUrl), HI);
-		expect(message.errorKind).toBe("context_overflow");
-		expect(s.requests).toHaveLength(1);
-	});
+				{ type: "sse", body: sse(textChunk("fine", "STOP")) },
+			],
+			text: "fine",
+		},
+	]);
+
+	itEndsWithoutRetry(call, [
+		{
+			name: "400 input token count exceeds the maximum → context_overflow",
+			script: [
+				{
+					type: "http",
+					status: 400,
+					body: JSON.stringify({
+						error: {
+							code: 400,
+							message:
+								"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+							status: "INVALID_ARGUMENT",
+						},
+					}),
+				},
+			],
+			errorKind: "context_overflow",
+		},
+	]);
 
 	it("a stream without a finish reason → 'stream ended unexpectedly', content kept", async () => {
 		const s = await serve({ type: "sse", body: sse(textChunk("half")) });

@@ -9,14 +9,17 @@ import {
 } from "../../../src/providers/openai-responses/index.js";
 import { assertEventShape, collectAbortedAtText } from "../support/collect.js";
 import { textOf } from "../support/content.js";
+import { itEndsWithoutRetry, itRecoversAfterOneRetry, onFreshServer } from "../support/error-paths.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
 import { HI } from "../support/transcript.js";
 import { collect, responsesModel } from "./helpers.js";
-import { created, delta, messageAdded, partAdded, sse, usage } from "./synthetic.js";
+import { created, delta, messageAdded, partAdded, sse, textReply } from "./synthetic.js";
 
 closeServersAfterEach();
 
 describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
+	const call = onFreshServer((baseUrl) => collect(responsesModel(baseUrl), HI));
+
 	it("401 → auth, not retried", async () => {
 		const s = await serve({
 			type: "http",
@@ -32,10 +35,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 	});
 
 	it("429 with retry-after → retried after the server's delay, reported through onRetry", async () => {
-		const ok = sse(created, messageAdded, partAdded, delta("hi"), {
-			type: "response.completed",
-			response: { id: "resp_syn", status: "completed", output: [], usage },
-		});
+		const ok = textReply("hi");
 		const s = await serve(
 			{
 				type: "http",
@@ -56,50 +56,50 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 		]);
 	});
 
-	it("429 insufficient_quota → rate_limit, not retried (waiting does not help)", async () => {
-		const s = await serve({
-			type: "http",
-			status: 429,
-			body: JSON.stringify({ error: { message: "quota", code: "insufficient_quota" } }),
-		});
-		const { message } = await collect(responsesModel(s.baseUrl), HI);
-		expect(message.errorKind).toBe("rate_limit");
-		expect(s.requests).toHaveLength(1);
-	});
-
-	it("500 then success → one retry, the reply arrives", async () => {
-		const ok = sse(created, messageAdded, partAdded, delta("fine"), {
-			type: "response.completed",
-			response: { id: "resp_syn", status: "completed", output: [], usage },
-		});
-		const s = await serve({ type: "http", status: 500, body: "{}" }, { type: "sse", body: ok });
-		const { message } = await collect(responsesModel(s.baseUrl), HI);
-		expect(textOf(message)).toBe("fine");
-		expect(s.requests).toHaveLength(2);
-	});
-
-	it("400 context_length_exceeded → context_overflow, not retried", async () => {
-		const s = await serve({
-			type: "http",
-			status: 400,
-			body: JSON.stringify({
-				error: {
-					message: "Your input exceeds the context window of this model.",
-					type: "invalid_request_error",
-					code: "context_length_exceeded",
+	itEndsWithoutRetry(call, [
+		{
+			name: "429 insufficient_quota → rate_limit, not retried (waiting does not help)",
+			script: [
+				{
+					type: "http",
+					status: 429,
+					body: JSON.stringify({ error: { message: "quota", code: "insufficient_quota" } }),
 				},
-			}),
-		});
-		const { message } = await collect(responsesModel(s.baseUrl), HI);
-		expect(message.errorKind).toBe("context_overflow");
-		expect(s.requests).toHaveLength(1);
-	});
+			],
+			errorKind: "rate_limit",
+		},
+		{
+			name: "400 context_length_exceeded → context_overflow, not retried",
+			script: [
+				{
+					type: "http",
+					status: 400,
+					body: JSON.stringify({
+						error: {
+							message: "Your input exceeds the context window of this model.",
+							type: "invalid_request_error",
+							code: "context_length_exceeded",
+						},
+					}),
+				},
+			],
+			errorKind: "context_overflow",
+		},
+	]);
+
+	itRecoversAfterOneRetry(call, [
+		{
+			name: "500 then success → one retry, the reply arrives",
+			script: [
+				{ type: "http", status: 500, body: "{}" },
+				{ type: "sse", body: textReply("fine") },
+			],
+			text: "fine",
+		},
+	]);
 
 	it("a connection reset before any byte is retried", async () => {
-		const ok = sse(created, messageAdded, partAdded, delta("back"), {
-			type: "response.completed",
-			response: { id: "resp_syn", status: "completed", output: [], usage },
-		});
+		const ok = textReply("back");
 		const s = await serve({ type: "reset" }, { type: "sse", body: ok });
 		const { message } = await collect(responsesModel(s.baseUrl), HI);
 		expect(textOf(message)).toBe("back");

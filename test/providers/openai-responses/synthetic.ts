@@ -39,3 +39,11 @@ export const usage = {
 	output_tokens_details: { reasoning_tokens: 2 },
 	total_tokens: 15,
 };
+
+/** SYNTHETIC: a complete reply of one text part. */
+export function textReply(text: string): string {
+	return sse(created, messageAdded, partAdded, delta(text), {
+		type: "response.completed",
+		response: { id: "resp_syn", status: "completed", output: [], usage },
+	});
+}
