@@ -26,6 +26,7 @@ import {
 import { scriptedModel } from "../../src/testing/index.js";
 import {
 	concurrencyOf,
+	isAgent,
 	isInterruptible,
 	type Played,
 	playScenario,
@@ -109,7 +110,7 @@ function checkInvariants(played: Played & { settled: boolean }): void {
 	const transcript = played.transcript;
 	const wasReset = scenario.stop.kind === "reset" && played.outcomeAbortedBeforeEnd;
 	// The run's own transcript: after Agent.reset() the state's transcript starts afresh.
-	const runTranscript = wasReset ? end.messages : transcript;
+	const runTranscript = wasReset ? [...played.initial, ...end.messages] : transcript;
 	if (wasReset) {
 		// SPEC Q1: nothing of the run reset() aborted leaks into the fresh transcript.
 		for (const message of end.messages)
@@ -280,7 +281,7 @@ function assertSteeringInterrupts(played: Played): void {
 	if (scenario.interruptMode !== "immediate") return;
 	// A steer the host withdrew (clearQueues, reset) before the loop peeked owes no interrupt (SPEC T12).
 	if (played.dropped.some((m) => String((m as { content?: unknown }).content).startsWith("steer "))) return;
-	const bound = scenario.driver === "agent" || scenario.eventDriven ? 0 : STEERING_INTERRUPT_POLL_MS;
+	const bound = isAgent(scenario) || scenario.eventDriven ? 0 : STEERING_INTERRUPT_POLL_MS;
 	for (const execution of played.executions) {
 		if (execution.steeredAt === undefined || execution.endedAt === undefined) continue;
 		if (!isInterruptible(scenario, execution.toolName, execution.args)) continue;

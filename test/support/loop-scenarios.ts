@@ -78,7 +78,7 @@ export type StopPlan =
 /** One whole run. */
 export interface Scenario {
 	/** `resume`: `agentLoopContinue` from a transcript whose last reply (the first of `replies`) is unanswered. */
-	driver: "loop" | "agent" | "resume";
+	driver: "loop" | "agent" | "resume" | "agentResume";
 	tools: ToolPlan[];
 	replies: ReplyPlan[];
 	/** Fake-time ms at which a steering / follow-up message is queued. */
@@ -197,7 +197,7 @@ function rarely<T>(value: fc.Arbitrary<T>, odds: number): fc.Arbitrary<T | undef
 export function scenarioArb(stop: fc.Arbitrary<StopPlan> = stopArb): fc.Arbitrary<Scenario> {
 	return fc
 		.record({
-			driver: fc.constantFrom<Scenario["driver"]>("loop", "agent", "agent", "resume"),
+			driver: fc.constantFrom<Scenario["driver"]>("loop", "agent", "agent", "resume", "agentResume"),
 			tools: fc.tuple(toolArb, toolArb, toolArb),
 			replies: fc.array(replyArb, { minLength: 1, maxLength: 4 }),
 			steers: fc.array(time, { maxLength: 3 }),
@@ -240,7 +240,7 @@ export function scenarioArb(stop: fc.Arbitrary<StopPlan> = stopArb): fc.Arbitrar
 
 /** Without a stop from outside, a hanging tool or provider would (correctly) keep the run open forever. */
 function withoutEndlessParts(scenario: Scenario): Scenario {
-	if (scenario.stop.kind === "reset" && scenario.driver !== "agent")
+	if (scenario.stop.kind === "reset" && !isAgent(scenario))
 		return { ...scenario, stop: { kind: "abort", at: scenario.stop.at, reason: "string" } };
 	if (scenario.stop.kind !== "none") return scenario;
 	return {
@@ -636,6 +636,16 @@ function hooksOf(scenario: Scenario): Partial<AgentLoopConfig> {
 	return hooks;
 }
 
+/** Whether the scenario drives the `Agent` (else the bare loop). */
+export function isAgent(scenario: Scenario): boolean {
+	return scenario.driver === "agent" || scenario.driver === "agentResume";
+}
+
+/** Whether the run resumes an unanswered batch (`agentLoopContinue` / `Agent.continue()`). */
+function isResume(scenario: Scenario): boolean {
+	return scenario.driver === "resume" || scenario.driver === "agentResume";
+}
+
 /** A FIFO with the Agent's dequeue modes, for the `loop` driver. */
 function hostQueue(mode: Scenario["queueMode"], onTake: (taken: AgentMessage[]) => void) {
 	const items: AgentMessage[] = [];
@@ -662,7 +672,7 @@ function hostQueue(mode: Scenario["queueMode"], onTake: (taken: AgentMessage[]) 
 export async function playScenario(scenario: Scenario): Promise<Played & { settled: boolean }> {
 	const t0 = Date.now();
 	let replay = true;
-	const skipped = scenario.driver === "resume" ? 1 : 0;
+	const skipped = isResume(scenario) ? 1 : 0;
 	const scripted = scriptedModel(
 		({ index }) => {
 			const plan = replay ? scenario.replies[index + skipped] : undefined;
@@ -733,8 +743,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 
 	const prompt = user("go");
 	// SPEC L6, T13: a run that crashed between the reply and its results leaves this transcript behind.
-	const danglingOriginal =
-		scenario.driver === "resume" ? danglingReply(scenario.replies[0], Date.now()) : undefined;
+	const danglingOriginal = isResume(scenario) ? danglingReply(scenario.replies[0], Date.now()) : undefined;
 	const initial: AgentMessage[] = danglingOriginal ? [prompt, danglingOriginal] : [];
 	let steer: (m: AgentMessage) => void;
 	let followUp: (m: AgentMessage) => void;
@@ -746,9 +755,10 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 	let agent: Agent | undefined;
 	let unsubscribe = (): void => {};
 
-	if (scenario.driver === "agent") {
+	if (isAgent(scenario)) {
 		const a = new Agent({
 			...hooks,
+			messages: initial,
 			model: scripted.model,
 			streamFn,
 			tools,
@@ -777,7 +787,8 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		clearQueues = () => a.clearQueues();
 		steeringQueued = () => a.peekSteeringQueue();
 		transcript = () => a.state.messages;
-		void a.prompt(prompt).finally(() => {
+		// SPEC Q4: continue() resumes the unanswered batch of a transcript that ends in it.
+		void (scenario.driver === "agentResume" ? a.continue() : a.prompt(prompt)).finally(() => {
 			settledAt = Date.now() - t0;
 			settled = true;
 		});
@@ -840,7 +851,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 	for (const [i, at] of scenario.steers.entries()) queueAt(at, user(`steer ${i}`), steerAndNote);
 	for (const [i, at] of scenario.followUps.entries()) queueAt(at, user(`follow-up ${i}`), followUp);
 	// The Agent offers no read-only view of its aside queue, so asides are only checked with the bare loop.
-	if (scenario.driver !== "agent")
+	if (!isAgent(scenario))
 		for (const [i, at] of scenario.asides.entries()) queueAt(at, user(`aside ${i}`), aside);
 	if (scenario.clearAt !== undefined) {
 		setTimeout(() => {
