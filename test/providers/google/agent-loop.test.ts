@@ -6,8 +6,9 @@
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../../src/loop/agent-loop.js";
 import type { AgentTool } from "../../../src/tools/types.js";
-import { fixtureMatching, responseBodies } from "../support/fixtures.js";
+import { firstBodyMatching } from "../support/fixtures.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
+import { GEMINI_FOLDERS } from "./facts.js";
 import { geminiModel } from "./helpers.js";
 
 closeServersAfterEach();
@@ -27,8 +28,7 @@ function arithmetic(name: string, fn: (a: number, b: number) => number): AgentTo
 
 describe("agentLoop × Gemini (recorded parallel calls, then text)", () => {
 	it("runs both calls, sends both responses in one user turn, and ends with the text reply", async () => {
-		const pick = (name: string) =>
-			responseBodies(fixtureMatching(["google-gemini", "google-vertex"], name))[0]!;
+		const pick = (name: string) => firstBodyMatching(GEMINI_FOLDERS, name);
 		const server = await serve(
 			{ type: "sse", body: pick("multi_tool_streaming"), split: { seed: 1 } },
 			{ type: "sse", body: pick("google-text.chunks"), split: { seed: 2 } },

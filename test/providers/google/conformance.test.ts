@@ -9,10 +9,10 @@ import { callsOf, providerDataOf, textOf, thinkingOf, tokenCountsOf } from "../s
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { closeServersAfterEach, serveBodies } from "../support/loopback.js";
 import { HI } from "../support/transcript.js";
-import { geminiFacts } from "./facts.js";
+import { GEMINI_FOLDERS, geminiFacts } from "./facts.js";
 import { collect, geminiModel } from "./helpers.js";
 
-const FIXTURES = fixturesFor(["google-gemini", "google-vertex"]);
+const FIXTURES = fixturesFor(GEMINI_FOLDERS);
 
 /** Expected stop reason per recorded finish reason (SPEC M4, S5). */
 const STOP: Record<string, string> = {

@@ -11,10 +11,10 @@ import { textOf } from "../support/content.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
 import { HI } from "../support/transcript.js";
-import { geminiFacts } from "./facts.js";
+import { GEMINI_FOLDERS, geminiFacts } from "./facts.js";
 import { collect, geminiModel } from "./helpers.js";
 
-const FIXTURES = fixturesFor(["google-gemini", "google-vertex"]);
+const FIXTURES = fixturesFor(GEMINI_FOLDERS);
 
 /** Fixture → how the SDK's chunk-by-chunk reading goes wrong on it (confirmed by this test). */
 const KNOWN_SDK_FAULTS: Record<string, RegExp> = {

@@ -4,6 +4,9 @@
 import type { TokenCounts, ToolCallFact } from "../support/content.js";
 import { recordedEvents } from "../support/fixtures.js";
 
+/** The fixture folders of Gemini API and Vertex AI recordings. */
+export const GEMINI_FOLDERS = ["google-gemini", "google-vertex"] as const;
+
 /** A recorded Gemini chunk (loosely typed: this is test-side reading of the recording). */
 export interface RecordedChunk {
 	candidates?: {

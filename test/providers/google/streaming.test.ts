@@ -10,10 +10,11 @@ import { streamGoogle } from "../../../src/providers/google/index.js";
 import { assertEventShape, collectAbortedAtText } from "../support/collect.js";
 import { textOf } from "../support/content.js";
 import { itEndsWithoutRetry, itRecoversAfterOneRetry, onFreshServer } from "../support/error-paths.js";
-import { fixtureMatching, frameEvents, responseBodies } from "../support/fixtures.js";
+import { firstBodyMatching, frameEvents } from "../support/fixtures.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
-import { appendNextTurn, expectGrowingPrefixes, trailingArray } from "../support/prompt-bytes.js";
+import { appendNextTurn, expectGrowingPrefixes, serveTurns, trailingArray } from "../support/prompt-bytes.js";
 import { HI } from "../support/transcript.js";
+import { GEMINI_FOLDERS } from "./facts.js";
 import { collect, geminiModel } from "./helpers.js";
 
 closeServersAfterEach();
@@ -36,8 +37,7 @@ const textChunk = (text: string, finishReason?: string) => ({
 
 describe("prompt bytes: ten turns keep the contents prefix byte for byte (implicit caching)", () => {
 	it("each request's contents begin with the previous request's contents", async () => {
-		const pick = (name: string) =>
-			responseBodies(fixtureMatching(["google-gemini", "google-vertex"], name))[0]!;
+		const pick = (name: string) => firstBodyMatching(GEMINI_FOLDERS, name);
 		const bodies = [
 			pick("multi_tool_streaming"),
 			pick("google-text.chunks"),
@@ -45,13 +45,7 @@ describe("prompt bytes: ten turns keep the contents prefix byte for byte (implic
 			pick("test_code_execution_stream"),
 		];
 		const turns = 10;
-		const s = await serve(
-			...Array.from({ length: turns }, (_, i) => ({
-				type: "sse" as const,
-				body: bodies[i % bodies.length]!,
-				split: { seed: i },
-			})),
-		);
+		const s = await serveTurns(bodies, turns);
 		const model = geminiModel(s.baseUrl);
 		const messages: Message[] = [];
 		const context: Context = {

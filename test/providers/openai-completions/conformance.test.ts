@@ -10,7 +10,7 @@ import { mapStopReason } from "../../../src/providers/shared/stop-reason.js";
 import { callsOf, textOf, thinkingOf } from "../support/content.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
-import { chatFacts } from "./facts.js";
+import { CHAT_FOLDERS, chatFacts } from "./facts.js";
 import { collect, testModel } from "./helpers.js";
 
 let server: ReplayServer;
@@ -19,18 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const DIALECTS = [
-	"openai-chat",
-	"openai-compatible-anthropic",
-	"openai-compatible-xai",
-	"openai-compatible-deepseek",
-	"openai-compatible-groq",
-	"openai-compatible-mistral",
-	"openai-compatible-alibaba",
-	"openai-compatible-perplexity",
-	"openai-compatible-openrouter",
-];
-const fixtures = fixturesFor(DIALECTS);
+const fixtures = fixturesFor(CHAT_FOLDERS);
 
 interface ExpectedUsage {
 	input: number;

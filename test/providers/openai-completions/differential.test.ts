@@ -15,7 +15,7 @@ import type { TokenCounts } from "../../../src/providers/shared/usage.js";
 import { callsOf, textOf, thinkingOf } from "../support/content.js";
 import { fixturesFor, recordedEvents, responseBodies } from "../support/fixtures.js";
 import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
-import { chatFacts } from "./facts.js";
+import { CHAT_FOLDERS, chatFacts } from "./facts.js";
 import { collect, testModel } from "./helpers.js";
 
 type Json = Record<string, unknown>;
@@ -108,17 +108,7 @@ function sdkView(completion: ChatCompletion): View {
 	};
 }
 
-const fixtures = fixturesFor([
-	"openai-chat",
-	"openai-compatible-anthropic",
-	"openai-compatible-xai",
-	"openai-compatible-deepseek",
-	"openai-compatible-groq",
-	"openai-compatible-mistral",
-	"openai-compatible-alibaba",
-	"openai-compatible-perplexity",
-	"openai-compatible-openrouter",
-]);
+const fixtures = fixturesFor(CHAT_FOLDERS);
 
 describe("differential: ours vs openai 6.x ChatCompletionStream.finalChatCompletion()", () => {
 	for (const fixture of fixtures) {

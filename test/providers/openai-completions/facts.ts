@@ -8,6 +8,19 @@ import { recordedEvents } from "../support/fixtures.js";
 
 type Json = Record<string, unknown>;
 
+/** The fixture folders of Chat Completions recordings: OpenAI's and the OpenAI-compatible dialects. */
+export const CHAT_FOLDERS = [
+	"openai-chat",
+	"openai-compatible-anthropic",
+	"openai-compatible-xai",
+	"openai-compatible-deepseek",
+	"openai-compatible-groq",
+	"openai-compatible-mistral",
+	"openai-compatible-alibaba",
+	"openai-compatible-perplexity",
+	"openai-compatible-openrouter",
+] as const;
+
 /** Facts of one recorded response. */
 export interface ChatFacts {
 	text: string;

@@ -15,16 +15,10 @@ import {
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { closeServersAfterEach, serveBodies } from "../support/loopback.js";
 import { HI } from "../support/transcript.js";
-import { responseFacts } from "./facts.js";
+import { RESPONSES_FOLDERS, responseFacts } from "./facts.js";
 import { collect, responsesModel } from "./helpers.js";
 
-const FIXTURES = fixturesFor([
-	"openai-responses",
-	"openai-responses-compatible-openrouter",
-	"openai-responses-compatible-lmstudio",
-	"openai-responses-compatible-xai",
-	"openai-responses-compatible-deepseek",
-]);
+const FIXTURES = fixturesFor(RESPONSES_FOLDERS);
 
 /** `openai-phase` was trimmed by its source: its deltas cover only a prefix of each `output_text.done`. */
 const TRIMMED_DELTAS = new Set(["openai-responses/openai-phase.1.chunks.txt"]);

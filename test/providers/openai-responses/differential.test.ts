@@ -13,16 +13,10 @@ import { textOf } from "../support/content.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
 import { HI } from "../support/transcript.js";
-import { responseFacts } from "./facts.js";
+import { RESPONSES_FOLDERS, responseFacts } from "./facts.js";
 import { collect, responsesModel } from "./helpers.js";
 
-const FIXTURES = fixturesFor([
-	"openai-responses",
-	"openai-responses-compatible-openrouter",
-	"openai-responses-compatible-lmstudio",
-	"openai-responses-compatible-xai",
-	"openai-responses-compatible-deepseek",
-]);
+const FIXTURES = fixturesFor(RESPONSES_FOLDERS);
 
 /**
  * `fixture#response` → how the SDK fails on it. Confirmed by this test: the SDK must still fail that way,

@@ -5,6 +5,15 @@
 import type { TokenCounts, ToolCallFact } from "../support/content.js";
 import { type RecordedEvent, recordedEvents } from "../support/fixtures.js";
 
+/** The fixture folders of Responses recordings: OpenAI's and the servers speaking its dialect. */
+export const RESPONSES_FOLDERS = [
+	"openai-responses",
+	"openai-responses-compatible-openrouter",
+	"openai-responses-compatible-lmstudio",
+	"openai-responses-compatible-xai",
+	"openai-responses-compatible-deepseek",
+] as const;
+
 /** A recorded event with its parsed JSON payload (`[DONE]` and non-JSON payloads dropped). */
 export interface ParsedEvent {
 	type: string;

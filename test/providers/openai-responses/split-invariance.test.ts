@@ -4,7 +4,7 @@
  */
 import { describe, it } from "vitest";
 import { streamOpenAIResponses } from "../../../src/providers/openai-responses/index.js";
-import { fixtureMatching, responseBodies } from "../support/fixtures.js";
+import { firstBodyMatching } from "../support/fixtures.js";
 import { expectSplitInvariant } from "../support/split-invariance.js";
 import { responsesModel } from "./helpers.js";
 
@@ -16,9 +16,5 @@ const CASES: [folder: string, name: string][] = [
 describe("split invariance (SPEC E2): the decoded reply does not depend on byte boundaries", () => {
 	for (const [folder, name] of CASES)
 		it(`OpenAI Responses: ${name}`, () =>
-			expectSplitInvariant(
-				streamOpenAIResponses,
-				responsesModel,
-				responseBodies(fixtureMatching([folder], name))[0]!,
-			));
+			expectSplitInvariant(streamOpenAIResponses, responsesModel, firstBodyMatching([folder], name)));
 });

@@ -7,7 +7,7 @@ import type { Message } from "../../../src/core/messages.js";
 import type { Context } from "../../../src/core/model.js";
 import { fixtureMatching, responseBodies } from "../support/fixtures.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
-import { appendNextTurn, expectGrowingPrefixes, trailingArray } from "../support/prompt-bytes.js";
+import { appendNextTurn, expectGrowingPrefixes, serveTurns, trailingArray } from "../support/prompt-bytes.js";
 import { HI } from "../support/transcript.js";
 import { collect, responsesModel } from "./helpers.js";
 import { created, sse, usage } from "./synthetic.js";
@@ -18,13 +18,7 @@ describe("prompt bytes: ten turns keep the input prefix byte for byte (prompt ca
 	it("each request's input begins with the previous request's input", async () => {
 		const bodies = responseBodies(fixtureMatching(["openai-responses"], "reasoning-encrypted-content"));
 		const turns = 10;
-		const s = await serve(
-			...Array.from({ length: turns }, (_, i) => ({
-				type: "sse" as const,
-				body: bodies[i % bodies.length]!,
-				split: { seed: i },
-			})),
-		);
+		const s = await serveTurns(bodies, turns);
 		const model = responsesModel(s.baseUrl, { id: "gpt-5.1-codex-max" });
 		const messages: Message[] = [];
 		const context: Context = {

@@ -64,6 +64,13 @@ export function fixtureMatching(apis: readonly string[], name: string): FixtureI
 	return fixture;
 }
 
+/** The first response body of the fixture `fixtureMatching` finds. */
+export function firstBodyMatching(apis: readonly string[], name: string): Uint8Array {
+	const [body] = responseBodies(fixtureMatching(apis, name));
+	if (!body) throw new Error(`fixture matching ${name} has no response`);
+	return body;
+}
+
 /** The raw bytes of a fixture file. */
 export function fixtureBytes(fixture: FixtureInfo | string): Uint8Array {
 	const file = typeof fixture === "string" ? fixture : fixture.file;

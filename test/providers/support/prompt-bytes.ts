@@ -5,6 +5,19 @@
  */
 import { expect } from "vitest";
 import type { Message } from "../../../src/core/messages.js";
+import { serve } from "./loopback.js";
+import type { ReplayServer } from "./replay-server.js";
+
+/** A per-test server answering `turns` requests with `bodies` in rotation, turn `i` cut with seed `i`. */
+export function serveTurns(bodies: readonly Uint8Array[], turns: number): Promise<ReplayServer> {
+	return serve(
+		...Array.from({ length: turns }, (_, i) => ({
+			type: "sse" as const,
+			body: bodies[i % bodies.length]!,
+			split: { seed: i },
+		})),
+	);
+}
 
 /** Append the next user turn: a result (`"<turn>"`) for each tool call of the last reply, else a new question. */
 export function appendNextTurn(messages: Message[], turn: number): void {
