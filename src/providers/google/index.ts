@@ -7,7 +7,7 @@
  */
 import type { AssistantMessageEventStream } from "../../core/events.js";
 import type { Context, Model } from "../../core/model.js";
-import { DEFAULT_BASE_URLS } from "../models.js";
+import { resolveBaseUrl } from "../shared/base-url.js";
 import { ProviderError } from "../shared/errors.js";
 import { joinUrl, parseEventJson, runProviderStream } from "../shared/run-stream.js";
 import { type GeminiChunk, GeminiStreamDecoder } from "./decode.js";
@@ -38,7 +38,7 @@ export {
 
 /** The streaming URL for `model` (`{baseUrl}/models/{id}:streamGenerateContent?alt=sse`). */
 export function geminiStreamUrl(model: Model): string {
-	const base = model.baseUrl ?? DEFAULT_BASE_URLS[model.api] ?? DEFAULT_BASE_URLS[GOOGLE_API] ?? "";
+	const base = resolveBaseUrl(model, GOOGLE_API);
 	// Ids are accepted with or without the resource prefix (`models/gemini-2.5-flash`).
 	const id = model.id.replace(/^models\//, "");
 	return joinUrl(base, `models/${id}:streamGenerateContent?alt=sse`);

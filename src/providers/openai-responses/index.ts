@@ -6,11 +6,11 @@
 import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import type { AssistantMessageEventStream } from "../../core/events.js";
 import type { Context, Model } from "../../core/model.js";
-import { DEFAULT_BASE_URLS } from "../models.js";
+import { resolveBaseUrl } from "../shared/base-url.js";
 import { joinUrl, parseEventJson, runProviderStream } from "../shared/run-stream.js";
 import { ResponsesStreamDecoder } from "./decode.js";
 import { classifyOpenAIErrorBody } from "./errors.js";
-import { buildResponsesRequest, type OpenAIResponsesOptions } from "./request.js";
+import { buildResponsesRequest, OPENAI_RESPONSES_API, type OpenAIResponsesOptions } from "./request.js";
 
 export { ResponsesStreamDecoder } from "./decode.js";
 export { classifyOpenAIErrorBody as classifyResponsesErrorBody } from "./errors.js";
@@ -36,12 +36,11 @@ export function streamOpenAIResponses(
 ): AssistantMessageEventStream {
 	return runProviderStream(model, options, async (builder, ctx) => {
 		const body = JSON.stringify(buildResponsesRequest(model, context, ctx.options));
-		const baseUrl = model.baseUrl ?? DEFAULT_BASE_URLS[model.api] ?? DEFAULT_BASE_URLS["openai-responses"];
 		const headers: Record<string, string> = {};
 		if (ctx.apiKey) headers.authorization = `Bearer ${ctx.apiKey}`;
 		const decoder = new ResponsesStreamDecoder(builder, model);
 		const events = ctx.streamSse({
-			url: joinUrl(baseUrl ?? "", "responses"),
+			url: joinUrl(resolveBaseUrl(model, OPENAI_RESPONSES_API), "responses"),
 			headers,
 			body,
 			classifyBody: classifyOpenAIErrorBody,
