@@ -35,39 +35,64 @@ function countIn(messages: readonly AgentMessage[], message: AgentMessage): numb
 	return messages.filter((m) => m === message).length;
 }
 
+type PlayedRun = Played & { settled: boolean };
+type AgentEnd = Extract<AgentEvent, { type: "agent_end" }>;
+
 /** Every invariant of one played scenario; throws with the rule's name on the first violation. */
-export function checkInvariants(played: Played & { settled: boolean }): void {
-	const { events, scenario } = played;
-	// SPEC I4: the run ended at all (agent_end and a settled result()/prompt()) …
+export function checkInvariants(played: PlayedRun): void {
+	assertTermination(played);
+	const end = assertEvents(played);
+	const runTranscript = assertTranscripts(played, end);
+	assertQueues(played, end);
+	assertSteeringInterrupts(played);
+	assertPausesBounded(runTranscript);
+	assertEventArgsMatchHistory(played, runTranscript);
+	assertScheduling(played, runTranscript);
+	assertPlaceholdersHaveCauses(played, runTranscript);
+	assertOutcome(played, end);
+	assertFacade(played);
+}
+
+/** SPEC I4: the run ended (agent_end and a settled result()/prompt()), soon after an abort or deadline. */
+function assertTermination(played: PlayedRun): void {
+	const { scenario } = played;
 	if (!played.settled) {
 		throw new Error(
 			`SPEC I4: the run did not settle (agent_end ${played.endedAt === undefined ? "never emitted" : `at ${played.endedAt} ms`})`,
 		);
 	}
-	// … and within the bound after the abort or the deadline, whatever tools and provider did with their signal.
+	// Whatever tools and provider did with their signal.
 	if (played.stoppedAt !== undefined) {
 		const lag = (played.settledAt ?? Number.POSITIVE_INFINITY) - played.stoppedAt;
 		const bound = stopBoundMs(scenario);
 		if (lag > bound)
 			throw new Error(`SPEC I4: the run settled ${lag} ms after the ${scenario.stop.kind} (bound ${bound})`);
 	}
+}
 
-	// SPEC I2 (L4): balanced scopes, agent_start first, agent_end last and once; nothing after it.
+/** SPEC I2 (L4), L5: balanced, scoped events that stay snapshots; returns the run's agent_end. */
+function assertEvents(played: PlayedRun): AgentEnd {
+	const { events } = played;
 	assertBalanced(events);
 	expect(played.lateEvents, "SPEC I2: events after agent_end").toEqual([]);
 	const end = agentEnd(events);
-
-	// SPEC L5: events are snapshots — nothing a subscriber received changed afterwards.
+	// SPEC L5: nothing a subscriber received changed afterwards.
 	events.forEach((event, i) => {
 		if (JSON.stringify(event) !== played.snapshots[i])
 			throw new Error(`SPEC L5: ${event.type} at ${i} changed after it was received`);
 	});
 	assertScopedUpdates(events);
 	assertTurnsPairTheirCalls(events);
-	const transcript = played.transcript;
+	return end;
+}
+
+/**
+ * SPEC I1, I5, L1, Q1: the final transcript, every provider request and the reloaded transcript are paired.
+ * Returns the run's own transcript (after Agent.reset() the state's transcript starts afresh).
+ */
+function assertTranscripts(played: PlayedRun, end: AgentEnd): readonly AgentMessage[] {
+	const { transcript, scenario } = played;
 	const wasReset = scenario.stop.kind === "reset" && played.outcomeAbortedBeforeEnd;
-	// The run's own transcript: after Agent.reset() the state's transcript starts afresh.
-	const runTranscript = wasReset ? [...played.initial, ...end.messages] : transcript;
 	if (wasReset) {
 		// SPEC Q1: nothing of the run reset() aborted leaks into the fresh transcript.
 		for (const message of end.messages)
@@ -80,7 +105,6 @@ export function checkInvariants(played: Played & { settled: boolean }): void {
 			expect(transcript[played.initial.length + i]).toBe(message);
 		});
 	}
-
 	// SPEC I1: every tool call id has exactly one result, after the assistant message holding it — in the
 	// final transcript and in every request the provider saw (SPEC L3) …
 	assertPaired(transcript);
@@ -91,8 +115,13 @@ export function checkInvariants(played: Played & { settled: boolean }): void {
 	}
 	// … and SPEC I5/M6: reloaded from JSON, the transcript still converts to a paired request.
 	assertPaired(defaultConvertToLlm(JSON.parse(JSON.stringify(transcript)) as AgentMessage[]));
+	return wasReset ? [...played.initial, ...end.messages] : transcript;
+}
 
-	// SPEC I3: every steer / follow-up is in the transcript exactly once, or still queued — never both.
+/** SPEC I3, A6, A7, L9, Q2, Q3: nothing queued is lost, dequeued late, reordered or refused wrongly. */
+function assertQueues(played: PlayedRun, end: AgentEnd): void {
+	const { transcript } = played;
+	// SPEC I3: every steer / follow-up / aside is in the transcript exactly once, or still queued — never both.
 	const stillQueued = played.stillQueued();
 	for (const message of played.queued) {
 		if (played.dropped.includes(message)) continue; // reset() and clearQueues() drop them by design
@@ -103,17 +132,10 @@ export function checkInvariants(played: Played & { settled: boolean }): void {
 			);
 		}
 	}
-
-	assertSteeringInterrupts(played);
-	assertPausesBounded(runTranscript);
-	assertEventArgsMatchHistory(played, runTranscript);
-	assertScheduling(played, runTranscript);
-	assertPlaceholdersHaveCauses(played, runTranscript);
-
 	expect(played.busyViolations, "SPEC Q3").toEqual([]);
 	// SPEC A6, A7: abort and deadline never drain a queue.
 	expect(played.lateDequeues, "SPEC A6/A7: dequeued after the stop").toEqual([]);
-	// SPEC L9/L7: a run that completes has drained every message queued while it ran, in queue order.
+	// SPEC L9/L7: a run that completes has drained every message queued while it ran.
 	if (end.outcome.type === "completed" && end.outcome.stoppedBy === undefined) {
 		for (const message of played.queuedWhileRunning) {
 			if (!end.messages.includes(message) && !played.dropped.includes(message))
@@ -129,8 +151,18 @@ export function checkInvariants(played: Played & { settled: boolean }): void {
 		const queuedOrder = played.queued.filter((m) => ofQueue(m) && injected.includes(m));
 		expect(injected, `${prefix.trim()} messages are injected in queue order`).toEqual(queuedOrder);
 	}
+	// SPEC Q4: `continue()` picks up what the first run left; a second run that completes drains the queues.
+	if (played.second) {
+		if (!played.second.settled) throw new Error("SPEC I4: Agent.continue() did not settle");
+		assertBalanced(played.second.events);
+		const outcome = agentEnd(played.second.events).outcome;
+		if (outcome.type === "completed" && outcome.stoppedBy === undefined) expect(stillQueued).toEqual([]);
+	}
+}
 
-	// SPEC L12/A1/A7: the outcome names the stop that ended the run.
+/** SPEC L12, A1, A7: the outcome names the stop that ended the run and agrees with the transcript. */
+function assertOutcome(played: PlayedRun, end: AgentEnd): void {
+	const { scenario } = played;
 	const thrownHook =
 		scenario.turnEndThrowsAt !== undefined ||
 		typeof scenario.transform === "number" ||
@@ -144,23 +176,17 @@ export function checkInvariants(played: Played & { settled: boolean }): void {
 	)
 		expect(end.outcome.type).toBe("deadline");
 	assertOutcomeMatchesTranscript(end, scenario);
+}
 
-	// SPEC Q4 + I1–I3 across runs: `continue()` picks up what the first run left queued.
-	if (played.second) {
-		if (!played.second.settled) throw new Error("SPEC I4: Agent.continue() did not settle");
-		assertBalanced(played.second.events);
-		const outcome = agentEnd(played.second.events).outcome;
-		// SPEC L9: a run that completes drains both queues.
-		if (outcome.type === "completed" && outcome.stoppedBy === undefined) expect(stillQueued).toEqual([]);
-	}
-	if (played.agent) {
-		const state = played.agent.state;
-		expect(state.isStreaming).toBe(false);
-		expect(state.streamMessage).toBeUndefined();
-		expect(state.pendingToolCalls.size).toBe(0);
-		const last = agentEnd(played.second?.events ?? events).outcome;
-		expect(state.error).toBe(last.type === "error" ? last.error : undefined);
-	}
+/** SPEC Q1: the Agent's state after its runs. */
+function assertFacade(played: PlayedRun): void {
+	if (!played.agent) return;
+	const state = played.agent.state;
+	expect(state.isStreaming).toBe(false);
+	expect(state.streamMessage).toBeUndefined();
+	expect(state.pendingToolCalls.size).toBe(0);
+	const last = agentEnd(played.second?.events ?? played.events).outcome;
+	expect(state.error).toBe(last.type === "error" ? last.error : undefined);
 }
 
 /**
@@ -416,10 +442,7 @@ function assertPausesBounded(transcript: readonly AgentMessage[]): void {
 }
 
 /** SPEC L12: the outcome agrees with what the run committed. */
-function assertOutcomeMatchesTranscript(
-	end: Extract<AgentEvent, { type: "agent_end" }>,
-	scenario: Scenario,
-): void {
+function assertOutcomeMatchesTranscript(end: AgentEnd, scenario: Scenario): void {
 	const replies = end.messages.filter(
 		(m): m is AssistantMessage => (m as { role?: string }).role === "assistant",
 	);
