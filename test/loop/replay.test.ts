@@ -84,4 +84,36 @@ describe("replayable transcripts", () => {
 		expect(body).toContain('"id":"toolu_01A"');
 		expect(body).toContain('"tool_use_id":"toolu_01B"');
 	});
+
+	it.each(builders)(
+		"SPEC M2: tool result details are for the host and never reach the %s request",
+		async (_name, model, build) => {
+			const scripted = scriptedModel(
+				[
+					{ content: [{ type: "toolCall", name: "probe", arguments: {}, id: "toolu_01P" }] },
+					{ content: [{ type: "text", text: "ok" }] },
+				],
+				{ model: { id: model.id, api: model.api, provider: model.provider }, now: () => 1 },
+			);
+			const probe = {
+				name: "probe",
+				description: "returns host-only details",
+				parameters: { type: "object", properties: {} },
+				execute: async () => ({
+					content: [{ type: "text" as const, text: "visible" }],
+					details: { secret: "HOST-ONLY-DETAIL" },
+				}),
+			};
+			const stream = agentLoop(
+				[user("go")],
+				{ messages: [], tools: [probe] },
+				{ model: scripted.model, streamFn: scripted.stream, now: () => 1 },
+			);
+			const transcript = (await collect(stream)).result;
+			expect(JSON.stringify(transcript)).toContain("HOST-ONLY-DETAIL");
+			const body = JSON.stringify(build(model, transcript));
+			expect(body).toContain("visible");
+			expect(body).not.toContain("HOST-ONLY-DETAIL");
+		},
+	);
 });
