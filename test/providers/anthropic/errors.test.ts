@@ -3,7 +3,7 @@ import type { RetryInfo } from "../../../src/core/model.js";
 import { stream as registryStream } from "../../../src/providers/registry.js";
 import { collectAbortedAtText } from "../support/collect.js";
 import { fixtureBytes, frameEvents } from "../support/fixtures.js";
-import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { jsonResponse, type ReplayServer, startReplayServer } from "../support/replay-server.js";
 import { HELLO } from "../support/transcript.js";
 import { collect, testModel } from "./helpers.js";
 
@@ -44,14 +44,12 @@ afterAll(() => server.close());
 
 describe("HTTP errors are data with a classified kind (SPEC E3, A8)", () => {
 	it("401 → auth, not retried", async () => {
-		server.enqueue({
-			type: "http",
-			status: 401,
-			body: JSON.stringify({
+		server.enqueue(
+			jsonResponse(401, {
 				type: "error",
 				error: { type: "authentication_error", message: "invalid x-api-key" },
 			}),
-		});
+		);
 		const before = server.requests.length;
 		const { message, events } = await collect(testModel(server.baseUrl), FAST);
 		expect(message).toMatchObject({ stopReason: "error", errorKind: "auth" });
@@ -89,7 +87,7 @@ describe("HTTP errors are data with a classified kind (SPEC E3, A8)", () => {
 	});
 
 	it("529 overloaded is retried at most 3 attempts in total, then reported", async () => {
-		const overloaded = { type: "http", status: 529, body: JSON.stringify(OVERLOADED) } as const;
+		const overloaded = jsonResponse(529, OVERLOADED);
 		server.enqueue(overloaded, overloaded, overloaded);
 		const retries: RetryInfo[] = [];
 		const { message } = await collect(testModel(server.baseUrl), {
@@ -271,7 +269,7 @@ describe("keys, abort, registry", () => {
 	});
 
 	it("abort during a retry wait stops retrying", async () => {
-		server.enqueue({ type: "http", status: 529, body: JSON.stringify(OVERLOADED) });
+		server.enqueue(jsonResponse(529, OVERLOADED));
 		const controller = new AbortController();
 		const { message } = await collect(testModel(server.baseUrl), {
 			retryBaseDelayMs: 60_000,

@@ -13,6 +13,7 @@ import { itEndsWithoutRetry, itRecoversAfterOneRetry, onFreshServer } from "../s
 import { firstBodyMatching, frameEvents } from "../support/fixtures.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
 import { appendNextTurn, expectGrowingPrefixes, serveTurns, trailingArray } from "../support/prompt-bytes.js";
+import { jsonResponse } from "../support/replay-server.js";
 import { HI } from "../support/transcript.js";
 import { GEMINI_FOLDERS } from "./facts.js";
 import { collect, geminiModel } from "./helpers.js";
@@ -86,22 +87,24 @@ describe("request over the wire", () => {
 	});
 });
 
+/** A Google API error response (`{error: {code, message, status, …}}`). */
+const googleError = (
+	code: number,
+	status: string,
+	message: string,
+	extra: Record<string, unknown> = {},
+	headers?: Record<string, string>,
+) => jsonResponse(code, { error: { code, message, status, ...extra } }, headers);
+
 describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 	const call = onFreshServer((baseUrl) => collect(geminiModel(baseUrl), HI));
 
 	it("400 API_KEY_INVALID → auth, not retried", async () => {
-		const s = await serve({
-			type: "http",
-			status: 400,
-			body: JSON.stringify({
-				error: {
-					code: 400,
-					message: "API key not valid. Please pass a valid API key.",
-					status: "INVALID_ARGUMENT",
-					details: [{ reason: "API_KEY_INVALID" }],
-				},
+		const s = await serve(
+			googleError(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", {
+				details: [{ reason: "API_KEY_INVALID" }],
 			}),
-		});
+		);
 		const { message, events } = await collect(geminiModel(s.baseUrl), HI);
 		expect(assertEventShape(events)).toBeUndefined();
 		expect(message.errorKind).toBe("auth");
@@ -110,14 +113,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 
 	it("429 RESOURCE_EXHAUSTED with retry-after → retried, reported through onRetry", async () => {
 		const s = await serve(
-			{
-				type: "http",
-				status: 429,
-				headers: { "retry-after": "0" },
-				body: JSON.stringify({
-					error: { code: 429, message: "Quota exceeded", status: "RESOURCE_EXHAUSTED" },
-				}),
-			},
+			googleError(429, "RESOURCE_EXHAUSTED", "Quota exceeded", {}, { "retry-after": "0" }),
 			{ type: "sse", body: sse(textChunk("after retry", "STOP")) },
 		);
 		const retries: { errorKind: string; delayMs: number }[] = [];
@@ -132,11 +128,7 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 		{
 			name: "500 then success",
 			script: [
-				{
-					type: "http",
-					status: 500,
-					body: JSON.stringify({ error: { code: 500, message: "Internal", status: "INTERNAL" } }),
-				},
+				googleError(500, "INTERNAL", "Internal"),
 				{ type: "sse", body: sse(textChunk("fine", "STOP")) },
 			],
 			text: "fine",
@@ -147,18 +139,11 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 		{
 			name: "400 input token count exceeds the maximum → context_overflow",
 			script: [
-				{
-					type: "http",
-					status: 400,
-					body: JSON.stringify({
-						error: {
-							code: 400,
-							message:
-								"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
-							status: "INVALID_ARGUMENT",
-						},
-					}),
-				},
+				googleError(
+					400,
+					"INVALID_ARGUMENT",
+					"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+				),
 			],
 			errorKind: "context_overflow",
 		},

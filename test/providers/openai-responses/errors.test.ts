@@ -11,6 +11,7 @@ import { assertEventShape, collectAbortedAtText } from "../support/collect.js";
 import { textOf } from "../support/content.js";
 import { itEndsWithoutRetry, itRecoversAfterOneRetry, onFreshServer } from "../support/error-paths.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
+import { jsonResponse } from "../support/replay-server.js";
 import { HI } from "../support/transcript.js";
 import { collect, responsesModel } from "./helpers.js";
 import { created, delta, messageAdded, partAdded, sse, textReply } from "./synthetic.js";
@@ -21,11 +22,9 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 	const call = onFreshServer((baseUrl) => collect(responsesModel(baseUrl), HI));
 
 	it("401 → auth, not retried", async () => {
-		const s = await serve({
-			type: "http",
-			status: 401,
-			body: JSON.stringify({ error: { message: "Incorrect API key", code: "invalid_api_key" } }),
-		});
+		const s = await serve(
+			jsonResponse(401, { error: { message: "Incorrect API key", code: "invalid_api_key" } }),
+		);
 		const { message, events } = await collect(responsesModel(s.baseUrl), HI);
 		expect(assertEventShape(events)).toBeUndefined();
 		expect(message.stopReason).toBe("error");
@@ -35,15 +34,13 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 	});
 
 	it("429 with retry-after → retried after the server's delay, reported through onRetry", async () => {
-		const ok = textReply("hi");
 		const s = await serve(
-			{
-				type: "http",
-				status: 429,
-				headers: { "retry-after": "0" },
-				body: JSON.stringify({ error: { message: "slow down", code: "rate_limit_exceeded" } }),
-			},
-			{ type: "sse", body: ok },
+			jsonResponse(
+				429,
+				{ error: { message: "slow down", code: "rate_limit_exceeded" } },
+				{ "retry-after": "0" },
+			),
+			{ type: "sse", body: textReply("hi") },
 		);
 		const retries: unknown[] = [];
 		const { message } = await collect(responsesModel(s.baseUrl), HI, {
@@ -59,29 +56,19 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 	itEndsWithoutRetry(call, [
 		{
 			name: "429 insufficient_quota → rate_limit, not retried (waiting does not help)",
-			script: [
-				{
-					type: "http",
-					status: 429,
-					body: JSON.stringify({ error: { message: "quota", code: "insufficient_quota" } }),
-				},
-			],
+			script: [jsonResponse(429, { error: { message: "quota", code: "insufficient_quota" } })],
 			errorKind: "rate_limit",
 		},
 		{
 			name: "400 context_length_exceeded → context_overflow, not retried",
 			script: [
-				{
-					type: "http",
-					status: 400,
-					body: JSON.stringify({
-						error: {
-							message: "Your input exceeds the context window of this model.",
-							type: "invalid_request_error",
-							code: "context_length_exceeded",
-						},
-					}),
-				},
+				jsonResponse(400, {
+					error: {
+						message: "Your input exceeds the context window of this model.",
+						type: "invalid_request_error",
+						code: "context_length_exceeded",
+					},
+				}),
 			],
 			errorKind: "context_overflow",
 		},

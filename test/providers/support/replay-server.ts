@@ -39,6 +39,15 @@ export type ScriptedResponse =
 	| { type: "drip"; body: Uint8Array | string; chunkSize: number; intervalMs: number }
 	| { type: "hang"; partial?: Uint8Array | string };
 
+/** An `http` response with a JSON body (an API's error object, typically). */
+export function jsonResponse(
+	status: number,
+	body: unknown,
+	headers?: Record<string, string>,
+): ScriptedResponse {
+	return { type: "http", status, ...(headers ? { headers } : {}), body: JSON.stringify(body) };
+}
+
 /** A request the server received. */
 export interface RecordedRequest {
 	method: string;
