@@ -404,9 +404,310 @@ function hostQueue(mode: Scenario["queueMode"], onTake: (taken: AgentMessage[]) 
 	};
 }
 
+/** What the run records while it goes (first run only), shared by both hosts. */
+class Recorder {
+	readonly t0 = Date.now();
+	readonly events: AgentEvent[] = [];
+	readonly lateEvents: AgentEvent[] = [];
+	readonly snapshots: string[] = [];
+	readonly executions = new Map<string, Execution>();
+	readonly executeStarts = new Map<string, number>();
+	readonly executeEnds = new Map<string, number>();
+	readonly queued: AgentMessage[] = [];
+	readonly queuedWhileRunning: AgentMessage[] = [];
+	readonly dropped: AgentMessage[] = [];
+	readonly lateDequeues: AgentMessage[] = [];
+	readonly busyViolations: string[] = [];
+	endedAt: number | undefined;
+	settledAt: number | undefined;
+	settled = false;
+	abortFired = false;
+	/** When an abort or reset fired (before the run settled). */
+	abortedAt: number | undefined;
+	outcomeAbortedBeforeEnd = false;
+	steeringQueued: () => boolean = () => false;
+	private resumedTurnEnded = false;
+
+	constructor(
+		/** The transcript a resumed run starts from; its unanswered reply is replaced by a revised one. */
+		readonly initial: AgentMessage[],
+		private readonly dangling: AssistantMessage | undefined,
+	) {}
+
+	now(): number {
+		return Date.now() - this.t0;
+	}
+
+	readonly record = (event: AgentEvent): void => {
+		if (this.settled) this.lateEvents.push(event);
+		else {
+			this.events.push(event);
+			this.snapshots.push(JSON.stringify(event));
+		}
+		trackExecution(event, this.executions, this.now(), this.steeringQueued);
+		// SPEC T4, L1: arguments revised in a resumed batch cannot be written into the caller's transcript (the
+		// loop never mutates it) nor into result() (the reply was not added by this run); like the Agent, a host
+		// takes the revised reply from turn_end.
+		if (event.type === "turn_end" && !this.resumedTurnEnded && this.dangling) {
+			this.resumedTurnEnded = true;
+			this.initial[this.initial.indexOf(this.dangling)] = event.message;
+		}
+		if (event.type === "agent_end" && this.endedAt === undefined) {
+			this.endedAt = this.now();
+			this.outcomeAbortedBeforeEnd = this.abortFired;
+		}
+	};
+
+	settle(): void {
+		this.settledAt = this.now();
+		this.settled = true;
+	}
+
+	/** A steer was queued: every execution still running saw it (SPEC T10). */
+	noteSteer(): void {
+		const now = this.now();
+		for (const execution of this.executions.values())
+			if (execution.endedAt === undefined) execution.steeredAt ??= now;
+	}
+}
+
+/** The host side of a run: the Agent, or the bare loop with host queues. */
+interface Host {
+	steer(message: AgentMessage): void;
+	followUp(message: AgentMessage): void;
+	/** Absent with the Agent, which offers no read-only view of its aside queue. */
+	aside?(message: AgentMessage): void;
+	abort(reason: unknown): void;
+	reset?(): void;
+	stillQueued(): readonly AgentMessage[];
+	clearQueues(): void;
+	transcript(): readonly AgentMessage[];
+	agent?: Agent;
+	unsubscribe(): void;
+}
+
+/** What both hosts start a run with. */
+interface RunParts {
+	scenario: Scenario;
+	recorder: Recorder;
+	hooks: Partial<AgentLoopConfig>;
+	model: AgentLoopConfig["model"];
+	streamFn: StreamFunction;
+	tools: AgentTool[];
+	prompt: AgentMessage;
+}
+
+function startAgent({ scenario, recorder, hooks, model, streamFn, tools, prompt }: RunParts): Host {
+	const agent = new Agent({
+		...hooks,
+		messages: recorder.initial,
+		model,
+		streamFn,
+		tools,
+		steeringMode: scenario.queueMode,
+		followUpMode: scenario.queueMode,
+	});
+	const unsubscribe = agent.subscribe(recorder.record);
+	recorder.steeringQueued = () => agent.peekSteeringQueue().length > 0;
+	// SPEC Q4: continue() resumes the unanswered batch of a transcript that ends in it.
+	void (scenario.driver === "agentResume" ? agent.continue() : agent.prompt(prompt)).finally(() =>
+		recorder.settle(),
+	);
+	return {
+		agent,
+		steer(message) {
+			agent.steer(message);
+			if (agent.state.isStreaming) checkBusy(agent, recorder.busyViolations);
+		},
+		followUp: (message) => agent.followUp(message),
+		abort: (reason) => agent.abort(reason),
+		reset: () => agent.reset(),
+		stillQueued: () => [...agent.peekSteeringQueue(), ...agent.peekFollowUpQueue()],
+		clearQueues: () => agent.clearQueues(),
+		transcript: () => agent.state.messages,
+		unsubscribe: () => {
+			unsubscribe();
+		},
+	};
+}
+
+/** SPEC Q3: while a run is active, prompt() and continue() refuse with a busy error and change nothing. */
+function checkBusy(agent: Agent, violations: string[]): void {
+	for (const attempt of [() => agent.prompt("sneaking in"), () => agent.continue()]) {
+		attempt().then(
+			() => violations.push("prompt()/continue() succeeded during a run"),
+			(error: unknown) => {
+				if (!(error instanceof AgentBusyError)) violations.push(String(error));
+			},
+		);
+	}
+}
+
+function startLoop({ scenario, recorder, hooks, model, streamFn, tools, prompt }: RunParts): Host {
+	// SPEC A6, A7: nothing is dequeued once the run was aborted or crossed its deadline.
+	const onTake = (taken: AgentMessage[]): void => {
+		const late = recorder.abortFired || (hooks.deadline !== undefined && Date.now() >= hooks.deadline);
+		if (late && taken.length > 0) recorder.lateDequeues.push(...taken);
+	};
+	const steering = hostQueue(scenario.queueMode, onTake);
+	const followUps = hostQueue(scenario.queueMode, onTake);
+	const asides = hostQueue("all", onTake);
+	const controller = new AbortController();
+	const config: AgentLoopConfig = {
+		...hooks,
+		model,
+		streamFn,
+		getSteeringMessages: steering.take,
+		hasSteeringMessages: () => steering.items.length > 0,
+		getFollowUpMessages: followUps.take,
+		getAsideMessages: asides.take,
+	};
+	if (scenario.eventDriven) config.onSteeringQueued = steering.subscribe;
+	recorder.steeringQueued = () => steering.items.length > 0;
+	const { initial } = recorder;
+	const stream =
+		scenario.driver === "resume"
+			? agentLoopContinue({ messages: initial.slice(), tools }, config, controller.signal)
+			: agentLoop([prompt], { messages: [], tools }, config, controller.signal);
+	let added: readonly AgentMessage[] = [];
+	void (async () => {
+		for await (const event of stream) recorder.record(event);
+		added = await stream.result();
+		recorder.settle();
+	})();
+	return {
+		steer: steering.push,
+		followUp: followUps.push,
+		aside: asides.push,
+		abort: (reason) => controller.abort(reason),
+		stillQueued: () => [...steering.items, ...followUps.items, ...asides.items],
+		clearQueues() {
+			for (const queue of [steering, followUps, asides]) queue.items.length = 0;
+		},
+		transcript: () => [...initial, ...added],
+		unsubscribe() {},
+	};
+}
+
+/** Steering, follow-ups, asides, a queue clear and the stop, each at its fake time. */
+function scheduleHostActions(scenario: Scenario, recorder: Recorder, host: Host): void {
+	const queueAt = (at: number, message: AgentMessage, queue: (m: AgentMessage) => void): void => {
+		setTimeout(() => {
+			recorder.queued.push(message);
+			if (recorder.endedAt === undefined) recorder.queuedWhileRunning.push(message);
+			queue(message);
+		}, at);
+	};
+	const steer = (message: AgentMessage): void => {
+		host.steer(message);
+		recorder.noteSteer();
+	};
+	for (const [i, at] of scenario.steers.entries()) queueAt(at, user(`steer ${i}`), steer);
+	for (const [i, at] of scenario.followUps.entries()) queueAt(at, user(`follow-up ${i}`), host.followUp);
+	const { aside } = host;
+	if (aside) for (const [i, at] of scenario.asides.entries()) queueAt(at, user(`aside ${i}`), aside);
+	if (scenario.clearAt !== undefined) {
+		setTimeout(() => {
+			recorder.dropped.push(...host.stillQueued());
+			host.clearQueues();
+		}, scenario.clearAt);
+	}
+	const stop = scenario.stop;
+	if (stop.kind !== "abort" && stop.kind !== "reset") return;
+	const fire = (): void => {
+		if (recorder.settled) return;
+		recorder.abortFired = true;
+		recorder.abortedAt = recorder.now();
+		if (stop.kind === "reset") {
+			// Everything queued so far is gone: dropped from the queues or from the discarded transcript.
+			recorder.dropped.push(...recorder.queued);
+			host.reset?.();
+			return;
+		}
+		host.abort(abortReason(stop));
+		host.abort("aborted twice"); // a second abort changes nothing
+	};
+	// `at: 0` aborts synchronously, before the run has done anything.
+	if (stop.at === 0) fire();
+	else setTimeout(fire, stop.at);
+}
+
 /** Run a scenario to its end on fake timers. Call with fake timers installed. */
 export async function playScenario(scenario: Scenario): Promise<Played & { settled: boolean }> {
-	const t0 = Date.now();
+	const prompt = user("go");
+	// SPEC L6, T13: a run that crashed between the reply and its results leaves this transcript behind.
+	const dangling = isResume(scenario) ? danglingReply(scenario.replies[0], Date.now()) : undefined;
+	const recorder = new Recorder(dangling ? [prompt, dangling] : [], dangling);
+	const model = scriptedFor(scenario);
+	const tools = scenario.tools.map((plan, index) =>
+		makeTool(
+			TOOL_NAMES[index] as string,
+			plan,
+			(id) => recorder.executeStarts.set(id, recorder.now()),
+			(id) => recorder.executeEnds.set(id, recorder.now()),
+		),
+	);
+	const hooks = hooksOf(scenario);
+	if (scenario.stop.kind === "deadline") hooks.deadline = recorder.t0 + scenario.stop.at;
+	const parts: RunParts = {
+		scenario,
+		recorder,
+		hooks,
+		model: model.scripted.model,
+		streamFn: model.streamFn,
+		tools,
+		prompt,
+	};
+	const host = isAgent(scenario) ? startAgent(parts) : startLoop(parts);
+	scheduleHostActions(scenario, recorder, host);
+
+	await driveUntil(() => recorder.settled);
+	const stoppedAt = scenario.stop.kind === "deadline" ? scenario.stop.at : recorder.abortedAt;
+	const { endedAt } = recorder;
+	const played: Played & { settled: boolean } = {
+		scenario,
+		events: recorder.events,
+		transcript: [],
+		queued: recorder.queued,
+		stillQueued: () => host.stillQueued(),
+		stoppedAt:
+			stoppedAt !== undefined && endedAt !== undefined && stoppedAt > endedAt ? undefined : stoppedAt,
+		endedAt,
+		settledAt: recorder.settledAt,
+		lateEvents: recorder.lateEvents,
+		outcomeAbortedBeforeEnd: recorder.outcomeAbortedBeforeEnd,
+		settled: recorder.settled,
+		initial: recorder.initial,
+		dropped: recorder.dropped,
+		busyViolations: recorder.busyViolations,
+		queuedWhileRunning: recorder.queuedWhileRunning,
+		lateDequeues: recorder.lateDequeues,
+		executions: [...recorder.executions.values()],
+		snapshots: recorder.snapshots,
+		executeStarts: recorder.executeStarts,
+		executeEnds: recorder.executeEnds,
+		requests: () => model.scripted.calls.map((call) => call.context.messages),
+	};
+	if (!recorder.settled) return { ...played, transcript: host.transcript() };
+
+	// Tools and providers that ignored their signal finish now; nothing of it may reach the run (SPEC I4).
+	// Steers and follow-ups timed after the end are queued now too: they must stay queued (SPEC I3).
+	// (No vi.clearAllTimers() here: it also resets the fake clock, which would undo a passed deadline.)
+	await vi.advanceTimersByTimeAsync(LATE_MS);
+	host.unsubscribe();
+	if (host.agent) {
+		played.agent = host.agent;
+		// SPEC Q4, I3: whatever is still queued is picked up by `continue()`; the model now only answers.
+		if (host.stillQueued().length > 0) {
+			model.stopReplaying();
+			played.second = await continueAgent(host.agent);
+		}
+	}
+	return { ...played, transcript: host.transcript() };
+}
+
+/** The scripted model playing the scenario's replies, then plain answers (or pauses, SPEC S3). */
+function scriptedFor(scenario: Scenario) {
 	let replay = true;
 	const skipped = isResume(scenario) ? 1 : 0;
 	const scripted = scriptedModel(
@@ -419,17 +720,6 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		},
 		{ now: Date.now },
 	);
-	const executeStarts = new Map<string, number>();
-	const executeEnds = new Map<string, number>();
-	const tools = scenario.tools.map((plan, index) =>
-		makeTool(
-			TOOL_NAMES[index] as string,
-			plan,
-			(id) => executeStarts.set(id, Date.now() - t0),
-			(id) => executeEnds.set(id, Date.now() - t0),
-		),
-	);
-	const hooks = hooksOf(scenario);
 	const streamFn: StreamFunction = scenario.plainIterable
 		? (model, context, options) => {
 				const stream = scripted.stream(model, context, options);
@@ -437,233 +727,24 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 				return plain as unknown as ReturnType<StreamFunction>;
 			}
 		: scripted.stream;
-	const stop = scenario.stop;
-	if (stop.kind === "deadline") hooks.deadline = t0 + stop.at;
-
-	const events: AgentEvent[] = [];
-	const lateEvents: AgentEvent[] = [];
-	const queued: AgentMessage[] = [];
-	let endedAt: number | undefined;
-	let settledAt: number | undefined;
-	let stoppedAt: number | undefined = stop.kind === "deadline" ? stop.at : undefined;
-	let abortFired = false;
-	const dropped: AgentMessage[] = [];
-	const busyViolations: string[] = [];
-	let clearQueues = (): void => {};
-	let outcomeAbortedBeforeEnd = false;
-	let settled = false;
-	const executions = new Map<string, Execution>();
-	const queuedWhileRunning: AgentMessage[] = [];
-	const lateDequeues: AgentMessage[] = [];
-	let resumedTurnEnded = false;
-	const snapshots: string[] = [];
-	const record = (event: AgentEvent): void => {
-		if (settled) lateEvents.push(event);
-		else {
-			events.push(event);
-			snapshots.push(JSON.stringify(event));
-		}
-		trackExecution(event, executions, Date.now() - t0, () => steeringQueued().length > 0);
-		// SPEC T4, L1: arguments revised in a resumed batch cannot be written into the caller's transcript (the
-		// loop never mutates it) nor into result() (the reply was not added by this run); like the Agent, a host
-		// takes the revised reply from turn_end.
-		if (event.type === "turn_end" && !resumedTurnEnded && danglingOriginal) {
-			resumedTurnEnded = true;
-			initial[initial.indexOf(danglingOriginal)] = event.message;
-		}
-		if (event.type === "agent_end" && endedAt === undefined) {
-			endedAt = Date.now() - t0;
-			outcomeAbortedBeforeEnd = abortFired;
-		}
-	};
-
-	const prompt = user("go");
-	// SPEC L6, T13: a run that crashed between the reply and its results leaves this transcript behind.
-	const danglingOriginal = isResume(scenario) ? danglingReply(scenario.replies[0], Date.now()) : undefined;
-	const initial: AgentMessage[] = danglingOriginal ? [prompt, danglingOriginal] : [];
-	let steer: (m: AgentMessage) => void;
-	let followUp: (m: AgentMessage) => void;
-	let aside: (m: AgentMessage) => void = () => {};
-	let abort: (reason: unknown) => void;
-	let stillQueued: () => readonly AgentMessage[];
-	let steeringQueued: () => readonly AgentMessage[];
-	let transcript: () => readonly AgentMessage[];
-	let agent: Agent | undefined;
-	let unsubscribe = (): void => {};
-
-	if (isAgent(scenario)) {
-		const a = new Agent({
-			...hooks,
-			messages: initial,
-			model: scripted.model,
-			streamFn,
-			tools,
-			steeringMode: scenario.queueMode,
-			followUpMode: scenario.queueMode,
-		});
-		agent = a;
-		unsubscribe = a.subscribe(record);
-		steer = (m) => {
-			a.steer(m);
-			// SPEC Q3: while a run is active, prompt() and continue() refuse with a busy error and change nothing.
-			if (a.state.isStreaming) {
-				for (const attempt of [() => a.prompt("sneaking in"), () => a.continue()]) {
-					attempt().then(
-						() => busyViolations.push("prompt()/continue() succeeded during a run"),
-						(error: unknown) => {
-							if (!(error instanceof AgentBusyError)) busyViolations.push(String(error));
-						},
-					);
-				}
-			}
-		};
-		followUp = (m) => a.followUp(m);
-		abort = (reason) => a.abort(reason);
-		stillQueued = () => [...a.peekSteeringQueue(), ...a.peekFollowUpQueue()];
-		clearQueues = () => a.clearQueues();
-		steeringQueued = () => a.peekSteeringQueue();
-		transcript = () => a.state.messages;
-		// SPEC Q4: continue() resumes the unanswered batch of a transcript that ends in it.
-		void (scenario.driver === "agentResume" ? a.continue() : a.prompt(prompt)).finally(() => {
-			settledAt = Date.now() - t0;
-			settled = true;
-		});
-	} else {
-		// SPEC A6, A7: nothing is dequeued once the run was aborted or crossed its deadline.
-		const onTake = (taken: AgentMessage[]): void => {
-			const late = abortFired || (hooks.deadline !== undefined && Date.now() >= hooks.deadline);
-			if (late && taken.length > 0) lateDequeues.push(...taken);
-		};
-		const steering = hostQueue(scenario.queueMode, onTake);
-		const followUps = hostQueue(scenario.queueMode, onTake);
-		const asides = hostQueue("all", onTake);
-		const controller = new AbortController();
-		const config: AgentLoopConfig = {
-			...hooks,
-			model: scripted.model,
-			streamFn,
-			getSteeringMessages: steering.take,
-			hasSteeringMessages: () => steering.items.length > 0,
-			getFollowUpMessages: followUps.take,
-			getAsideMessages: asides.take,
-		};
-		if (scenario.eventDriven) config.onSteeringQueued = steering.subscribe;
-		const stream =
-			scenario.driver === "resume"
-				? agentLoopContinue({ messages: initial.slice(), tools }, config, controller.signal)
-				: agentLoop([prompt], { messages: [], tools }, config, controller.signal);
-		let added: readonly AgentMessage[] = [];
-		steer = steering.push;
-		followUp = followUps.push;
-		aside = asides.push;
-		abort = (reason) => controller.abort(reason);
-		stillQueued = () => [...steering.items, ...followUps.items, ...asides.items];
-		clearQueues = () => {
-			for (const queue of [steering, followUps, asides]) queue.items.length = 0;
-		};
-		steeringQueued = () => steering.items;
-		transcript = () => [...initial, ...added];
-		void (async () => {
-			for await (const event of stream) record(event);
-			added = await stream.result();
-			settledAt = Date.now() - t0;
-			settled = true;
-		})();
-	}
-
-	const queueAt = (at: number, message: AgentMessage, queue: (m: AgentMessage) => void): void => {
-		setTimeout(() => {
-			queued.push(message);
-			if (endedAt === undefined) queuedWhileRunning.push(message);
-			queue(message);
-		}, at);
-	};
-	const steerAndNote = (message: AgentMessage): void => {
-		steer(message);
-		const now = Date.now() - t0;
-		for (const execution of executions.values())
-			if (execution.endedAt === undefined) execution.steeredAt ??= now;
-	};
-	for (const [i, at] of scenario.steers.entries()) queueAt(at, user(`steer ${i}`), steerAndNote);
-	for (const [i, at] of scenario.followUps.entries()) queueAt(at, user(`follow-up ${i}`), followUp);
-	// The Agent offers no read-only view of its aside queue, so asides are only checked with the bare loop.
-	if (!isAgent(scenario))
-		for (const [i, at] of scenario.asides.entries()) queueAt(at, user(`aside ${i}`), aside);
-	if (scenario.clearAt !== undefined) {
-		setTimeout(() => {
-			dropped.push(...stillQueued());
-			clearQueues();
-		}, scenario.clearAt);
-	}
-	if (stop.kind === "abort" || stop.kind === "reset") {
-		const fire = (): void => {
-			if (settled) return;
-			stoppedAt = Date.now() - t0;
-			abortFired = true;
-			if (stop.kind === "reset") {
-				// Everything queued so far is gone: dropped from the queues or from the discarded transcript.
-				dropped.push(...queued);
-				agent?.reset();
-				return;
-			}
-			abort(abortReason(stop));
-			abort("aborted twice"); // a second abort changes nothing
-		};
-		// `at: 0` aborts synchronously, before the run has done anything.
-		if (stop.at === 0) fire();
-		else setTimeout(fire, stop.at);
-	}
-
-	await driveUntil(() => settled);
-	if (stoppedAt !== undefined && endedAt !== undefined && stoppedAt > endedAt) stoppedAt = undefined;
-
-	const played: Played & { settled: boolean } = {
-		scenario,
-		events,
-		transcript: [],
-		queued,
-		stillQueued,
-		stoppedAt,
-		endedAt,
-		settledAt,
-		lateEvents,
-		outcomeAbortedBeforeEnd,
-		settled,
-		initial,
-		dropped,
-		busyViolations,
-		queuedWhileRunning,
-		lateDequeues,
-		executions: [...executions.values()],
-		snapshots,
-		executeStarts,
-		executeEnds,
-		requests: () => scripted.calls.map((call) => call.context.messages),
-	};
-	if (!settled) return { ...played, transcript: transcript() };
-
-	// Tools and providers that ignored their signal finish now; nothing of it may reach the run (SPEC I4).
-	// Steers and follow-ups timed after the end are queued now too: they must stay queued (SPEC I3).
-	// (No vi.clearAllTimers() here: it also resets the fake clock, which would undo a passed deadline.)
-	await vi.advanceTimersByTimeAsync(LATE_MS);
-	unsubscribe();
-
-	if (agent) {
-		played.agent = agent;
-		const a = agent;
-		// SPEC Q4, I3: whatever is still queued is picked up by `continue()`; the model now only answers.
-		if (stillQueued().length > 0) {
+	return {
+		scripted,
+		streamFn,
+		stopReplaying() {
 			replay = false;
-			const second: AgentEvent[] = [];
-			const off = a.subscribe((event) => second.push(event));
-			let done = false;
-			void a.continue().finally(() => {
-				done = true;
-			});
-			const ok = await driveUntil(() => done);
-			off();
-			played.second = { events: second, settled: ok };
-		}
-	}
-	return { ...played, transcript: transcript() };
+		},
+	};
+}
+
+/** A second Agent run with `continue()`, driven to its end. */
+async function continueAgent(agent: Agent): Promise<{ events: AgentEvent[]; settled: boolean }> {
+	const events: AgentEvent[] = [];
+	const off = agent.subscribe((event) => events.push(event));
+	let done = false;
+	void agent.continue().finally(() => {
+		done = true;
+	});
+	const settled = await driveUntil(() => done);
+	off();
+	return { events, settled };
 }
