@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ANTHROPIC_STOP_REASONS } from "../../../src/providers/anthropic/index.js";
 import { mapStopReason } from "../../../src/providers/shared/stop-reason.js";
 import { callsOf, textBlocksOf } from "../support/content.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
-import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { serverForFile } from "../support/loopback.js";
 import { anthropicFacts } from "./facts.js";
 import { collect, testModel } from "./helpers.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-	server = await startReplayServer();
-});
-afterAll(() => server.close());
+const server = serverForFile();
 
 const fixtures = fixturesFor(["anthropic-messages", "anthropic-messages-compatible"]);
 

@@ -5,10 +5,10 @@
  * pins ours to the recording) and the case is listed below as a known SDK fault; our side is never loosened.
  */
 import Anthropic from "@anthropic-ai/sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../../src/core/messages.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
-import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { serverForFile } from "../support/loopback.js";
 import { collect, testModel } from "./helpers.js";
 
 type Json = Record<string, unknown>;
@@ -34,11 +34,7 @@ const KNOWN_SDK_FAULTS: Record<string, (block: Json) => Json> = {
 		SDK_FAULTS.compactionContentDropped,
 };
 
-let server: ReplayServer;
-beforeAll(async () => {
-	server = await startReplayServer();
-});
-afterAll(() => server.close());
+const server = serverForFile();
 
 /** Our message in the SDK's shape, for a field-by-field comparison. */
 function asSdkShape(message: AssistantMessage): Json[] {

@@ -1,9 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RetryInfo } from "../../../src/core/model.js";
 import { stream as registryStream } from "../../../src/providers/registry.js";
 import { collectAbortedAtText } from "../support/collect.js";
 import { fixtureBytes, frameEvents } from "../support/fixtures.js";
-import { jsonResponse, type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { serverForFile } from "../support/loopback.js";
+import { jsonResponse, startReplayServer } from "../support/replay-server.js";
 import { HELLO } from "../support/transcript.js";
 import { collect, testModel } from "./helpers.js";
 
@@ -35,12 +36,7 @@ const OVERLOADED = { type: "error", error: { type: "overloaded_error", message: 
 const okBody = () => fixtureBytes("anthropic-messages/test_prompt.sse");
 const FAST = { retryBaseDelayMs: 1 };
 
-let server: ReplayServer;
-beforeAll(async () => {
-	server = await startReplayServer();
-});
-afterEach(() => expect(server.pending()).toBe(0));
-afterAll(() => server.close());
+const server = serverForFile({ expectDrained: true });
 
 describe("HTTP errors are data with a classified kind (SPEC E3, A8)", () => {
 	it("401 → auth, not retried", async () => {

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AssistantMessageEvent } from "../../../src/core/events.js";
 import { fixtureBytes } from "../support/fixtures.js";
-import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { serverForFile } from "../support/loopback.js";
 import { collect, testModel } from "./helpers.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-	server = await startReplayServer();
-});
-afterAll(() => server.close());
+const server = serverForFile();
 
 /** Compact event trace (STYLE 7): runs of the same event collapse to `name×n`. */
 function trace(events: AssistantMessageEvent[]): string {

@@ -4,20 +4,16 @@
  * through real fetch and our decoder. The expected facts come from the recording itself (facts.ts), except
  * usage, which is written out by hand below from each recording's final usage object.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FINISH_REASONS } from "../../../src/providers/openai-completions/index.js";
 import { mapStopReason } from "../../../src/providers/shared/stop-reason.js";
 import { callsOf, textOf, thinkingOf } from "../support/content.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
-import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { serverForFile } from "../support/loopback.js";
 import { CHAT_FOLDERS, chatFacts } from "./facts.js";
 import { collect, testModel } from "./helpers.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-	server = await startReplayServer();
-});
-afterAll(() => server.close());
+const server = serverForFile();
 
 const fixtures = fixturesFor(CHAT_FOLDERS);
 

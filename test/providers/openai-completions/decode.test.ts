@@ -2,18 +2,13 @@
  * Decoder behaviour on hand-written streams (SYNTHETIC, see synthetic.ts) for the cases the recordings do not
  * cover, through the loopback server, real fetch and our decoder.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { callsOf, textOf } from "../support/content.js";
-import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { serverForFile } from "../support/loopback.js";
 import { collect, testModel } from "./helpers.js";
 import { chunk, DONE, usageChunk } from "./synthetic.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-	server = await startReplayServer();
-});
-afterEach(() => expect(server.pending()).toBe(0));
-afterAll(() => server.close());
+const server = serverForFile({ expectDrained: true });
 
 const FAST = { retryBaseDelayMs: 1 };
 const call = (index: number | undefined, id: string | undefined, name: string | undefined, args: string) => ({

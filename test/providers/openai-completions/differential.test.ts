@@ -8,13 +8,13 @@
  */
 import OpenAI from "openai";
 import type { ChatCompletion } from "openai/resources/chat/completions/completions";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../../src/core/messages.js";
 import { normalizeUsage } from "../../../src/providers/openai-completions/index.js";
 import type { TokenCounts } from "../../../src/providers/shared/usage.js";
 import { callsOf, textOf, thinkingOf } from "../support/content.js";
 import { fixturesFor, recordedEvents, responseBodies } from "../support/fixtures.js";
-import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { serverForFile } from "../support/loopback.js";
 import { CHAT_FOLDERS, chatFacts } from "./facts.js";
 import { collect, testModel } from "./helpers.js";
 
@@ -78,13 +78,11 @@ const KNOWN_SDK_CRASHES: Record<string, RegExp> = {
 	"openai-compatible-anthropic/anthropic-fallback-tool-call.sse": /Cannot read properties of undefined/,
 };
 
-let server: ReplayServer;
+const server = serverForFile();
 let client: OpenAI;
-beforeAll(async () => {
-	server = await startReplayServer();
+beforeAll(() => {
 	client = new OpenAI({ apiKey: "test-key", baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
 });
-afterAll(() => server.close());
 
 function ourView(message: AssistantMessage): View {
 	const { input, output, cacheRead, cacheWrite, reasoning } = message.usage;

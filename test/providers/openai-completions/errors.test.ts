@@ -2,26 +2,23 @@
  * Error paths through the loopback server (SPEC E3, A8): every failure is an `error` message with a classified
  * `errorKind`, never a throw; transient failures before any content are retried.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { RetryInfo } from "../../../src/core/model.js";
 import { stream as registryStream } from "../../../src/providers/registry.js";
 import { collectAbortedAtText } from "../support/collect.js";
 import { textOf } from "../support/content.js";
-import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { serverForFile } from "../support/loopback.js";
 import { HELLO } from "../support/transcript.js";
 import { collect, testModel } from "./helpers.js";
 import { chunk, textReply } from "./synthetic.js";
 
 const FAST = { retryBaseDelayMs: 1 };
 
-let server: ReplayServer;
+const server = serverForFile({ expectDrained: true });
 let baseUrl: string;
-beforeAll(async () => {
-	server = await startReplayServer();
+beforeAll(() => {
 	baseUrl = `${server.baseUrl}/v1`;
 });
-afterEach(() => expect(server.pending()).toBe(0));
-afterAll(() => server.close());
 
 const openAIError = (message: string, type: string, code: string | null) =>
 	JSON.stringify({ error: { message, type, param: null, code } });

@@ -5,17 +5,13 @@
  * large case, a file's content in one string. (A huge flat array is not linear today: the core parser copies
  * each open container per snapshot, so a 1 MB array still being written costs O(n²); reported to the core.)
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { callsOf } from "../support/content.js";
-import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { serverForFile } from "../support/loopback.js";
 import { collect, testModel } from "./helpers.js";
 import { chunk, DONE } from "./synthetic.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-	server = await startReplayServer();
-});
-afterAll(() => server.close());
+const server = serverForFile();
 
 /** A stream whose one tool call writes a file of about `bytes` bytes (escapes included), in ~200-byte deltas. */
 function bigToolCall(bytes: number): { body: string; args: Record<string, unknown> } {

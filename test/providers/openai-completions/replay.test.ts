@@ -2,20 +2,16 @@
  * Decoded replies go back on the wire correctly (SPEC C4, M3, M6, I5): a recorded reply is decoded through the
  * loopback server, then the next request is built from it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AssistantMessage, Message } from "../../../src/core/messages.js";
 import type { Model } from "../../../src/core/model.js";
 import { buildOpenAICompletionsRequest } from "../../../src/providers/openai-completions/index.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
-import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { serverForFile } from "../support/loopback.js";
 import { HELLO } from "../support/transcript.js";
 import { collect, testModel } from "./helpers.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-	server = await startReplayServer();
-});
-afterAll(() => server.close());
+const server = serverForFile();
 
 async function decode(file: string, model: Model): Promise<AssistantMessage> {
 	const fixture = fixturesFor([file.split("/")[0] ?? ""]).find((candidate) => candidate.file === file);

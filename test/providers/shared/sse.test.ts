@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readSseEvents } from "../../../src/providers/shared/sse.js";
 import { allFixtures, recordedEvents, responseBodies } from "../support/fixtures.js";
-import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { serverForFile } from "../support/loopback.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-	server = await startReplayServer();
-});
-afterAll(() => server.close());
+const server = serverForFile();
 
 async function readAll(body: ReadableStream<Uint8Array>) {
 	const events: { event: string | undefined; data: string }[] = [];
