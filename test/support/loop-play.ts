@@ -120,7 +120,11 @@ export async function driveUntil(done: () => boolean, limitMs = RUN_LIMIT_MS): P
 }
 
 /** A FIFO with the Agent's dequeue modes, for the `loop` driver. */
-function hostQueue(mode: Scenario["queueMode"], onTake: (taken: AgentMessage[]) => void) {
+function hostQueue(
+	mode: Scenario["queueMode"],
+	onTake: (taken: AgentMessage[]) => void,
+	asynchronous: boolean,
+) {
 	const items: AgentMessage[] = [];
 	const listeners = new Set<() => void>();
 	return {
@@ -129,10 +133,11 @@ function hostQueue(mode: Scenario["queueMode"], onTake: (taken: AgentMessage[]) 
 			items.push(message);
 			for (const listener of listeners) listener();
 		},
-		take() {
+		take(): AgentMessage[] | Promise<AgentMessage[]> {
 			const taken = mode === "all" ? items.splice(0) : items.splice(0, 1);
 			onTake(taken);
-			return taken;
+			// SPEC Q2: the queue callbacks may be async (a host's queue behind an await).
+			return asynchronous ? Promise.resolve(taken) : taken;
 		},
 		subscribe(listener: () => void) {
 			listeners.add(listener);
@@ -286,9 +291,9 @@ function startLoop({ scenario, recorder, hooks, model, streamFn, tools, prompt }
 		const late = recorder.abortFired || (hooks.deadline !== undefined && Date.now() >= hooks.deadline);
 		if (late && taken.length > 0) recorder.lateDequeues.push(...taken);
 	};
-	const steering = hostQueue(scenario.queueMode, onTake);
-	const followUps = hostQueue(scenario.queueMode, onTake);
-	const asides = hostQueue("all", onTake);
+	const steering = hostQueue(scenario.queueMode, onTake, scenario.asyncQueues);
+	const followUps = hostQueue(scenario.queueMode, onTake, scenario.asyncQueues);
+	const asides = hostQueue("all", onTake, scenario.asyncQueues);
 	const controller = new AbortController();
 	const config: AgentLoopConfig = {
 		...hooks,

@@ -96,6 +96,8 @@ export interface Scenario {
 	clearAt: number | undefined;
 	/** SPEC C5: tools get a required intent field `i`, removed from the arguments at dispatch. */
 	intentTracing: boolean;
+	/** `loop` drivers: the host's dequeue callbacks return promises. */
+	asyncQueues: boolean;
 	/** SPEC X1: a soft requirement to call `alpha` (reminder once, escalation, failure after 3 forced turns). */
 	softRequirement: true | undefined;
 	/** A step runner (SPEC L13) that passes through, or throws before / after the given model step (SPEC L12). */
@@ -206,6 +208,7 @@ export function scenarioArb(stop: fc.Arbitrary<StopPlan> = stopArb): fc.Arbitrar
 			gateStopsAt: rarely(fc.nat({ max: 4 }), 8),
 			clearAt: rarely(time, 6),
 			intentTracing: fc.boolean(),
+			asyncQueues: fc.boolean(),
 			softRequirement: rarely(fc.constant(true as const), 5),
 			steps: fc.oneof(
 				{ weight: 4, arbitrary: fc.constant("default" as const) },
