@@ -2,6 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { RetryInfo } from "../../../src/core/model.js";
 import { stream as registryStream } from "../../../src/providers/registry.js";
 import { collectAbortedAtText } from "../support/collect.js";
+import {
+	itKeepsContentAfterReset,
+	itRefusesTheKey,
+	itTimesOutWhileDripping,
+	onFileServer,
+} from "../support/error-paths.js";
 import { fixtureBytes, frameEvents } from "../support/fixtures.js";
 import { serverForFile } from "../support/loopback.js";
 import { jsonResponse, startReplayServer } from "../support/replay-server.js";
@@ -37,22 +43,17 @@ const okBody = () => fixtureBytes("anthropic-messages/test_prompt.sse");
 const FAST = { retryBaseDelayMs: 1 };
 
 const server = serverForFile({ expectDrained: true });
+const call = onFileServer(server, (baseUrl, options) => collect(testModel(baseUrl), { ...FAST, ...options }));
 
 describe("HTTP errors are data with a classified kind (SPEC E3, A8)", () => {
-	it("401 → auth, not retried", async () => {
-		server.enqueue(
-			jsonResponse(401, {
-				type: "error",
-				error: { type: "authentication_error", message: "invalid x-api-key" },
-			}),
-		);
-		const before = server.requests.length;
-		const { message, events } = await collect(testModel(server.baseUrl), FAST);
-		expect(message).toMatchObject({ stopReason: "error", errorKind: "auth" });
-		expect(message.errorMessage).toContain("invalid x-api-key");
-		expect(events.at(-1)?.type).toBe("error");
-		expect(server.requests.length - before).toBe(1);
-	});
+	itRefusesTheKey(
+		call,
+		jsonResponse(401, {
+			type: "error",
+			error: { type: "authentication_error", message: "invalid x-api-key" },
+		}),
+		"invalid x-api-key",
+	);
 
 	it("429 with retry-after is retried after the requested delay, reported through onRetry", async () => {
 		server.enqueue(
@@ -133,24 +134,13 @@ describe("network failures and stalls", () => {
 		expect(retries[0]?.errorKind).toBe("network");
 	});
 
-	it("a reset after content keeps the content and is not retried (SPEC A4)", async () => {
-		server.enqueue({ type: "reset", partial: sse([START, TEXT_START, HELLO_DELTA]) });
-		const { message } = await collect(testModel(server.baseUrl), FAST);
-		expect(message).toMatchObject({ stopReason: "error", errorKind: "network" });
-		expect(message.content).toEqual([{ type: "text", text: "Hel" }]);
-		expect(message.stopDetails?.type).toBe("stream_interrupted_after_content");
-	});
+	itKeepsContentAfterReset(call, sse([START, TEXT_START, HELLO_DELTA]), "Hel");
 
-	it("a server dripping bytes slower than the idle timeout ends as timeout", async () => {
-		server.enqueue({
-			type: "drip",
-			body: sse([START, TEXT_START, HELLO_DELTA, TEXT_STOP, delta("end_turn"), STOP]),
-			chunkSize: 40,
-			intervalMs: 300,
-		});
-		const { message } = await collect(testModel(server.baseUrl), { ...FAST, idleTimeoutMs: 60 });
-		expect(message).toMatchObject({ stopReason: "error", errorKind: "timeout" });
-	});
+	itTimesOutWhileDripping(
+		call,
+		sse([START, TEXT_START, HELLO_DELTA, TEXT_STOP, delta("end_turn"), STOP]),
+		40,
+	);
 
 	it("no first byte within firstByteTimeoutMs ends as timeout (retried first)", async () => {
 		server.enqueue({ type: "hang" }, { type: "hang" });

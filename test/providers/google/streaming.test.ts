@@ -97,7 +97,7 @@ const googleError = (
 ) => jsonResponse(code, { error: { code, message, status, ...extra } }, headers);
 
 describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
-	const call = onFreshServer((baseUrl) => collect(geminiModel(baseUrl), HI));
+	const call = onFreshServer((baseUrl, options) => collect(geminiModel(baseUrl), HI, options));
 
 	it("400 API_KEY_INVALID → auth, not retried", async () => {
 		const s = await serve(

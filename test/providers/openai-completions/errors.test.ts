@@ -7,6 +7,12 @@ import type { RetryInfo } from "../../../src/core/model.js";
 import { stream as registryStream } from "../../../src/providers/registry.js";
 import { collectAbortedAtText } from "../support/collect.js";
 import { textOf } from "../support/content.js";
+import {
+	itKeepsContentAfterReset,
+	itRefusesTheKey,
+	itTimesOutWhileDripping,
+	onFileServer,
+} from "../support/error-paths.js";
 import { serverForFile } from "../support/loopback.js";
 import { HELLO } from "../support/transcript.js";
 import { collect, testModel } from "./helpers.js";
@@ -19,24 +25,21 @@ let baseUrl: string;
 beforeAll(() => {
 	baseUrl = `${server.baseUrl}/v1`;
 });
+const call = onFileServer(server, (url, options) => collect(testModel(`${url}/v1`), { ...FAST, ...options }));
 
 const openAIError = (message: string, type: string, code: string | null) =>
 	JSON.stringify({ error: { message, type, param: null, code } });
 
 describe("HTTP errors", () => {
-	it("401 → auth, not retried", async () => {
-		server.enqueue({
+	itRefusesTheKey(
+		call,
+		{
 			type: "http",
 			status: 401,
 			body: openAIError("Incorrect API key provided: sk-test.", "invalid_request_error", "invalid_api_key"),
-		});
-		const before = server.requests.length;
-		const { message, events } = await collect(testModel(baseUrl), FAST);
-		expect(message).toMatchObject({ stopReason: "error", errorKind: "auth" });
-		expect(message.errorMessage).toContain("Incorrect API key");
-		expect(events.at(-1)?.type).toBe("error");
-		expect(server.requests.length - before).toBe(1);
-	});
+		},
+		"Incorrect API key",
+	);
 
 	it("429 with retry-after is retried after the requested delay and reported through onRetry", async () => {
 		server.enqueue(
@@ -117,19 +120,9 @@ describe("network failures", () => {
 		expect(retries.map((retry) => retry.errorKind)).toEqual(["network"]);
 	});
 
-	it("a reset after content keeps the content and is not retried (SPEC A4)", async () => {
-		server.enqueue({ type: "reset", partial: chunk({ role: "assistant", content: "Hel" }) });
-		const { message } = await collect(testModel(baseUrl), FAST);
-		expect(message).toMatchObject({ stopReason: "error", errorKind: "network" });
-		expect(message.content).toEqual([{ type: "text", text: "Hel" }]);
-		expect(message.stopDetails?.type).toBe("stream_interrupted_after_content");
-	});
+	itKeepsContentAfterReset(call, chunk({ role: "assistant", content: "Hel" }), "Hel");
 
-	it("a server dripping bytes slower than the idle timeout ends as timeout", async () => {
-		server.enqueue({ type: "drip", body: textReply("slow"), chunkSize: 30, intervalMs: 300 });
-		const { message } = await collect(testModel(baseUrl), { ...FAST, idleTimeoutMs: 60 });
-		expect(message).toMatchObject({ stopReason: "error", errorKind: "timeout" });
-	});
+	itTimesOutWhileDripping(call, textReply("slow"), 30);
 
 	it("abort mid-stream commits the text so far as aborted (SPEC A1)", async () => {
 		server.enqueue({ type: "hang", partial: chunk({ role: "assistant", content: "Wait" }) });

@@ -19,7 +19,7 @@ import { created, delta, messageAdded, partAdded, sse, textReply } from "./synth
 closeServersAfterEach();
 
 describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
-	const call = onFreshServer((baseUrl) => collect(responsesModel(baseUrl), HI));
+	const call = onFreshServer((baseUrl, options) => collect(responsesModel(baseUrl), HI, options));
 
 	it("401 → auth, not retried", async () => {
 		const s = await serve(
