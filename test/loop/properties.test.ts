@@ -1,10 +1,12 @@
 /**
- * Property tests of the loop's invariants (SPEC I1–I4) over random whole runs of the real `agentLoop` and
- * `Agent` on the scripted model: 1–4 replies with 0–6 tool calls each (unknown tools, invalid and unparseable
- * arguments), tools of every concurrency class, interruptible or not, that succeed, throw, return garbage,
- * report updates, ignore their abort signal or hang; provider errors mid-stream, refusals, throwing streams,
- * streams without a terminal event, `length` and `pause_turn` stops; steering and follow-ups queued at random
- * fake times; an optional abort or deadline at a random time. Fake timers make hundreds of runs fast.
+ * Property tests of the loop's invariants (SPEC I1–I4) over random whole runs of the real `agentLoop`,
+ * `agentLoopContinue` and `Agent` on the scripted model: 1–4 replies with 0–6 tool calls each (unknown tools,
+ * invalid and unparseable arguments), tools of every concurrency class, interruptible or not, that succeed,
+ * throw, return garbage, report updates, ignore their abort signal or hang; provider errors mid-stream,
+ * refusals, throwing streams, streams without a terminal event, `length` and `pause_turn` stops, an endlessly
+ * pausing backend; steering, follow-ups and asides queued at random fake times; hooks that take time, block,
+ * revise, throw or stop the run; an optional abort, deadline or `Agent.reset()` at a random time, a host that
+ * clears its queues, and an `Agent.continue()` afterwards. Fake timers make hundreds of runs take seconds.
  *
  * Scenarios are generated in test/support/loop-scenarios.ts, played in loop-play.ts and checked in
  * loop-invariants.ts (every failure names its SPEC rule). `CAPSTAN_PROPERTY_RUNS` sets the number of runs per
