@@ -144,6 +144,16 @@ function assertQueues(played: PlayedRun, end: AgentEnd): void {
 				);
 		}
 	}
+	// SPEC L9: follow-ups are only dequeued when the agent would otherwise stop — after a reply without calls.
+	end.messages.forEach((message, index) => {
+		if (!String((message as { content?: unknown }).content).startsWith("follow-up ")) return;
+		const before = end.messages.slice(0, index).reverse();
+		const reply = before.find((m) => (m as { role?: string }).role === "assistant") as
+			| AssistantMessage
+			| undefined;
+		if (reply?.content.some((block) => block.type === "toolCall"))
+			throw new Error(`SPEC L9: a follow-up was injected at ${index} while the model was still working`);
+	});
 	// SPEC Q2: each queue is FIFO — its messages reach the transcript in the order they were queued.
 	for (const prefix of ["steer ", "follow-up "]) {
 		const ofQueue = (m: AgentMessage) => String((m as { content?: unknown }).content).startsWith(prefix);
