@@ -211,14 +211,19 @@ export class Agent {
 		return this.idle;
 	}
 
-	/** Abort any run, then clear the transcript, the queues and the error. */
-	reset(): void {
+	/**
+	 * Abort any run, then clear the transcript, the queues and the error. The state is clear at once; the
+	 * aborted run still winds down (its closing messages never reach the new transcript). The returned promise
+	 * resolves when it has, so `await agent.reset()` is all a host needs before the next `prompt()`.
+	 */
+	reset(): Promise<void> {
 		this.abort("Agent was reset");
 		this._state.messages = [];
 		this._state.streamMessage = undefined;
 		this._state.error = undefined;
 		this.running.clear();
 		this.clearQueues();
+		return this.idle;
 	}
 
 	/** Set the system prompt used from the next model call. */

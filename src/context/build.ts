@@ -1,6 +1,7 @@
 import type { AgentMessage, Message } from "../core/messages.js";
 import type { Context, StreamOptions, ToolChoice } from "../core/model.js";
 import type { RunState } from "../loop/run-state.js";
+import { untilAborted } from "../loop/signals.js";
 import { toToolSpecs } from "../tools/specs.js";
 import { convertOne, defaultConvertToLlm } from "./convert.js";
 
@@ -27,9 +28,10 @@ export async function buildProviderCall(
 		let agentMessages: AgentMessage[] = pending.length
 			? [...state.messages, ...pending]
 			: state.messages.slice();
-		if (config.transformContext) agentMessages = await config.transformContext(agentMessages, state.signal);
+		if (config.transformContext)
+			agentMessages = await untilAborted(state, config.transformContext(agentMessages, state.signal));
 		messages = config.convertToLlm
-			? await config.convertToLlm(agentMessages)
+			? await untilAborted(state, config.convertToLlm(agentMessages))
 			: defaultConvertToLlm(agentMessages);
 	} else {
 		messages = defaultMessagesIncremental(state, pending);
@@ -49,7 +51,7 @@ export async function buildProviderCall(
 	}
 
 	const options: StreamOptions = { ...config.streamOptions, signal: state.signal };
-	const apiKey = await config.getApiKey?.(config.model.provider);
+	const apiKey = await untilAborted(state, config.getApiKey?.(config.model.provider));
 	if (apiKey !== undefined) options.apiKey = apiKey;
 	const thinkingLevel = config.getThinkingLevel?.();
 	if (thinkingLevel !== undefined) options.thinkingLevel = thinkingLevel;

@@ -30,6 +30,10 @@ export function agentLoop(
  * Continue from the existing context without a new prompt (SPEC L6). Refuses synchronously an empty
  * context and one whose last message is an assistant message with no unpaired tool calls; when the last
  * assistant message has tool calls without results, that batch runs first, then the loop goes on.
+ *
+ * That assistant message belongs to the caller's context, which the loop never mutates: if `beforeToolCall`
+ * revises arguments in the resumed batch (SPEC T4), the revised reply arrives as that turn's
+ * `turn_end.message` and the caller replaces its copy (the `Agent` does this for you).
  */
 export function agentLoopContinue(
 	context: AgentContext,

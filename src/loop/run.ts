@@ -5,7 +5,7 @@ import { dequeueAtTurnBoundary, drainAtStop } from "./boundaries.js";
 import { appendMessage, commitMessage, emit } from "./emit.js";
 import { findDanglingBatch } from "./pairing.js";
 import type { RunState } from "./run-state.js";
-import { deadlinePassed, isDeadlineAbort } from "./signals.js";
+import { deadlinePassed, HookAbandonedError, isDeadlineAbort, untilAborted } from "./signals.js";
 import { emptyAssistant } from "./stream-reply.js";
 import { runResumedBatch, runTurn, writePlaceholders } from "./turn.js";
 
@@ -23,7 +23,8 @@ export async function runAgentLoop(state: RunState, resume: boolean): Promise<vo
 		}
 		await runOuterLoop(state);
 	} catch (error) {
-		closeAfterFailure(state, error);
+		// An abandoned hook leaves nothing open (hooks run between turns); anything else is SPEC L12.
+		if (!(error instanceof HookAbandonedError && nothingOpen(state))) closeAfterFailure(state, error);
 	} finally {
 		finishRun(state);
 	}
@@ -38,9 +39,13 @@ async function runOuterLoop(state: RunState): Promise<void> {
 			await dequeueAtTurnBoundary(state, next === "continue");
 			if (next === "idle" && state.pending.length === 0) break;
 		}
-		await state.config.onBeforeYield?.();
+		await untilAborted(state, state.config.onBeforeYield?.());
 		if (stopBeforeTurn(state) || !(await drainAtStop(state))) return;
 	}
+}
+
+function nothingOpen(state: RunState): boolean {
+	return !state.open.turn && state.open.message === undefined && state.open.toolExecutions.size === 0;
 }
 
 /** SPEC L8: the deadline (and abort) check that opens every loop step. */

@@ -65,3 +65,34 @@ export function steeringProbe(state: RunState): SteeringProbe | undefined {
 	if (onSteeringQueued) probe.subscribe = onSteeringQueued;
 	return probe;
 }
+
+/** Thrown when the run is aborted while a host hook is still pending; the run then ends as aborted. */
+export class HookAbandonedError extends Error {
+	override readonly name = "HookAbandonedError";
+	constructor() {
+		super("a host hook was still running when the run was aborted");
+	}
+}
+
+const abortWakes = new WeakMap<AbortSignal, Promise<never>>();
+
+/**
+ * SPEC I4: await a host hook, but never past an abort — hooks get no signal (or may ignore it), and a run must
+ * end within bounded time after abort. The hook keeps running; its late result is ignored. Queue callbacks do
+ * not go through here: what they dequeue must never be dropped (SPEC I3).
+ */
+export function untilAborted<T>(state: RunState, value: T | Promise<T>): T | Promise<T> {
+	if (!(value instanceof Promise)) return value;
+	const { signal } = state;
+	if (signal.aborted) return Promise.reject(new HookAbandonedError());
+	let wake = abortWakes.get(signal);
+	if (!wake) {
+		// One listener per run, shared by every hook the run awaits (SPEC A2's spirit).
+		wake = new Promise<never>((_, reject) =>
+			signal.addEventListener("abort", () => reject(new HookAbandonedError()), { once: true }),
+		);
+		wake.catch(() => {});
+		abortWakes.set(signal, wake);
+	}
+	return Promise.race([value, wake]);
+}

@@ -9,7 +9,7 @@ import { decideAfterReply, nextPausedCount } from "./decide.js";
 import { commitMessage, emit, replaceMessage } from "./emit.js";
 import type { DanglingBatch } from "./pairing.js";
 import type { RunState } from "./run-state.js";
-import { deadlinePassed, isDeadlineAbort, steeringProbe } from "./signals.js";
+import { deadlinePassed, isDeadlineAbort, steeringProbe, untilAborted } from "./signals.js";
 import { judgeSoftTurn, markReminded, planSoftGate } from "./soft-requirement.js";
 import { streamAssistantReply } from "./stream-reply.js";
 import type { SoftToolRequirement } from "./types.js";
@@ -43,7 +43,7 @@ export async function runTurn(state: RunState): Promise<TurnNext> {
 	if (next === "end") state.outcome ??= outcomeOfEndedTurn(state, message);
 
 	emit(state, { type: "turn_end", message, toolResults });
-	await config.onTurnEnd?.({ message, toolResults });
+	await untilAborted(state, config.onTurnEnd?.({ message, toolResults }));
 	return next;
 }
 
@@ -51,12 +51,15 @@ export async function runTurn(state: RunState): Promise<TurnNext> {
 async function stoppedByGate(state: RunState, call: ProviderCall): Promise<boolean> {
 	const { config } = state;
 	if (!config.beforeModelCall) return false;
-	const gate = await config.beforeModelCall({
-		model: config.model,
-		context: call.context,
-		options: call.options,
-		messages: state.messages,
-	});
+	const gate = await untilAborted(
+		state,
+		config.beforeModelCall({
+			model: config.model,
+			context: call.context,
+			options: call.options,
+			messages: state.messages,
+		}),
+	);
 	if (!gate?.stop) return false;
 	state.outcome = { type: "completed", stoppedBy: gate.reason ?? "beforeModelCall" };
 	return true;
@@ -139,7 +142,7 @@ export async function runResumedBatch(state: RunState, dangling: DanglingBatch):
 	const { message, toolResults } = await runBatch(state, dangling.assistant, { only });
 	const next: TurnNext = state.signal.aborted ? "end" : "continue";
 	emit(state, { type: "turn_end", message, toolResults });
-	await state.config.onTurnEnd?.({ message, toolResults });
+	await untilAborted(state, state.config.onTurnEnd?.({ message, toolResults }));
 	return next;
 }
 

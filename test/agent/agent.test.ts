@@ -202,3 +202,18 @@ describe("Agent and revised arguments", () => {
 		expect(scripted.calls[1]?.context.messages[1]).toBe(agent.state.messages[1]);
 	});
 });
+
+describe("Agent.reset()", () => {
+	it("SPEC Q1: await reset() during a run, then prompt() starts fresh", async () => {
+		vi.useFakeTimers();
+		const { agent } = agentOn([{ content: [call("long")] }, { content: [text("fresh")] }]);
+		const running = agent.prompt("first");
+		await vi.advanceTimersByTimeAsync(10);
+		const reset = agent.reset();
+		expect(agent.state.messages).toHaveLength(0);
+		await reset;
+		await running;
+		await agent.prompt("second");
+		expect(agent.state.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+	});
+});

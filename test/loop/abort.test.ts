@@ -149,4 +149,28 @@ describe("abort and deadline", () => {
 		expect(abortReasonText(undefined)).toBe("Request was aborted");
 		expect(abortReasonText("")).toBe("Request was aborted");
 	});
+
+	it.each([
+		["onTurnEnd", { onTurnEnd: () => new Promise<void>(() => {}) }],
+		["onBeforeYield", { onBeforeYield: () => new Promise<void>(() => {}) }],
+		["beforeModelCall", { beforeModelCall: () => new Promise<undefined>(() => {}) }],
+		["transformContext", { transformContext: () => new Promise<never>(() => {}) }],
+		["getApiKey", { getApiKey: () => new Promise<string>(() => {}) }],
+	])(
+		"SPEC I4: a %s hook that never settles cannot hold the run open after an abort",
+		async (_name, hooks) => {
+			vi.useFakeTimers();
+			const controller = new AbortController();
+			const { done } = startScript([{ content: [text("a")] }, { content: [text("b")] }], {
+				signal: controller.signal,
+				config: { ...hooks, getFollowUpMessages: () => [user("again")] },
+			});
+			await vi.advanceTimersByTimeAsync(5);
+			controller.abort("stop");
+			const { events } = await done;
+			assertBalanced(events);
+			const end = events.at(-1);
+			expect(end?.type === "agent_end" && end.outcome).toEqual({ type: "aborted", reason: "stop" });
+		},
+	);
 });
