@@ -61,8 +61,11 @@ export async function buildProviderCall(
 }
 
 /**
- * The default conversion, kept incrementally: the run's transcript only grows (a T4 write-back replaces in
- * place), so each call converts only what was appended since the last one. Providers get a fresh array.
+ * The default conversion, kept incrementally so a long run does not re-convert (or even copy) its whole
+ * transcript on every call (bench W2 must stay flat). The transcript only grows — a T4 write-back replaces in
+ * place — and Pending is committed right after this call in this order (at `turn_start`, or by the run's end),
+ * so Pending is appended to the log now and skipped when it lands in the transcript. The stream function gets
+ * the log itself: `Context.messages` is valid for the call (see `StreamFunction`).
  */
 function defaultMessagesIncremental(state: RunState, pending: readonly AgentMessage[]): Message[] {
 	const { messages, llmLog } = state;
@@ -70,11 +73,10 @@ function defaultMessagesIncremental(state: RunState, pending: readonly AgentMess
 		const converted = convertOne(messages[i] as AgentMessage, state.llmUnsentCalls);
 		if (converted) llmLog.push(converted);
 	}
-	state.llmLogSource = messages.length;
-	const out = llmLog.slice();
 	for (const message of pending) {
 		const converted = convertOne(message, state.llmUnsentCalls);
-		if (converted) out.push(converted);
+		if (converted) llmLog.push(converted);
 	}
-	return out;
+	state.llmLogSource = messages.length + pending.length;
+	return llmLog;
 }

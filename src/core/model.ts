@@ -123,6 +123,9 @@ export type CallOptions = {
 /**
  * SPEC E3: a stream function never throws and never rejects after it is called; every failure ends the
  * stream with an `error` event whose message has `stopReason` `error` or `aborted`.
+ *
+ * `context` is valid for the call: the loop hands over its own incrementally kept message log (no per-call
+ * copy), which grows on later calls. A stream function that keeps the messages beyond the call copies them.
  */
 export type StreamFunction = (
 	model: Model,
