@@ -22,6 +22,9 @@ import { type BodyClassifier, classifyHttpError, classifyThrown, ProviderError }
 import { type RetryPolicy, retryDelayMs } from "./retry.js";
 import { readSseEvents, type SseEvent } from "./sse.js";
 
+/** Abort reason that releases an attempt's request once it is over (nothing is waiting on it). */
+const ATTEMPT_FINISHED = "attempt finished";
+
 /** Default time allowed until the first response byte. Generous: hidden reasoning can precede any output. */
 export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 120_000;
 /** Default longest silence between two body chunks once the response started. */
@@ -180,7 +183,8 @@ class StreamRunner {
 				await this.sleep(delayMs);
 			} finally {
 				ctx.dispose();
-				controller.abort();
+				// A shared reason: `abort()` with none builds a DOMException (with a stack) on every call.
+				controller.abort(ATTEMPT_FINISHED);
 			}
 		}
 	}
