@@ -1,6 +1,7 @@
 /** `npm run bench`: prints every benchmark with its floor and its target. */
 import { w1, w2, w3, w4 } from "./core.js";
 import { allDecodeThroughputs } from "./decode.js";
+import { providerW3 } from "./provider-w3.js";
 import { collectorDirectCost, telemetryCost } from "./telemetry.js";
 
 const fmt = (n: number, digits = 3) => n.toFixed(digits);
@@ -42,6 +43,10 @@ async function main() {
 		`X3 telemetry, W2-like 1,000 tool turns: off ${fmt(tel.off, 2)} µs/turn; on, end to end: collector ${signed(tel.collectorCost)}, collector + OTel sink (no-op tracer) ${signed(tel.otelNoopCost)}, collector + OTel SDK spans in memory ${signed(tel.otelCost)} µs/turn; collector alone (events replayed) ${fmt(direct.collectorUsPerTurn, 2)} µs/turn, with the OTel sink (no-op tracer) ${fmt(direct.withNoopSinkUsPerTurn, 2)} µs/turn`,
 	);
 
+	const pw3 = await providerW3();
+	console.log(
+		`W3 through the Anthropic provider (SSE → decoder → builder): ${pw3.rows.map((r) => `${r.bytes / 1024} KB ${fmt(r.ms, 1)} ms`).join(", ")}; exponent ${fmt(pw3.exponent, 3)} [target ≤ 1.1]`,
+	);
 	await allDecodeThroughputs(console.log);
 }
 
