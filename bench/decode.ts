@@ -12,19 +12,25 @@ import { streamAnthropic } from "../src/providers/anthropic/index.js";
 import { streamGoogle } from "../src/providers/google/index.js";
 import { streamOpenAICompletions } from "../src/providers/openai-completions/index.js";
 import { streamOpenAIResponses } from "../src/providers/openai-responses/index.js";
+import { GEMINI_FOLDERS } from "../test/providers/google/facts.js";
+import { CHAT_FOLDERS } from "../test/providers/openai-completions/facts.js";
+import { RESPONSES_FOLDERS } from "../test/providers/openai-responses/facts.js";
 import { fixturesFor, responseBodies } from "../test/providers/support/fixtures.js";
 import { median } from "./core.js";
 
 /** One API under measurement. `sdkRequest` issues one streaming request through the vendor SDK. */
 interface DecodeSubject {
 	label: string;
-	folders: string[];
+	folders: readonly string[];
 	/** Recordings left out of both sides (e.g. one the SDK cannot read at all). */
 	skip?: (file: string) => boolean;
 	model: Model;
 	stream: StreamFunction;
 	sdk(fetchFn: typeof fetch): { request(): Promise<AsyncIterable<unknown>>; close?(): void };
 }
+
+const openAIClient = (fetchFn: typeof fetch) =>
+	new OpenAI({ apiKey: "k", baseURL: "http://bench.invalid/v1", fetch: fetchFn, maxRetries: 0 });
 
 const noCost = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 };
 const benchModel = (api: string, provider: string, baseUrl: string): Model => ({
@@ -59,53 +65,27 @@ const SUBJECTS: DecodeSubject[] = [
 	},
 	{
 		label: "OpenAI Chat Completions",
-		folders: [
-			"openai-chat",
-			"openai-compatible-anthropic",
-			"openai-compatible-xai",
-			"openai-compatible-deepseek",
-			"openai-compatible-groq",
-			"openai-compatible-mistral",
-			"openai-compatible-alibaba",
-			"openai-compatible-perplexity",
-			"openai-compatible-openrouter",
-		],
+		folders: CHAT_FOLDERS,
 		model: benchModel("openai-completions", "openai", "http://bench.invalid/v1"),
 		stream: streamOpenAICompletions,
 		sdk: (fetchFn) => {
-			const client = new OpenAI({
-				apiKey: "k",
-				baseURL: "http://bench.invalid/v1",
-				fetch: fetchFn,
-				maxRetries: 0,
-			});
+			const client = openAIClient(fetchFn);
 			return { request: () => client.chat.completions.create({ model: "m", messages: [], stream: true }) };
 		},
 	},
 	{
 		label: "OpenAI Responses",
-		folders: [
-			"openai-responses",
-			"openai-responses-compatible-openrouter",
-			"openai-responses-compatible-lmstudio",
-			"openai-responses-compatible-xai",
-			"openai-responses-compatible-deepseek",
-		],
+		folders: RESPONSES_FOLDERS,
 		model: benchModel("openai-responses", "openai", "http://bench.invalid/v1"),
 		stream: streamOpenAIResponses,
 		sdk: (fetchFn) => {
-			const client = new OpenAI({
-				apiKey: "k",
-				baseURL: "http://bench.invalid/v1",
-				fetch: fetchFn,
-				maxRetries: 0,
-			});
+			const client = openAIClient(fetchFn);
 			return { request: () => client.responses.create({ model: "m", input: "hi", stream: true }) };
 		},
 	},
 	{
 		label: "Google Gemini",
-		folders: ["google-gemini", "google-vertex"],
+		folders: GEMINI_FOLDERS,
 		// The hand-assembled mid-stream error body makes the SDK throw; it is left out of both sides.
 		skip: (file) => file.includes("error-mid-stream"),
 		model: benchModel("google-generative-ai", "google", "http://bench.invalid/v1beta"),
