@@ -28,3 +28,34 @@ export function findDanglingBatch(messages: readonly AgentMessage[]): DanglingBa
 	}
 	return undefined;
 }
+
+/**
+ * SPEC I1/T13 defence: a provider that repeats a tool call id within one reply would get two results with
+ * the same id, which no provider accepts back. Later duplicates get a deterministic suffix (`<id>_2`, …) so
+ * every call keeps exactly one result. Returns the message itself when all ids are distinct (the usual case).
+ */
+export function withUniqueToolCallIds(message: AssistantMessage): AssistantMessage {
+	let seen: Set<string> | undefined;
+	let duplicate = false;
+	for (const block of message.content) {
+		if (block.type !== "toolCall") continue;
+		seen ??= new Set();
+		if (seen.has(block.id)) duplicate = true;
+		seen.add(block.id);
+	}
+	if (!duplicate || !seen) return message;
+	const used = new Set<string>();
+	const content = message.content.map((block) => {
+		if (block.type !== "toolCall") return block;
+		if (!used.has(block.id)) {
+			used.add(block.id);
+			return block;
+		}
+		let n = 2;
+		while (used.has(`${block.id}_${n}`) || seen.has(`${block.id}_${n}`)) n++;
+		const id = `${block.id}_${n}`;
+		used.add(id);
+		return { ...block, id };
+	});
+	return { ...message, content };
+}

@@ -13,6 +13,7 @@ import {
 	MAX_HARMONY_RETRIES,
 	nudgedTemperature,
 } from "./harmony-guard.js";
+import { withUniqueToolCallIds } from "./pairing.js";
 import type { RunState } from "./run-state.js";
 
 /** Thrown into a provider's own EventStream when the run aborts, to wake the pending read at once. */
@@ -57,7 +58,8 @@ async function streamReplyStep(state: RunState, call: ProviderCall): Promise<Ass
 	const step = { kind: "model" as const, id: `model:${state.modelCalls}`, name: state.config.model.id };
 	state.modelCalls++;
 	const message = await state.runStep(step, () => consumeReply(state, call));
-	if (message && typeof message === "object" && message.role === "assistant") return message;
+	if (message && typeof message === "object" && message.role === "assistant")
+		return withUniqueToolCallIds(message);
 	return interrupted(
 		state,
 		undefined,

@@ -162,4 +162,16 @@ describe("run lifecycle", () => {
 		expect(second.scripted.calls).toHaveLength(0);
 		expect(second.messages).toEqual(first.messages);
 	});
+
+	it("SPEC I1: a reply that repeats a tool call id still gets exactly one result per call", async () => {
+		const { messages, events } = await runScript(
+			[{ content: [call("a", "dup"), call("b", "dup")] }, { content: [text("ok")] }],
+			{ tools: [echoTool()] },
+		);
+		assertPaired(messages);
+		assertBalanced(events);
+		const reply = messages[1] as AssistantMessage;
+		expect(reply.content.map((b) => (b.type === "toolCall" ? b.id : ""))).toEqual(["dup", "dup_2"]);
+		expect(messages.slice(2, 4).map((m) => (m as ToolResultMessage).toolCallId)).toEqual(["dup", "dup_2"]);
+	});
 });
