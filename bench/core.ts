@@ -122,7 +122,7 @@ export async function w3(
 	for (const bytes of [...sizes, ...sizes]) {
 		const replies: ScriptedReply[] = [
 			{
-				content: [{ type: "toolCall", name: "noop", arguments: { data: "x".repeat(bytes) } }],
+				content: [{ type: "toolCall", name: "noop", arguments: argumentsOfSize(bytes, shape) }],
 				chunkSize: 64,
 			},
 			{ content: [{ type: "text", text: "ok" }] },

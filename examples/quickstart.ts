@@ -15,7 +15,10 @@ const search: AgentTool<{ query: string }> = {
 				() => resolve({ content: [{ type: "text", text: `3 hits for ${query}` }] }),
 				1000,
 			);
-			signal.addEventListener("abort", () => (clearTimeout(timer), reject(new Error("cancelled"))));
+			signal.addEventListener("abort", () => {
+				clearTimeout(timer);
+				reject(new Error("cancelled"));
+			});
 		}),
 };
 const scripted = scriptedModel([

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { Agent, type AgentLoopConfig, type AssistantMessage, agentLoop, emptyUsage } from "../../src/index.js";
+import {
+	Agent,
+	type AgentLoopConfig,
+	type AssistantMessage,
+	agentLoop,
+	emptyUsage,
+} from "../../src/index.js";
 import { findHarmonyMarker, type HarmonyLeakReport, inspectHarmony } from "../../src/loop/harmony-guard.js";
 import { type ScriptedReply, scriptedModel } from "../../src/testing/index.js";
 import { echoTool, user } from "../support/run.js";
