@@ -1,46 +1,16 @@
 import { Type } from "@sinclair/typebox";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type AssistantMessage, emptyUsage, type ToolCall } from "../../src/core/messages.js";
-import { runStepDirectly } from "../../src/loop/step-runner.js";
-import type { AgentEvent } from "../../src/loop/types.js";
+import type { ToolCall } from "../../src/core/messages.js";
 import {
-	runToolBatch,
 	STEERING_INTERRUPT_POLL_MS,
 	type SteeringProbe,
 	type ToolBatchInput,
 } from "../../src/tools/batch.js";
 import type { AgentTool, ToolExecutionContext } from "../../src/tools/types.js";
+import { type Args, assistantWith, batchHarness, deferred } from "./harness.js";
 
 // ---- fixtures ----
-
-type Args = Record<string, unknown>;
-
-function assistantWith(calls: [id: string, name: string][]): AssistantMessage {
-	return {
-		role: "assistant",
-		content: calls.map(([id, name]): ToolCall => ({ type: "toolCall", id, name, arguments: {} })),
-		api: "test",
-		provider: "test",
-		model: "test",
-		usage: emptyUsage(),
-		stopReason: "toolUse",
-		timestamp: 0,
-	};
-}
-
-interface Deferred<T> {
-	promise: Promise<T>;
-	resolve(value: T): void;
-}
-
-function deferred<T = void>(): Deferred<T> {
-	let resolve!: (value: T) => void;
-	const promise = new Promise<T>((r) => {
-		resolve = r;
-	});
-	return { promise, resolve };
-}
 
 /** A tool whose execution is controlled by hand; it records the signals and ctx it was given. */
 function manualTool(name: string, extra: Partial<AgentTool> = {}) {
@@ -62,27 +32,15 @@ function manualTool(name: string, extra: Partial<AgentTool> = {}) {
 }
 
 function harness(calls: [string, string][], tools: AgentTool[], extra: Partial<ToolBatchInput> = {}) {
-	const events: AgentEvent[] = [];
-	const controller = new AbortController();
-	const input: ToolBatchInput = {
-		assistantMessage: assistantWith(calls),
-		tools,
-		messages: [],
-		signal: controller.signal,
-		abortPlaceholder: () => ({ reason: "aborted", cause: "user pressed stop" }),
-		runStep: runStepDirectly,
-		emit: (event) => events.push(event),
-		now: () => 0,
-		intentTracing: false,
-		...extra,
-	};
+	const h = batchHarness(calls, tools, extra);
+	const { events } = h;
 	const trace = (): string[] =>
 		events.flatMap((event) => {
 			if (event.type === "tool_execution_start") return [`start:${event.toolCallId}`];
 			if (event.type === "tool_execution_end") return [`end:${event.toolCallId}:${event.status}`];
 			return [];
 		});
-	return { input, events, controller, trace, run: () => runToolBatch(input) };
+	return { ...h, trace };
 }
 
 /** A steering queue with the probe the loop would build from `hasSteeringMessages`/`onSteeringQueued`. */

@@ -1,28 +1,13 @@
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type AssistantMessage, emptyUsage, type ToolCall } from "../../src/core/messages.js";
-import { runStepDirectly, type Step, type StepRunner } from "../../src/loop/step-runner.js";
-import type { AgentEvent } from "../../src/loop/types.js";
-import { runToolBatch, type ToolBatchInput } from "../../src/tools/batch.js";
+import type { ToolCall } from "../../src/core/messages.js";
+import type { Step, StepRunner } from "../../src/loop/step-runner.js";
+import type { ToolBatchInput } from "../../src/tools/batch.js";
 import type { AgentTool, ToolResult } from "../../src/tools/types.js";
+import { type Args, batchHarness, deferred } from "./harness.js";
 
 // ---- fixtures: real AgentTool objects, a real assistant message, events recorded as compact strings ----
-
-type Args = Record<string, unknown>;
-
-function assistantWith(calls: [id: string, name: string, args: Args][]): AssistantMessage {
-	return {
-		role: "assistant",
-		content: calls.map(([id, name, args]): ToolCall => ({ type: "toolCall", id, name, arguments: args })),
-		api: "test",
-		provider: "test",
-		model: "test",
-		usage: emptyUsage(),
-		stopReason: "toolUse",
-		timestamp: 0,
-	};
-}
 
 function textTool(
 	name: string,
@@ -38,34 +23,9 @@ function textTool(
 	};
 }
 
-interface Deferred<T> {
-	promise: Promise<T>;
-	resolve(value: T): void;
-}
-
-function deferred<T = void>(): Deferred<T> {
-	let resolve!: (value: T) => void;
-	const promise = new Promise<T>((r) => {
-		resolve = r;
-	});
-	return { promise, resolve };
-}
-
 function harness(calls: [string, string, Args][], tools: AgentTool[], extra: Partial<ToolBatchInput> = {}) {
-	const events: AgentEvent[] = [];
-	const controller = new AbortController();
-	const input: ToolBatchInput = {
-		assistantMessage: assistantWith(calls),
-		tools,
-		messages: [],
-		signal: controller.signal,
-		abortPlaceholder: () => ({ reason: "aborted", cause: "user pressed stop" }),
-		runStep: runStepDirectly,
-		emit: (event) => events.push(event),
-		now: () => 1000,
-		intentTracing: false,
-		...extra,
-	};
+	const h = batchHarness(calls, tools, extra, 1000);
+	const { events } = h;
 	const trace = (): string[] =>
 		events.map((event) => {
 			if (event.type === "tool_execution_start") return `start:${event.toolCallId}`;
@@ -73,7 +33,7 @@ function harness(calls: [string, string, Args][], tools: AgentTool[], extra: Par
 			if (event.type === "tool_execution_end") return `end:${event.toolCallId}:${event.status}`;
 			return event.type;
 		});
-	return { input, events, controller, trace, run: () => runToolBatch(input) };
+	return { ...h, trace };
 }
 
 const textOf = (result: { content: ToolResult["content"] }): string =>
