@@ -6,28 +6,15 @@
  */
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../src/agent/agent.js";
-import type { AgentTool } from "../../../src/tools/types.js";
 import { assertPaired } from "../../support/trace.js";
 import { firstBodyMatching } from "../support/fixtures.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
+import { arithmeticTool } from "../support/transcript.js";
 import { testModel } from "./helpers.js";
 
 closeServersAfterEach();
 
 const FOLDERS = ["anthropic-messages"];
-
-function arithmetic(name: string, fn: (a: number, b: number) => number): AgentTool<{ a: number; b: number }> {
-	return {
-		name,
-		description: name,
-		parameters: {
-			type: "object",
-			properties: { a: { type: "number" }, b: { type: "number" } },
-			required: ["a", "b"],
-		},
-		execute: async (_id, { a, b }) => ({ content: [{ type: "text", text: String(fn(a, b)) }] }),
-	};
-}
 
 describe("Agent × Anthropic (recorded parallel calls, then text)", () => {
 	it("runs both tools and sends their results back in one user turn", async () => {
@@ -37,7 +24,7 @@ describe("Agent × Anthropic (recorded parallel calls, then text)", () => {
 		);
 		const agent = new Agent({
 			model: testModel(server.baseUrl),
-			tools: [arithmetic("add", (a, b) => a + b), arithmetic("multiply", (a, b) => a * b)],
+			tools: [arithmeticTool("add", (a, b) => a + b), arithmeticTool("multiply", (a, b) => a * b)],
 			streamOptions: { apiKey: "test-key" },
 		});
 		const statuses: string[] = [];

@@ -5,26 +5,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../../src/loop/agent-loop.js";
-import type { AgentTool } from "../../../src/tools/types.js";
 import { firstBodyMatching } from "../support/fixtures.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
+import { arithmeticTool } from "../support/transcript.js";
 import { GEMINI_FOLDERS } from "./facts.js";
 import { geminiModel } from "./helpers.js";
 
 closeServersAfterEach();
-
-function arithmetic(name: string, fn: (a: number, b: number) => number): AgentTool<{ a: number; b: number }> {
-	return {
-		name,
-		description: name,
-		parameters: {
-			type: "object",
-			properties: { a: { type: "number" }, b: { type: "number" } },
-			required: ["a", "b"],
-		},
-		execute: async (_id, { a, b }) => ({ content: [{ type: "text", text: String(fn(a, b)) }] }),
-	};
-}
 
 describe("agentLoop × Gemini (recorded parallel calls, then text)", () => {
 	it("runs both calls, sends both responses in one user turn, and ends with the text reply", async () => {
@@ -35,7 +22,10 @@ describe("agentLoop × Gemini (recorded parallel calls, then text)", () => {
 		);
 		const run = agentLoop(
 			[{ role: "user", content: "Add 2 and 3, and multiply them.", timestamp: 1 }],
-			{ messages: [], tools: [arithmetic("add", (a, b) => a + b), arithmetic("multiply", (a, b) => a * b)] },
+			{
+				messages: [],
+				tools: [arithmeticTool("add", (a, b) => a + b), arithmeticTool("multiply", (a, b) => a * b)],
+			},
 			{ model: geminiModel(server.baseUrl), streamOptions: { apiKey: "test-key" } },
 		);
 		for await (const _event of run) {

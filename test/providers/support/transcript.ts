@@ -5,6 +5,7 @@
 import type { AssistantMessage } from "../../../src/core/messages.js";
 import { emptyUsage } from "../../../src/core/messages.js";
 import type { Context, Model, ToolSpec } from "../../../src/core/model.js";
+import type { AgentTool } from "../../../src/tools/types.js";
 
 /** A factory of earlier replies from `model` (a tool-use turn at timestamp 2 unless `from` says otherwise). */
 export function repliesOf(
@@ -40,3 +41,23 @@ export const HELLO: Context = {
 
 /** A one-user-message context, nothing else. */
 export const HI: Context = { messages: [{ role: "user", content: "hi", timestamp: 1 }] };
+
+/**
+ * `add`/`multiply`-style tools for the agent-loop suites: the recorded multi-tool conversations call them
+ * with `{a, b}` numbers.
+ */
+export function arithmeticTool(
+	name: string,
+	fn: (a: number, b: number) => number,
+): AgentTool<{ a: number; b: number }> {
+	return {
+		name,
+		description: name,
+		parameters: {
+			type: "object",
+			properties: { a: { type: "number" }, b: { type: "number" } },
+			required: ["a", "b"],
+		},
+		execute: async (_id, { a, b }) => ({ content: [{ type: "text", text: String(fn(a, b)) }] }),
+	};
+}
