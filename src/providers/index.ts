@@ -3,6 +3,7 @@
  * registry, the model catalog, and the shared scaffolding for writing a provider of your own.
  */
 
+export * from "./base/index.js";
 export { DEFAULT_BASE_URLS, getModel, listModels, MODELS } from "./models.js";
 export {
 	builtinProviders,
@@ -11,4 +12,3 @@ export {
 	type ProviderRegistry,
 	stream,
 } from "./registry.js";
-export * from "./shared/index.js";

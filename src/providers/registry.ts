@@ -6,11 +6,11 @@
 import type { AssistantMessageEventStream } from "../core/events.js";
 import type { Context, Model, StreamFunction, StreamOptions } from "../core/model.js";
 import { streamAnthropic } from "./anthropic/index.js";
+import { ProviderError } from "./base/errors.js";
+import { runProviderStream } from "./base/run-stream.js";
 import { streamGoogle } from "./google/index.js";
 import { streamOpenAICompletions } from "./openai-completions/stream.js";
 import { streamOpenAIResponses } from "./openai-responses/index.js";
-import { ProviderError } from "./shared/errors.js";
-import { runProviderStream } from "./shared/run-stream.js";
 
 /** A registry of stream functions keyed by wire API. */
 export interface ProviderRegistry {

@@ -12,16 +12,11 @@ import type {
 import type { AssistantMessageBuilder } from "../../core/assistant-builder.js";
 import type { JsonValue } from "../../core/messages.js";
 import type { Model } from "../../core/model.js";
-import { type BodyClassifier, classifyStreamError, ProviderError } from "../shared/errors.js";
-import { parseEventJson } from "../shared/run-stream.js";
-import type { SseEvent } from "../shared/sse.js";
-import {
-	finishWithStop,
-	type MappedStop,
-	mapStopReason,
-	type StopReasonTable,
-} from "../shared/stop-reason.js";
-import { buildUsage } from "../shared/usage.js";
+import { type BodyClassifier, classifyStreamError, ProviderError } from "../base/errors.js";
+import { parseEventJson } from "../base/run-stream.js";
+import type { SseEvent } from "../base/sse.js";
+import { finishWithStop, type MappedStop, mapStopReason, type StopReasonTable } from "../base/stop-reason.js";
+import { buildUsage } from "../base/usage.js";
 import { ANTHROPIC_API } from "./request.js";
 
 /** SPEC M4 for Anthropic. `refusal` is an `error` turn (SPEC S5); `pause_turn` a `stop` the loop continues. */

@@ -6,8 +6,8 @@
  */
 import type { AssistantMessageEventStream } from "../../core/events.js";
 import type { Context, Model } from "../../core/model.js";
+import { joinUrl, runProviderStream } from "../base/run-stream.js";
 import { DEFAULT_BASE_URLS } from "../models.js";
-import { joinUrl, runProviderStream } from "../shared/run-stream.js";
 import { AnthropicStreamDecoder, classifyAnthropicError } from "./decode.js";
 import { ANTHROPIC_API, type AnthropicOptions, buildAnthropicRequest } from "./request.js";
 

@@ -26,13 +26,8 @@ import type {
 import type { AssistantMessageBuilder } from "../../core/assistant-builder.js";
 import type { JsonValue, TextContent, ThinkingContent } from "../../core/messages.js";
 import type { Model } from "../../core/model.js";
-import {
-	finishWithStop,
-	type MappedStop,
-	mapStopReason,
-	type StopReasonTable,
-} from "../shared/stop-reason.js";
-import { buildUsage } from "../shared/usage.js";
+import { finishWithStop, type MappedStop, mapStopReason, type StopReasonTable } from "../base/stop-reason.js";
+import { buildUsage } from "../base/usage.js";
 import { geminiStreamError } from "./errors.js";
 import {
 	applyPartialArg,

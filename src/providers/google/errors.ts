@@ -8,7 +8,7 @@ import {
 	classifyStreamError,
 	type ProviderError,
 	tryParseJson,
-} from "../shared/errors.js";
+} from "../base/errors.js";
 
 const STATUS_KINDS: Readonly<Record<string, BodyClassification>> = {
 	RESOURCE_EXHAUSTED: { kind: "rate_limit" },

@@ -7,9 +7,9 @@
  */
 import type { AssistantMessageEventStream } from "../../core/events.js";
 import type { Context, Model } from "../../core/model.js";
-import { resolveBaseUrl } from "../shared/base-url.js";
-import { ProviderError } from "../shared/errors.js";
-import { joinUrl, parseEventJson, runProviderStream } from "../shared/run-stream.js";
+import { resolveBaseUrl } from "../base/base-url.js";
+import { ProviderError } from "../base/errors.js";
+import { joinUrl, parseEventJson, runProviderStream } from "../base/run-stream.js";
 import { type GeminiChunk, GeminiStreamDecoder } from "./decode.js";
 import { classifyGeminiErrorBody, trailingErrorBody } from "./errors.js";
 import { buildGeminiRequest, GOOGLE_API, type GoogleOptions } from "./request.js";

@@ -37,7 +37,7 @@ import type {
 	UserContent,
 } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
-import type { ProviderStreamOptions } from "../shared/run-stream.js";
+import type { ProviderStreamOptions } from "../base/run-stream.js";
 
 /** The wire API name this provider speaks; also the `api` of its `ProviderBlock`s. */
 export const GOOGLE_API = "google-generative-ai";

@@ -25,11 +25,11 @@ import {
 	kindForStatus,
 	ProviderError,
 	tryParseJson,
-} from "../shared/errors.js";
-import { parseEventJson } from "../shared/run-stream.js";
-import type { SseEvent } from "../shared/sse.js";
-import { finishWithStop, mapStopReason, type StopReasonTable } from "../shared/stop-reason.js";
-import { buildUsage } from "../shared/usage.js";
+} from "../base/errors.js";
+import { parseEventJson } from "../base/run-stream.js";
+import type { SseEvent } from "../base/sse.js";
+import { finishWithStop, mapStopReason, type StopReasonTable } from "../base/stop-reason.js";
+import { buildUsage } from "../base/usage.js";
 import { REASONING_DETAILS_BLOCK, ReasoningDetailsLog } from "./reasoning-details.js";
 import { OPENAI_COMPLETIONS_API } from "./request.js";
 import { isWireUsage, normalizeUsage } from "./usage.js";

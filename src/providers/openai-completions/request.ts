@@ -20,7 +20,7 @@ import type {
 } from "openai/resources/chat/completions/completions";
 import type { AssistantMessage, ImageContent, ToolResultMessage, UserContent } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
-import type { ProviderStreamOptions } from "../shared/run-stream.js";
+import type { ProviderStreamOptions } from "../base/run-stream.js";
 import { type OpenAICompletionsCompat, type ReasoningEffortValue, resolveCompat } from "./compat.js";
 import { type ReasoningDetail, replayableDetails } from "./reasoning-details.js";
 import { wireToolCallId } from "./tool-ids.js";

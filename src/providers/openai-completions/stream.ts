@@ -4,8 +4,8 @@
  */
 import type { AssistantMessageEventStream } from "../../core/events.js";
 import type { Context, Model } from "../../core/model.js";
+import { joinUrl, runProviderStream } from "../base/run-stream.js";
 import { DEFAULT_BASE_URLS } from "../models.js";
-import { joinUrl, runProviderStream } from "../shared/run-stream.js";
 import { resolveCompat } from "./compat.js";
 import { ChatCompletionsDecoder, classifyOpenAIErrorBody } from "./decode.js";
 import {

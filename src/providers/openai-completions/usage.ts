@@ -5,7 +5,7 @@
  * `input` excludes them; reasoning tokens come from `completion_tokens_details`.
  */
 import type { CompletionUsage } from "openai/resources/completions";
-import type { TokenCounts } from "../shared/usage.js";
+import type { TokenCounts } from "../base/usage.js";
 
 /** A usage object as compatible servers send it: OpenAI's shape plus vendor extras, all optional. */
 export type WireUsage = Partial<

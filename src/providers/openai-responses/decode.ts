@@ -26,8 +26,8 @@ import type {
 import type { AssistantMessageBuilder } from "../../core/assistant-builder.js";
 import type { JsonValue } from "../../core/messages.js";
 import type { Model } from "../../core/model.js";
-import { finishWithStop, mapStopReason, type StopReasonTable } from "../shared/stop-reason.js";
-import { buildUsage } from "../shared/usage.js";
+import { finishWithStop, mapStopReason, type StopReasonTable } from "../base/stop-reason.js";
+import { buildUsage } from "../base/usage.js";
 import { streamError } from "./errors.js";
 import { encodeItemRef } from "./item-refs.js";
 import { OPENAI_RESPONSES_API } from "./request.js";

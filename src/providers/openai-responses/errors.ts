@@ -7,7 +7,7 @@ import {
 	type BodyClassifier,
 	classifyStreamError,
 	type ProviderError,
-} from "../shared/errors.js";
+} from "../base/errors.js";
 
 const CODE_KINDS: Readonly<Record<string, BodyClassification>> = {
 	context_length_exceeded: { kind: "context_overflow", retryable: false },

@@ -6,8 +6,8 @@
 import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import type { AssistantMessageEventStream } from "../../core/events.js";
 import type { Context, Model } from "../../core/model.js";
-import { resolveBaseUrl } from "../shared/base-url.js";
-import { joinUrl, parseEventJson, runProviderStream } from "../shared/run-stream.js";
+import { resolveBaseUrl } from "../base/base-url.js";
+import { joinUrl, parseEventJson, runProviderStream } from "../base/run-stream.js";
 import { ResponsesStreamDecoder } from "./decode.js";
 import { classifyOpenAIErrorBody } from "./errors.js";
 import { buildResponsesRequest, OPENAI_RESPONSES_API, type OpenAIResponsesOptions } from "./request.js";

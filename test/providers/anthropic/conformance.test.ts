@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ANTHROPIC_STOP_REASONS } from "../../../src/providers/anthropic/index.js";
-import { mapStopReason } from "../../../src/providers/shared/stop-reason.js";
+import { mapStopReason } from "../../../src/providers/base/stop-reason.js";
 import { callsOf, textBlocksOf } from "../support/content.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { serverForFile } from "../support/loopback.js";

@@ -5,8 +5,8 @@
  * usage, which is written out by hand below from each recording's final usage object.
  */
 import { describe, expect, it } from "vitest";
+import { mapStopReason } from "../../../src/providers/base/stop-reason.js";
 import { FINISH_REASONS } from "../../../src/providers/openai-completions/index.js";
-import { mapStopReason } from "../../../src/providers/shared/stop-reason.js";
 import { callsOf, textOf, thinkingOf } from "../support/content.js";
 import { fixturesFor, responseBodies } from "../support/fixtures.js";
 import { serverForFile } from "../support/loopback.js";

@@ -7,7 +7,7 @@
 import { expect, it } from "vitest";
 import type { AssistantMessageEvent } from "../../../src/core/events.js";
 import type { AssistantMessage, ErrorKind } from "../../../src/core/messages.js";
-import type { ProviderStreamOptions } from "../../../src/providers/shared/run-stream.js";
+import type { ProviderStreamOptions } from "../../../src/providers/base/run-stream.js";
 import type { Collected } from "./collect.js";
 import { textOf } from "./content.js";
 import { serve } from "./loopback.js";

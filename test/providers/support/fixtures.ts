@@ -13,8 +13,8 @@
  * }
  * ```
  *
- * - Fixtures live in `../shared/fixtures/provider-streams` relative to the repo root (CI clones shared/ beside
- *   the repo). They are read-only: never edit them.
+ * - Fixtures live in `test/fixtures/provider-streams` (copied byte for byte from the recordings, with their
+ *   README, `index.json` and `LICENSES/`). They are read-only: never edit them.
  * - Raw SSE files (`*.sse`, `*.bin`, FirebaseExtended `*.txt`) are served byte for byte, one response each.
  * - JSONL chunk files (`*.chunks.txt`) are re-framed exactly as the fixtures README says for their folder
  *   (`framingFor`), and split into several HTTP responses where one file holds several (at each
@@ -31,8 +31,8 @@ import { createParser } from "eventsource-parser";
 /** Absolute path of the repository root. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
-/** Absolute path of the shared fixtures folder. */
-export const FIXTURES_ROOT = resolve(REPO_ROOT, "../shared/fixtures/provider-streams");
+/** Absolute path of the recorded provider streams. */
+export const FIXTURES_ROOT = resolve(REPO_ROOT, "test/fixtures/provider-streams");
 
 /** One entry of the fixtures' `index.json`. */
 export interface FixtureInfo {

@@ -1,16 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { Model } from "../../../src/core/model.js";
-import { resolveApiKey } from "../../../src/providers/shared/env.js";
+import { resolveApiKey } from "../../../src/providers/base/env.js";
 import {
 	classifyHttpError,
 	classifyThrown,
 	kindForStatus,
 	ProviderError,
 	parseRetryAfter,
-} from "../../../src/providers/shared/errors.js";
-import { retryDelayMs } from "../../../src/providers/shared/retry.js";
-import { mapStopReason } from "../../../src/providers/shared/stop-reason.js";
-import { buildUsage } from "../../../src/providers/shared/usage.js";
+} from "../../../src/providers/base/errors.js";
+import { retryDelayMs } from "../../../src/providers/base/retry.js";
+import { mapStopReason } from "../../../src/providers/base/stop-reason.js";
+import { buildUsage } from "../../../src/providers/base/usage.js";
 
 const model: Model = {
 	id: "m",

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Model, RetryInfo } from "../../../src/core/model.js";
-import { finishWithStop, ProviderError, runProviderStream } from "../../../src/providers/shared/index.js";
+import { finishWithStop, ProviderError, runProviderStream } from "../../../src/providers/base/index.js";
 
 // A minimal provider on the shared runner: reads SSE `data:` lines as text deltas until "[END]".
 const model: Model = {

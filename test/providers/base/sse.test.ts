@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readSseEvents } from "../../../src/providers/shared/sse.js";
+import { readSseEvents } from "../../../src/providers/base/sse.js";
 import { allFixtures, recordedEvents, responseBodies } from "../support/fixtures.js";
 import { serverForFile } from "../support/loopback.js";
 
