@@ -44,6 +44,7 @@ export type {
 	ToolChoice,
 	ToolSpec,
 } from "./core/model.js";
+export { runStepDirectly, type Step, type StepRunner } from "./core/step-runner.js";
 export { type AgentEventStream, agentLoop, agentLoopContinue } from "./loop/agent-loop.js";
 export {
 	decideAfterReply,
@@ -53,9 +54,10 @@ export {
 } from "./loop/decide.js";
 export { type DanglingBatch, findDanglingBatch } from "./loop/pairing.js";
 export { DeadlineExceededError } from "./loop/signals.js";
-export { runStepDirectly, type Step, type StepRunner } from "./loop/step-runner.js";
-export type * from "./loop/types.js";
-export type * from "./telemetry/types.js";
+export type * from "./protocol/config.js";
+export type * from "./protocol/events.js";
+export type * from "./protocol/outcome.js";
+export type * from "./protocol/telemetry.js";
 export { STEERING_INTERRUPT_POLL_MS } from "./tools/batch.js";
 export { placeholderResult, placeholderText } from "./tools/placeholders.js";
 export type * from "./tools/types.js";

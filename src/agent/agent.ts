@@ -8,7 +8,8 @@ import {
 import type { Model, StreamFunction, ThinkingLevel } from "../core/model.js";
 import { type AgentEventStream, agentLoop, agentLoopContinue } from "../loop/agent-loop.js";
 import { findDanglingBatch } from "../loop/pairing.js";
-import type { AgentContext, AgentEvent, AgentLoopConfig } from "../loop/types.js";
+import type { AgentLoopConfig } from "../protocol/config.js";
+import type { AgentContext, AgentEvent } from "../protocol/events.js";
 import type { AgentTool } from "../tools/types.js";
 import { MessageQueue, type QueueMode } from "./queue.js";
 

@@ -1,14 +1,15 @@
 import { EventStream } from "../core/event-stream.js";
 import type { AgentMessage } from "../core/messages.js";
 import type { StreamFunction } from "../core/model.js";
+import { runStepDirectly } from "../core/step-runner.js";
+import type { AgentLoopConfig } from "../protocol/config.js";
+import type { AgentContext, AgentEvent } from "../protocol/events.js";
 import { stream as registryStream } from "../providers/registry.js";
 import { createRunTelemetry } from "../telemetry/collector.js";
 import { findDanglingBatch } from "./pairing.js";
 import { runAgentLoop } from "./run.js";
 import type { RunState } from "./run-state.js";
 import { createRunSignal } from "./signals.js";
-import { runStepDirectly } from "./step-runner.js";
-import type { AgentContext, AgentEvent, AgentLoopConfig } from "./types.js";
 
 /** The stream of one run: every event, then every message the run added, in context order. */
 export type AgentEventStream = EventStream<AgentEvent, AgentMessage[]>;

@@ -1,7 +1,7 @@
 import type { AgentMessage } from "../core/messages.js";
+import type { Awaitable } from "../protocol/config.js";
 import type { RunState } from "./run-state.js";
 import { deadlinePassed } from "./signals.js";
-import type { Awaitable } from "./types.js";
 
 /**
  * Every dequeue checks the signal (and the deadline) first, so an aborted run never drains a queue and a

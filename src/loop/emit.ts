@@ -1,6 +1,6 @@
 import type { AgentMessage, AssistantMessage } from "../core/messages.js";
+import type { AgentEvent } from "../protocol/events.js";
 import type { RunState } from "./run-state.js";
-import type { AgentEvent } from "./types.js";
 
 /**
  * Push one event and keep the open-scope bookkeeping in step with it, so a failure anywhere can close

@@ -1,10 +1,12 @@
 import type { EventStream } from "../core/event-stream.js";
 import type { AgentMessage, Message } from "../core/messages.js";
 import type { StreamFunction } from "../core/model.js";
+import type { StepRunner } from "../core/step-runner.js";
+import type { AgentLoopConfig } from "../protocol/config.js";
+import type { AgentContext, AgentEvent } from "../protocol/events.js";
+import type { RunOutcome } from "../protocol/outcome.js";
 import type { RunTelemetry } from "../telemetry/collector.js";
 import type { SoftRequirementState } from "./soft-requirement.js";
-import type { StepRunner } from "./step-runner.js";
-import type { AgentContext, AgentEvent, AgentLoopConfig, RunOutcome } from "./types.js";
 
 /** The open/closed bookkeeping that lets a failing run close exactly what it opened (SPEC L4, L12). */
 export interface OpenScopes {

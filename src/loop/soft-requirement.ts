@@ -1,6 +1,6 @@
 import type { AgentMessage, ToolCall } from "../core/messages.js";
 import type { ToolChoice } from "../core/model.js";
-import type { SoftToolRequirement } from "./types.js";
+import type { SoftToolRequirement } from "../protocol/config.js";
 
 /** SPEC X1: forced turns without compliance before the run fails. */
 export const MAX_SOFT_TOOL_ESCALATIONS = 3;

@@ -1,10 +1,8 @@
-import type { ProviderCall } from "../context/build.js";
 import { abortReasonText, errorText } from "../core/abort.js";
 import { EventStream } from "../core/event-stream.js";
 import type { AssistantMessageEvent } from "../core/events.js";
 import { closeInterruptedMessage } from "../core/interrupt.js";
 import { type AssistantMessage, type ErrorKind, emptyUsage } from "../core/messages.js";
-import { appendMessage, emit } from "./emit.js";
 import {
 	discardedReply,
 	guardsHarmony,
@@ -12,8 +10,10 @@ import {
 	inspectHarmony,
 	MAX_HARMONY_RETRIES,
 	nudgedTemperature,
-} from "./harmony-guard.js";
+} from "../providers/openai-completions/harmony-guard.js";
+import { appendMessage, emit } from "./emit.js";
 import { withUniqueToolCallIds } from "./pairing.js";
+import type { ProviderCall } from "./provider-call.js";
 import type { RunState } from "./run-state.js";
 
 /** Thrown into a provider's own EventStream when the run aborts, to wake the pending read at once. */

@@ -1,18 +1,18 @@
-import { buildProviderCall, type ProviderCall } from "../context/build.js";
 import { abortReasonText } from "../core/abort.js";
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "../core/messages.js";
 import { toolCallsOf } from "../core/messages.js";
+import type { SoftToolRequirement } from "../protocol/config.js";
 import { runToolBatch, type ToolBatchInput } from "../tools/batch.js";
 import { placeholderResult } from "../tools/placeholders.js";
 import type { PlaceholderReason } from "../tools/types.js";
 import { decideAfterReply, nextPausedCount } from "./decide.js";
 import { commitMessage, emit, replaceMessage } from "./emit.js";
 import type { DanglingBatch } from "./pairing.js";
+import { buildProviderCall, type ProviderCall } from "./provider-call.js";
 import type { RunState } from "./run-state.js";
 import { deadlinePassed, isDeadlineAbort, steeringProbe, untilAborted } from "./signals.js";
 import { judgeSoftTurn, markReminded, planSoftGate } from "./soft-requirement.js";
 import { streamAssistantReply } from "./stream-reply.js";
-import type { SoftToolRequirement } from "./types.js";
 
 /** What the inner loop does after a turn (SPEC L7). */
 export type TurnNext = "continue" | "idle" | "end";

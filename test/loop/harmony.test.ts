@@ -6,7 +6,11 @@ import {
 	agentLoop,
 	emptyUsage,
 } from "../../src/index.js";
-import { findHarmonyMarker, type HarmonyLeakReport, inspectHarmony } from "../../src/loop/harmony-guard.js";
+import {
+	findHarmonyMarker,
+	type HarmonyLeakReport,
+	inspectHarmony,
+} from "../../src/providers/openai-completions/harmony-guard.js";
 import { type ScriptedReply, scriptedModel } from "../../src/testing/index.js";
 import { echoTool, user } from "../support/run.js";
 import { assertBalanced, collect, trace } from "../support/trace.js";

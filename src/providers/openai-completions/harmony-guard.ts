@@ -1,5 +1,5 @@
-import type { AssistantMessage, ToolCall } from "../core/messages.js";
-import { parseJsonText } from "../core/partial-json.js";
+import type { AssistantMessage, ToolCall } from "../../core/messages.js";
+import { parseJsonText } from "../../core/partial-json.js";
 
 /**
  * SPEC X4: some OpenAI reasoning models (gpt-oss served behind Chat Completions, notably) occasionally leak

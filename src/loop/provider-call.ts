@@ -1,9 +1,9 @@
+import { convertOne, defaultConvertToLlm } from "../context/convert.js";
 import type { AgentMessage, Message } from "../core/messages.js";
 import type { Context, StreamOptions, ToolChoice } from "../core/model.js";
-import type { RunState } from "../loop/run-state.js";
-import { untilAborted } from "../loop/signals.js";
 import { toToolSpecs } from "../tools/specs.js";
-import { convertOne, defaultConvertToLlm } from "./convert.js";
+import type { RunState } from "./run-state.js";
+import { untilAborted } from "./signals.js";
 
 /** The provider-bound request of one model call. */
 export interface ProviderCall {
