@@ -10,6 +10,7 @@ import { findDanglingBatch } from "./pairing.js";
 import { runAgentLoop } from "./run.js";
 import type { RunState } from "./run-state.js";
 import { createRunSignal } from "./signals.js";
+import { WireLog } from "./wire-log.js";
 
 /** The stream of one run: every event, then every message the run added, in context order. */
 export type AgentEventStream = EventStream<AgentEvent, AgentMessage[]>;
@@ -92,9 +93,7 @@ function startRun(
 		pausedContinuations: 0,
 		outcome: undefined,
 		telemetry,
-		llmLog: [],
-		llmLogSource: 0,
-		llmUnsentCalls: new Set(),
+		wireLog: new WireLog(),
 	};
 	queueMicrotask(() => {
 		void runAgentLoop(state, resume).finally(runSignal.dispose);

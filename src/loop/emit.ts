@@ -51,7 +51,5 @@ export function replaceMessage(state: RunState, previous: AssistantMessage, next
 	if (index >= 0) state.messages[index] = next;
 	const addedIndex = state.added.lastIndexOf(previous);
 	if (addedIndex >= 0) state.added[addedIndex] = next;
-	// The incremental wire log may already hold the old object.
-	const logIndex = state.llmLog.lastIndexOf(previous);
-	if (logIndex >= 0) state.llmLog[logIndex] = next;
+	state.wireLog.replace(previous, next);
 }
