@@ -45,7 +45,8 @@ export type {
 	ToolSpec,
 } from "./core/model.js";
 export { runStepDirectly, type Step, type StepRunner } from "./core/step-runner.js";
-export { type AgentEventStream, agentLoop, agentLoopContinue } from "./loop/agent-loop.js";
+export { agentLoop, agentLoopContinue } from "./edge/agent-loop.js";
+export type { AgentEventStream } from "./loop/agent-loop.js";
 export {
 	decideAfterReply,
 	MAX_PAUSED_TURN_CONTINUATIONS,

@@ -50,7 +50,10 @@ export interface BeforeModelCallContext {
 /** Configuration of one run (SPEC L1). Everything but `model` is optional. */
 export interface AgentLoopConfig {
 	model: Model;
-	/** The stream function; default: the provider registry's `stream`. */
+	/**
+	 * The stream function. Default: the provider registry's `stream` (`capstan/providers`), loaded on the first
+	 * model call, so importing `capstan` loads no provider and a run with its own `streamFn` never loads one.
+	 */
 	streamFn?: StreamFunction;
 	/** Options passed to every model call (`signal` and `toolChoice` are set by the loop). */
 	streamOptions?: CallOptions;

@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../providers/support/fixtures.js";
-import { buildImportGraph, cycles, fileEdges, folderEdges } from "./support/import-graph.js";
+import { buildImportGraph, cycles, fileEdges, folderEdges, runtimeClosure } from "./support/import-graph.js";
 
 const graph = buildImportGraph(resolve(REPO_ROOT, "src"));
 
@@ -25,6 +25,15 @@ describe("the import graph of src/", () => {
 	it("keeps core at the bottom: it imports no other folder", () => {
 		expect([...(folderEdges(graph).get("core") ?? [])]).toEqual([]);
 	});
+
+	it.each(["testing/index.ts", "otel.ts"])(
+		"importing %s loads no provider module (the registry default is loaded lazily)",
+		(entry) => {
+			const loaded = [...runtimeClosure(graph, entry)];
+			expect(loaded.length).toBeGreaterThan(1);
+			expect(loaded.filter((module) => module.startsWith("providers/"))).toEqual([]);
+		},
+	);
 
 	it("finds a cycle when there is one (the detector can fail)", () => {
 		const edges = new Map([
