@@ -58,6 +58,7 @@ export { DeadlineExceededError } from "./loop/signals.js";
 export type * from "./protocol/config.js";
 export type * from "./protocol/events.js";
 export type * from "./protocol/outcome.js";
+export type { ReplyGuard, ReplyGuardResolver, ReplyVerdict } from "./protocol/reply-guard.js";
 export type * from "./protocol/telemetry.js";
 export { STEERING_INTERRUPT_POLL_MS } from "./tools/batch.js";
 export { placeholderResult, placeholderText } from "./tools/placeholders.js";

@@ -1,7 +1,8 @@
 /**
  * The package edge of the loop: `agentLoop` and `agentLoopContinue` as exported from `capstan`, which fill in
- * what a config leaves out — the stream function — before handing it to the loop. The loop itself imports no
- * provider; the default is chosen here and loaded lazily (see `registryStream`).
+ * what a config leaves out — the stream function and the reply guard — before handing it to the loop. The
+ * loop itself imports no provider; the defaults are chosen here and loaded lazily (see `registryStream`,
+ * `providerReplyGuard`).
  */
 import type { AgentMessage } from "../core/messages.js";
 import {
@@ -12,7 +13,7 @@ import {
 } from "../loop/agent-loop.js";
 import type { AgentLoopConfig } from "../protocol/config.js";
 import type { AgentContext } from "../protocol/events.js";
-import { registryStream } from "./registry-stream.js";
+import { providerReplyGuard, registryStream } from "./defaults.js";
 
 /**
  * Start a run with new prompt messages (SPEC L1). Returns the event stream synchronously; all work is
@@ -48,5 +49,10 @@ export function agentLoopContinue(
 }
 
 function withDefaults(config: AgentLoopConfig): LoopConfig {
-	return config.streamFn ? (config as LoopConfig) : { ...config, streamFn: registryStream };
+	if (config.streamFn && config.replyGuard) return config as LoopConfig;
+	return {
+		...config,
+		streamFn: config.streamFn ?? registryStream,
+		replyGuard: config.replyGuard ?? providerReplyGuard,
+	};
 }

@@ -85,6 +85,7 @@ function startRun(
 		soft: { reminded: new Set(), satisfied: new Set(), forcing: undefined },
 		pausedContinuations: 0,
 		outcome: undefined,
+		replyGuard: undefined,
 		telemetry,
 		wireLog: new WireLog(),
 	};

@@ -5,6 +5,7 @@ import type { StepRunner } from "../core/step-runner.js";
 import type { AgentLoopConfig } from "../protocol/config.js";
 import type { AgentContext, AgentEvent } from "../protocol/events.js";
 import type { RunOutcome } from "../protocol/outcome.js";
+import type { ReplyGuard } from "../protocol/reply-guard.js";
 import type { RunTelemetry } from "../telemetry/collector.js";
 import type { SoftRequirementState } from "./soft-requirement.js";
 import type { WireLog } from "./wire-log.js";
@@ -40,6 +41,8 @@ export interface RunState {
 	readonly soft: SoftRequirementState;
 	pausedContinuations: number;
 	outcome: RunOutcome | undefined;
+	/** The reply guard chosen for the run's model, once resolved (before the first model call). */
+	replyGuard: { guard: ReplyGuard | undefined } | undefined;
 	/** SPEC X3: the run's collector, only when `config.telemetry` is set (off: no object, no per-event work). */
 	readonly telemetry: RunTelemetry | undefined;
 	/** SPEC C2: the incremental default conversion of `messages`, used when no conversion hook is set. */

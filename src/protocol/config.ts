@@ -19,8 +19,8 @@ import type {
 	ToolChoice,
 } from "../core/model.js";
 import type { StepRunner } from "../core/step-runner.js";
-import type { HarmonyLeakReport } from "../providers/openai-completions/harmony-guard.js";
 import type { AfterToolCallHook, BeforeToolCallHook } from "../tools/types.js";
+import type { ReplyGuardResolver } from "./reply-guard.js";
 import type { TelemetryOptions } from "./telemetry.js";
 
 /** A value or a promise of it. */
@@ -110,8 +110,13 @@ export interface AgentLoopConfig {
 	beforeModelCall?: (
 		ctx: BeforeModelCallContext,
 	) => Awaitable<{ stop: true; reason?: string } | undefined | undefined>;
-	/** SPEC X4: told of every Harmony protocol leak and the action taken (models with `compat.harmonyLeakGuard`). */
-	onHarmonyLeak?: (report: HarmonyLeakReport) => void;
+	/**
+	 * Judges every reply before it is committed, with discard-and-retry (`ReplyGuard`). Default (from
+	 * `agentLoop` and the `Agent`): the guards built-in providers' models ask for through compat flags — the
+	 * Harmony leak guard for `compat.harmonyLeakGuard` (SPEC X4); pass `harmonyLeakGuard({ onLeak })` from
+	 * `capstan/openai` to hear of leaks. A resolver returning `undefined` turns guarding off.
+	 */
+	replyGuard?: ReplyGuardResolver;
 	/** The static tool choice of every call (default: the provider's auto). A soft requirement that conflicts with it stands down (SPEC X1). */
 	toolChoice?: ToolChoice;
 	/** SPEC X1: per call, a hard tool choice (used as is) or a soft requirement; undefined → `toolChoice`. */

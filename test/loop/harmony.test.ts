@@ -9,6 +9,7 @@ import {
 import {
 	findHarmonyMarker,
 	type HarmonyLeakReport,
+	harmonyLeakGuard,
 	inspectHarmony,
 } from "../../src/providers/openai-completions/harmony-guard.js";
 import { type ScriptedReply, scriptedModel } from "../../src/testing/index.js";
@@ -29,7 +30,7 @@ async function guarded(script: ScriptedReply[], extra: Partial<AgentLoopConfig> 
 		{
 			model: scripted.model,
 			streamFn: scripted.stream,
-			onHarmonyLeak: (r) => reports.push(r),
+			replyGuard: harmonyLeakGuard({ onLeak: (r) => reports.push(r) }),
 			...extra,
 		},
 	);

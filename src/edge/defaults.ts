@@ -1,6 +1,7 @@
 import { EventStream } from "../core/event-stream.js";
 import type { AssistantMessageEventStream } from "../core/events.js";
 import type { StreamFunction } from "../core/model.js";
+import type { ReplyGuardResolver } from "../protocol/reply-guard.js";
 
 type Registry = typeof import("../providers/registry.js");
 
@@ -35,3 +36,13 @@ async function pipe(from: AssistantMessageEventStream, out: AssistantMessageEven
 		out.fail(error);
 	}
 }
+
+/**
+ * The reply guards built-in providers' models ask for (`providers/reply-guards.ts`, e.g. SPEC X4's Harmony
+ * guard), loaded only for a model that carries compat flags: the default `replyGuard` of `agentLoop` and
+ * `Agent`.
+ */
+export const providerReplyGuard: ReplyGuardResolver = (model) => {
+	if (model.compat === undefined || Object.keys(model.compat).length === 0) return undefined;
+	return import("../providers/reply-guards.js").then((guards) => guards.defaultReplyGuard(model));
+};
