@@ -84,7 +84,7 @@ function startRun(
 		modelCalls: 0,
 		soft: { reminded: new Set(), satisfied: new Set(), forcing: undefined },
 		pausedContinuations: 0,
-		outcome: undefined,
+		ending: undefined,
 		replyGuard: undefined,
 		telemetry,
 		wireLog: new WireLog(),

@@ -4,9 +4,9 @@ import type { StreamFunction } from "../core/model.js";
 import type { StepRunner } from "../core/step-runner.js";
 import type { AgentLoopConfig } from "../protocol/config.js";
 import type { AgentContext, AgentEvent } from "../protocol/events.js";
-import type { RunOutcome } from "../protocol/outcome.js";
 import type { ReplyGuard } from "../protocol/reply-guard.js";
 import type { RunTelemetry } from "../telemetry/collector.js";
+import type { RunEnding } from "./outcome.js";
 import type { SoftRequirementState } from "./soft-requirement.js";
 import type { WireLog } from "./wire-log.js";
 
@@ -40,7 +40,8 @@ export interface RunState {
 	/** SPEC X1 gate memory: reminders injected, current escalation. */
 	readonly soft: SoftRequirementState;
 	pausedContinuations: number;
-	outcome: RunOutcome | undefined;
+	/** Why the run ends, once something ended it (`recordEnding`); the outcome is decided from it at `agent_end`. */
+	ending: RunEnding | undefined;
 	/** The reply guard chosen for the run's model, once resolved (before the first model call). */
 	replyGuard: { guard: ReplyGuard | undefined } | undefined;
 	/** SPEC X3: the run's collector, only when `config.telemetry` is set (off: no object, no per-event work). */
