@@ -3,7 +3,14 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../providers/support/fixtures.js";
-import { failureOf, fencedBlocks, outputLines, runBlock, runnableBlocks, scratchDir } from "./readme-blocks.js";
+import {
+	failureOf,
+	fencedBlocks,
+	outputLines,
+	runBlock,
+	runnableBlocks,
+	scratchDir,
+} from "./readme-blocks.js";
 
 const README = readFileSync(resolve(REPO_ROOT, "README.md"), "utf8");
 const TIMEOUT_MS = 15_000;
@@ -15,7 +22,10 @@ describe("the README's code blocks", () => {
 
 	it("has a quickstart whose output is shown", () => {
 		expect(blocks.length).toBeGreaterThan(0);
-		expect(blocks[0]?.expected, "the first ```ts block is the quickstart; a ```text block shows its output").toBeDefined();
+		expect(
+			blocks[0]?.expected,
+			"the first ```ts block is the quickstart; a ```text block shows its output",
+		).toBeDefined();
 	});
 
 	describe.concurrent.each(blocks)("block at README.md line $line", (block) => {
