@@ -1,6 +1,6 @@
 // Every TypeScript block in the README runs as written, and prints what the README says it prints.
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { relative, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../providers/support/fixtures.js";
 import {
@@ -45,6 +45,24 @@ describe("the README's code blocks", () => {
 			},
 			TIMEOUT_MS + 5_000,
 		);
+	});
+});
+
+describe("the README's links", () => {
+	it("point at files that exist inside the repo (web addresses aside)", () => {
+		const targets = [...README.matchAll(/\]\(([^)\s]+)\)/g)].map(
+			(m) => (m[1] as string).split("#")[0] as string,
+		);
+		const files = targets.filter((target) => target !== "" && !/^[a-z]+:/i.test(target));
+		expect(files.length).toBeGreaterThan(0);
+		const outside = files.filter((target) =>
+			relative(REPO_ROOT, resolve(REPO_ROOT, target)).startsWith(".."),
+		);
+		expect(outside, "links that leave the repository").toEqual([]);
+		expect(
+			files.filter((target) => !existsSync(resolve(REPO_ROOT, target))),
+			"links to missing files",
+		).toEqual([]);
 	});
 });
 
