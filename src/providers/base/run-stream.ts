@@ -17,7 +17,7 @@ import { EventStream } from "../../core/event-stream.js";
 import type { AssistantMessageEvent, AssistantMessageEventStream } from "../../core/events.js";
 import type { AssistantMessage, ErrorKind } from "../../core/messages.js";
 import type { Model, StreamOptions } from "../../core/model.js";
-import { apiKeyEnvHint, resolveApiKey } from "./env.js";
+import { missingApiKeyMessage, resolveApiKey, withoutSecret } from "./env.js";
 import { type BodyClassifier, classifyHttpError, classifyThrown, ProviderError } from "./errors.js";
 import { type RetryPolicy, retryDelayMs } from "./retry.js";
 import { readSseEvents, type SseEvent } from "./sse.js";
@@ -156,10 +156,7 @@ class StreamRunner {
 	private async attempts(): Promise<void> {
 		const apiKey = resolveApiKey(this.model, this.options.apiKey);
 		const needsKey = this.spec.requireApiKey ?? this.model.compat?.requiresApiKey !== false;
-		if (needsKey && !apiKey) {
-			const hint = apiKeyEnvHint(this.model);
-			return this.failOnce("error", `No API key for provider "${this.model.provider}": set ${hint}.`, "auth");
-		}
+		if (needsKey && !apiKey) return this.failOnce("error", missingApiKeyMessage(this.model), "auth");
 		for (let attempt = 1; !this.stream.done; attempt++) {
 			const controller = new AbortController();
 			this.current = controller;
@@ -178,8 +175,10 @@ class StreamRunner {
 					contentStarted: this.builder.message.content.length > 0,
 				};
 				const delayMs = retryDelayMs(error, state, this.options);
-				if (delayMs === undefined) return this.failOnce("error", error.message, error.kind);
-				this.reportRetry(attempt, delayMs, error);
+				// SPEC E3: a server may echo the key back in its error text; it never reaches the host.
+				const message = withoutSecret(error.message, apiKey);
+				if (delayMs === undefined) return this.failOnce("error", message, error.kind);
+				this.reportRetry(attempt, delayMs, error.kind, message);
 				await this.sleep(delayMs);
 			} finally {
 				ctx.dispose();
@@ -189,9 +188,9 @@ class StreamRunner {
 		}
 	}
 
-	private reportRetry(attempt: number, delayMs: number, error: ProviderError): void {
+	private reportRetry(attempt: number, delayMs: number, errorKind: ErrorKind, errorMessage: string): void {
 		try {
-			this.options.onRetry?.({ attempt, delayMs, errorKind: error.kind, errorMessage: error.message });
+			this.options.onRetry?.({ attempt, delayMs, errorKind, errorMessage });
 		} catch {
 			// A host callback must not turn a retry into a failure.
 		}
@@ -252,13 +251,17 @@ class CallContext implements ProviderCallContext {
 		if (!response.ok) {
 			const text = await response.text().catch(() => "");
 			this.markFirstByte();
-			throw classifyHttpError(
+			const error = classifyHttpError(
 				response.status,
 				response.statusText,
 				response.headers,
 				text,
 				request.classifyBody,
 			);
+			// A 404 is most often a base URL without its API prefix (`/v1`): show the URL that was tried.
+			throw response.status === 404
+				? withHint(error, `from ${request.method ?? "POST"} ${shownUrl(url)}`)
+				: error;
 		}
 		if (!response.body) throw new ProviderError("malformed_response", "response has no body");
 		return readSseEvents(response.body, {
@@ -293,7 +296,14 @@ class CallContext implements ProviderCallContext {
 			});
 		} catch (error) {
 			// A first-byte timeout aborts with a ProviderError reason; report that, not a bare AbortError.
-			throw this.timeoutReason() ?? classifyThrown(error);
+			const classified = this.timeoutReason() ?? classifyThrown(error);
+			// Refused: nothing listens there (typically a local server that is not started, or a wrong port).
+			throw /ECONNREFUSED/.test(classified.message)
+				? withHint(
+						classified,
+						`nothing is listening at ${new URL(url).origin}: is the server running, and is model.baseUrl right?`,
+					)
+				: classified;
 		}
 	}
 
@@ -360,13 +370,36 @@ class LazySseStream implements AsyncGenerator<SseEvent, void, undefined> {
 	};
 }
 
+/** The same classified error with `hint` appended in parentheses. */
+function withHint(error: ProviderError, hint: string): ProviderError {
+	return new ProviderError(error.kind, `${error.message} (${hint})`, {
+		...(error.status === undefined ? {} : { status: error.status }),
+		...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
+		...(error.retryable === undefined ? {} : { retryable: error.retryable }),
+		cause: error.cause ?? error,
+	});
+}
+
+/** A request URL for an error text: origin and path only (a query may carry a credential). */
+function shownUrl(url: string): string {
+	const { origin, pathname } = new URL(url);
+	return `${origin}${pathname}`;
+}
+
+/** `url` if fetch can send to it: absolute http(s) (`localhost:8080/v1` parses, as scheme "localhost:"). */
 function checkedUrl(url: string): string {
+	let protocol: string | undefined;
 	try {
-		new URL(url);
-		return url;
+		protocol = new URL(url).protocol;
 	} catch {
-		throw new ProviderError("network", `invalid base URL: ${url}`, { retryable: false });
+		protocol = undefined;
 	}
+	if (protocol === "http:" || protocol === "https:") return url;
+	throw new ProviderError(
+		"network",
+		`invalid base URL: ${url} (model.baseUrl must be an absolute http(s) URL such as http://localhost:11434/v1)`,
+		{ retryable: false },
+	);
 }
 
 /** Join a base URL and a path with exactly one slash between them. */
