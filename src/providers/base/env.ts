@@ -1,7 +1,7 @@
 /**
  * API keys: found in the environment (read through `globalThis.process?.env` so providers carry no `node:`
  * import and run unchanged on Bun, Deno, edge runtimes and browsers, where there is simply no environment),
- * asked for with advice that names real fixes when missing, and kept out of error texts (SPEC E3).
+ * and kept out of error texts (SPEC E3).
  */
 import type { Model } from "../../core/model.js";
 
@@ -58,26 +58,6 @@ export function apiKeyEnvHint(model: Model): string {
 		...(API_KEY_ENV_VARS[model.provider] ?? []),
 	];
 	return names.join(" or ");
-}
-
-/**
- * The error text for a call that found no key. It names only fixes that exist, where they go: the
- * environment variables, the Agent's `streamOptions.apiKey` and `getApiKey` (or `apiKey` on a direct
- * `stream()` call), `compat.apiKeyEnv`, and for a server that needs no key `compat.requiresApiKey: false`
- * (or `openaiCompatible(...)` for a Chat Completions server). It never contains a key.
- */
-export function missingApiKeyMessage(model: Model): string {
-	const env = apiKeyEnvHint(model);
-	const give =
-		"new Agent({ streamOptions: { apiKey } }) or new Agent({ getApiKey: (provider) => key }) (or apiKey in the options of a direct stream() call)";
-	const where = env
-		? `set ${env}, or pass one with ${give}`
-		: `pass one with ${give}, or name the environment variable that holds it with compat: { apiKeyEnv: "MY_API_KEY" } on the model`;
-	const keyless =
-		model.api === "openai-completions"
-			? ' or build the model with openaiCompatible({ baseUrl, model }) from "capstan/openai"'
-			: "";
-	return `No API key for provider "${model.provider}" (model "${model.id}"): ${where}. If the server needs no key, set compat: { requiresApiKey: false } on the model${keyless}.`;
 }
 
 /** Shorter strings are not treated as secrets: replacing them would garble messages and hide nothing real. */

@@ -17,7 +17,8 @@ import { EventStream } from "../../core/event-stream.js";
 import type { AssistantMessageEvent, AssistantMessageEventStream } from "../../core/events.js";
 import type { AssistantMessage, ErrorKind } from "../../core/messages.js";
 import type { Model, StreamOptions } from "../../core/model.js";
-import { missingApiKeyMessage, resolveApiKey, withoutSecret } from "./env.js";
+import { missingApiKeyMessage, withConnectionAdvice, withHttpAdvice } from "./advice.js";
+import { resolveApiKey, withoutSecret } from "./env.js";
 import { type BodyClassifier, classifyHttpError, classifyThrown, ProviderError } from "./errors.js";
 import { type RetryPolicy, retryDelayMs } from "./retry.js";
 import { readSseEvents, type SseEvent } from "./sse.js";
@@ -258,10 +259,7 @@ class CallContext implements ProviderCallContext {
 				text,
 				request.classifyBody,
 			);
-			// A 404 is most often a base URL without its API prefix (`/v1`): show the URL that was tried.
-			throw response.status === 404
-				? withHint(error, `from ${request.method ?? "POST"} ${shownUrl(url)}`)
-				: error;
+			throw withHttpAdvice(error, request.method ?? "POST", url);
 		}
 		if (!response.body) throw new ProviderError("malformed_response", "response has no body");
 		return readSseEvents(response.body, {
@@ -296,14 +294,7 @@ class CallContext implements ProviderCallContext {
 			});
 		} catch (error) {
 			// A first-byte timeout aborts with a ProviderError reason; report that, not a bare AbortError.
-			const classified = this.timeoutReason() ?? classifyThrown(error);
-			// Refused: nothing listens there (typically a local server that is not started, or a wrong port).
-			throw /ECONNREFUSED/.test(classified.message)
-				? withHint(
-						classified,
-						`nothing is listening at ${new URL(url).origin}: is the server running, and is model.baseUrl right?`,
-					)
-				: classified;
+			throw withConnectionAdvice(this.timeoutReason() ?? classifyThrown(error), url);
 		}
 	}
 
@@ -368,22 +359,6 @@ class LazySseStream implements AsyncGenerator<SseEvent, void, undefined> {
 	private readonly rethrow = (error: unknown): never => {
 		throw error instanceof ProviderError ? error : this.mapError(error);
 	};
-}
-
-/** The same classified error with `hint` appended in parentheses. */
-function withHint(error: ProviderError, hint: string): ProviderError {
-	return new ProviderError(error.kind, `${error.message} (${hint})`, {
-		...(error.status === undefined ? {} : { status: error.status }),
-		...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
-		...(error.retryable === undefined ? {} : { retryable: error.retryable }),
-		cause: error.cause ?? error,
-	});
-}
-
-/** A request URL for an error text: origin and path only (a query may carry a credential). */
-function shownUrl(url: string): string {
-	const { origin, pathname } = new URL(url);
-	return `${origin}${pathname}`;
 }
 
 /** `url` if fetch can send to it: absolute http(s) (`localhost:8080/v1` parses, as scheme "localhost:"). */

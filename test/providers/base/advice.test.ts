@@ -7,7 +7,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "../../../src/agent/agent.js";
 import type { KnownApi, Model, RetryInfo } from "../../../src/core/model.js";
-import { API_KEY_ENV_VARS, missingApiKeyMessage, withoutSecret } from "../../../src/providers/base/env.js";
+import { missingApiKeyMessage } from "../../../src/providers/base/advice.js";
+import { API_KEY_ENV_VARS, withoutSecret } from "../../../src/providers/base/env.js";
 import { getModel } from "../../../src/providers/models.js";
 import { createProviderRegistry, stream as registryStream } from "../../../src/providers/registry.js";
 import { chatFacts } from "../openai-completions/facts.js";
