@@ -1,5 +1,5 @@
 import { createReadStream } from "node:fs";
-import { open } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import type { AgentTool } from "../tools/types.js";
 import {
@@ -92,13 +92,15 @@ function readNote(details: ReadFileDetails, maxBytes: number, cutLine: boolean):
 
 /** Refuse directories and binary files with a clear error; returns the size. */
 async function checkTextFile(absolute: string, path: string): Promise<number> {
-	const handle = await open(absolute, "r").catch((error: NodeJS.ErrnoException) => {
+	// stat before open: opening a FIFO for reading would block until something writes to it.
+	const stats = await stat(absolute).catch((error: NodeJS.ErrnoException) => {
 		if (error.code === "ENOENT") throw new Error(`File not found: ${path}`);
 		throw error;
 	});
+	if (stats.isDirectory()) throw new Error(`${path} is a directory; use list_dir to see its entries.`);
+	if (!stats.isFile()) throw new Error(`${path} is not a regular file (a FIFO, socket or device); not read.`);
+	const handle = await open(absolute, "r");
 	try {
-		const stats = await handle.stat();
-		if (stats.isDirectory()) throw new Error(`${path} is a directory; use list_dir to see its entries.`);
 		const head = new Uint8Array(Math.min(BINARY_SNIFF_BYTES, stats.size));
 		await handle.read(head, 0, head.length, 0);
 		if (looksBinary(head))

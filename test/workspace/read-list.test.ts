@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
 	type ListDirDetails,
@@ -71,6 +73,12 @@ describe("read_file", () => {
 		await expect(call(tool, { path: "s.txt", start_line: 2, end_line: 1 })).rejects.toThrow(
 			"end_line (1) is before start_line (2)",
 		);
+	});
+
+	it("refuses a FIFO without blocking on it", async () => {
+		const { cwd } = workspace();
+		execFileSync("mkfifo", [join(cwd, "pipe")]);
+		await expect(call(readFileTool({ cwd }), { path: "pipe" })).rejects.toThrow("pipe is not a regular file");
 	});
 
 	it("says when a file is empty", async () => {

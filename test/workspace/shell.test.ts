@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ToolResult } from "../../src/index.js";
 import {
+	endRunningCommands,
 	environmentWithoutKeys,
 	processAlive,
 	processGroupAlive,
@@ -72,6 +73,15 @@ describe("shell", () => {
 		);
 		const details = settled.details as ShellDetails;
 		expect(details.aborted).toBe(true);
+		expect(await eventually(() => !pids.some(alive))).toBe(true);
+		expect(processGroupAlive(details.pid!)).toBe(false);
+	});
+
+	it("endRunningCommands() kills every running command's group at once (a host's signal handler)", async () => {
+		const { result, pids } = await startWithChildren("sleep 30 & echo pid:$!; wait", 1);
+		endRunningCommands();
+		const details = (await result).details as ShellDetails;
+		expect(details.exitCode).toBeNull();
 		expect(await eventually(() => !pids.some(alive))).toBe(true);
 		expect(processGroupAlive(details.pid!)).toBe(false);
 	});
