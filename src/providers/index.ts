@@ -1,8 +1,9 @@
 /**
  * `capstan/providers`: one `stream(model, context, options)` dispatching on `model.api` through the explicit
- * registry, the model catalog, the options every built-in provider understands, and what writing a provider
- * of your own needs — the never-throw runner (`runProviderStream`) and the pieces a decoder uses with it.
- * The rest of the shared scaffolding (`src/providers/base/`) stays internal.
+ * registry, the model catalog, `openaiCompatible(...)` for any OpenAI-compatible server, the options every
+ * built-in provider understands, and what writing a provider of your own needs — the never-throw runner
+ * (`runProviderStream`) and the pieces a decoder uses with it. The rest of the shared scaffolding
+ * (`src/providers/base/`) stays internal.
  *
  * @packageDocumentation
  */
@@ -46,6 +47,14 @@ export {
 } from "./base/stop-reason.js";
 export { buildUsage, type TokenCounts } from "./base/usage.js";
 export { DEFAULT_BASE_URLS, getModel, listModels, MODELS } from "./models.js";
+export {
+	LOCAL_SERVER_BASE_URLS,
+	type LocalServerPreset,
+	type OpenAICompatibleCompat,
+	type OpenAICompatibleConfig,
+	type OpenAICompatibleOptions,
+	openaiCompatible,
+} from "./openai-completions/compatible.js";
 export {
 	builtinProviders,
 	createProviderRegistry,
