@@ -1,5 +1,6 @@
 import type { AgentMessage, AssistantMessage, ToolCall, UserContent } from "../core/messages.js";
 import type { JsonSchema } from "../core/model.js";
+import type { StandardSchemaV1 } from "./standard-schema.js";
 
 /** What a tool returns (SPEC T1). `details` is for the host/UI and never reaches the model. */
 export interface ToolResult<TDetails = unknown> {
@@ -29,8 +30,11 @@ export interface ZodLikeSchema {
 	toJSONSchema(params?: { io?: "input" | "output"; unrepresentable?: "throw" | "any" }): JsonSchema;
 }
 
-/** Tool parameters: a JSON Schema object (TypeBox builds them) or a Zod 4 schema. */
-export type ToolParameters = JsonSchema | ZodLikeSchema;
+/**
+ * Tool parameters: a JSON Schema object (TypeBox builds them), a Zod 4 schema, or a Standard Schema v1
+ * validator (Valibot, ArkType, …) that offers a JSON Schema for the wire (see `tool()`).
+ */
+export type ToolParameters = JsonSchema | ZodLikeSchema | StandardSchemaV1;
 
 /** Passed to `execute` besides the arguments. */
 export interface ToolExecutionContext {
