@@ -99,7 +99,8 @@ function outcomeOf(result: StandardSchemaResult<unknown>, args: unknown): Standa
 	if (result.issues.length === 0) return { ok: false, errors: ["root: invalid arguments"] };
 	const issues: ZodIssueLike[] = result.issues.map((item) => ({
 		message: item.message,
-		path: (item.path ?? []).map((segment) => (typeof segment === "object" ? segment.key : segment)),
+		// Array.from: a library's path may be an array subclass (ArkType's) whose `map` and `slice` keep it.
+		path: Array.from(item.path ?? [], (segment) => (typeof segment === "object" ? segment.key : segment)),
 	}));
 	return { ok: false, errors: formatZodIssues(issues, args) };
 }
