@@ -57,4 +57,5 @@ export type * from "./protocol/events.js";
 export type * from "./protocol/outcome.js";
 export type { ReplyGuard, ReplyGuardResolver, ReplyVerdict } from "./protocol/reply-guard.js";
 export type * from "./protocol/telemetry.js";
+export * from "./tools/tool.js";
 export type * from "./tools/types.js";
