@@ -3,14 +3,16 @@
  * The package as a user gets it: `npm pack` (prepack builds), the tarball's file list against what should
  * ship, then an empty project in a temporary directory outside the repository installs the tarball with
  * only what a consumer adds (typescript, @types/node), type-checks a strict consumer (strict,
- * exactOptionalPropertyTypes, skipLibCheck: false) importing every `exports` entry, and runs it and one
- * example on the installed package. Entries come from package.json, so a new entry is covered unchanged.
+ * exactOptionalPropertyTypes, skipLibCheck: false) importing every `exports` entry, together with the
+ * repository's examples/ (what users copy), and runs it and one example on the installed package. Entries
+ * come from package.json, so a new entry is covered unchanged.
  *
  * Usage: node scripts/check-package.mjs   (KEEP_PACKAGE_CHECK=1 keeps the temporary directory)
  */
 import { execFileSync } from "node:child_process";
 import {
 	copyFileSync,
+	cpSync,
 	existsSync,
 	mkdirSync,
 	mkdtempSync,
@@ -116,6 +118,7 @@ function setUpConsumer(dir, tarball) {
 	mkdirSync(dir);
 	for (const file of ["tsconfig.json", "index.ts", "example.ts"])
 		copyFileSync(join(consumerSource, file), join(dir, file));
+	cpSync(join(repo, "examples"), join(dir, "examples"), { recursive: true });
 	writeFileSync(
 		join(dir, "package.json"),
 		`${JSON.stringify({ name: "capstan-consumer", private: true, type: "module" }, null, 2)}\n`,
@@ -142,7 +145,7 @@ function checkConsumer(dir) {
 	);
 	if (peers.length > 0) run("npm", ["install", "--no-audit", "--no-fund", ...peers], dir);
 	run(process.execPath, [tsc, "-p", "tsconfig.json"], dir);
-	console.log("✓ the strict consumer type-checks against the installed package (every entry)");
+	console.log("✓ the strict consumer (every entry, and examples/) type-checks against the installed package");
 	for (const module of ["entries", "index", "example"])
 		process.stdout.write(run(process.execPath, [join("out", `${module}.js`)], dir));
 }
