@@ -4,6 +4,7 @@
  * Flags are documented in `--help` (args.ts), settings in config.ts, the RPC protocol in docs/rpc.md.
  */
 import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CliApp } from "./app.js";
 import { type CliArgs, type CliMode, HELP, parseCliArgs, UsageError } from "./args.js";
@@ -68,7 +69,9 @@ export async function main(proc: CliProcess): Promise<number> {
 				followUpQueued: (text) => mode !== "json" && out.stdout(`⋯ follow-up queued: ${text}\n`),
 			},
 		});
-		const resume = args.resume ?? (args.continue ? latestSessionPath(app.sessions) : undefined);
+		const resume =
+			(args.resume && resolve(proc.cwd, args.resume)) ??
+			(args.continue ? latestSessionPath(app.sessions) : undefined);
 		return await runMode(app, mode, args, resume, proc, out);
 	} catch (error) {
 		if (error instanceof UsageError) {

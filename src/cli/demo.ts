@@ -94,7 +94,7 @@ export function watchBuildTool(durationMs = WATCH_BUILD_MS): AgentTool<Record<st
 }
 
 const USAGE = { input: 420, output: 60, totalTokens: 480 };
-const PACE = { delayMs: 12, usage: USAGE } as const;
+const PACE = { delayMs: 8, chunkSize: 6, usage: USAGE } as const;
 
 /** The demo's scripted model. */
 export function demoModel(): ScriptedModel {

@@ -54,7 +54,8 @@ export async function resolveModel(request: ModelRequest): Promise<ModelChoice> 
 	}
 	for (const pick of AUTO_PICK) {
 		const model = getModel(pick.provider, pick.id);
-		if (resolveApiKey(model, request.apiKey) !== undefined) return { kind: "real", model };
+		// Only the environment picks: an --api-key alone does not say which provider it is for.
+		if (resolveApiKey(model) !== undefined) return { kind: "real", model };
 	}
 	if (request.apiKey !== undefined)
 		throw new ModelError("--api-key needs --model provider/id (or --base-url) to say where it goes");
