@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 
 /** How a command run in its own process group ended. */
 export interface GroupRun {
@@ -57,11 +58,12 @@ export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRun> {
 	return new Promise((resolve, reject) => {
 		let child: ChildProcess;
 		try {
-			child = spawn(options.shell, ["-c", options.command], {
+			// `exec 2>&1` first: one pipe keeps stdout and stderr in the order the command wrote them.
+			child = spawn(options.shell, ["-c", `exec 2>&1\n${options.command}`], {
 				cwd: options.cwd,
 				env: options.env,
 				detached: true,
-				stdio: ["ignore", "pipe", "pipe"],
+				stdio: ["ignore", "pipe", "ignore"],
 			});
 		} catch (error) {
 			reject(error);
@@ -103,11 +105,9 @@ export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRun> {
 				liveGroups.delete(pid);
 			}
 			child.stdout?.destroy();
-			child.stderr?.destroy();
 			resolve(run);
 		};
 		child.stdout?.on("data", options.onOutput);
-		child.stderr?.on("data", options.onOutput);
 		child.once("error", (error) => {
 			if (pid === undefined) {
 				settled = true;
@@ -127,12 +127,45 @@ export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRun> {
 	});
 }
 
-/** Whether the group still has a live process (for tests and hosts that want to check nothing is left). */
-export function processGroupAlive(pid: number): boolean {
+/**
+ * Whether any process of the group is still running. On Linux this reads `/proc` and ignores zombies (dead
+ * processes not yet reaped by their new parent, which `kill(-pid, 0)` still counts); elsewhere it asks the
+ * kernel with signal 0.
+ */
+export function processGroupAlive(pgid: number): boolean {
+	if (!existsSync("/proc/self/stat")) return signalZeroReaches(-pgid);
+	for (const entry of readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry)) continue;
+		const stat = readProcStat(entry);
+		if (stat !== undefined && stat.pgrp === pgid && stat.state !== "Z" && stat.state !== "X") return true;
+	}
+	return false;
+}
+
+/** Whether one process is running (a zombie is not). */
+export function processAlive(pid: number): boolean {
+	if (!existsSync("/proc/self/stat")) return signalZeroReaches(pid);
+	const stat = readProcStat(String(pid));
+	return stat !== undefined && stat.state !== "Z" && stat.state !== "X";
+}
+
+function signalZeroReaches(pid: number): boolean {
 	try {
-		process.kill(-pid, 0);
+		process.kill(pid, 0);
 		return true;
 	} catch {
 		return false;
 	}
+}
+
+/** State and process group from `/proc/<pid>/stat`; the command name may contain spaces and parentheses. */
+function readProcStat(pid: string): { state: string; pgrp: number } | undefined {
+	let text: string;
+	try {
+		text = readFileSync(`/proc/${pid}/stat`, "utf8");
+	} catch {
+		return undefined;
+	}
+	const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+	return { state: fields[0] ?? "", pgrp: Number(fields[2]) };
 }
