@@ -7,7 +7,7 @@
 import type { Model } from "../core/model.js";
 import { API_KEY_ENV_VARS, resolveApiKey } from "../providers/base/env.js";
 import { getModel, MODELS } from "../providers/models.js";
-import { presetNameFor } from "../providers/openai-completions/compat.js";
+import { openaiCompatible } from "../providers/openai-completions/compatible.js";
 
 /** Default model per provider when the environment picks it, in auto-pick order. */
 export const AUTO_PICK: readonly { provider: string; id: string }[] = [
@@ -118,24 +118,18 @@ async function baseUrlModel(request: ModelRequest): Promise<Model> {
 		return model;
 	}
 	const id = spec ?? (await firstServerModel(baseUrl, request));
-	const preset = presetNameFor(baseUrl);
-	const compat: Record<string, unknown> = {};
-	// Local servers take no key; a hosted one named by its host keeps its usual key variable.
-	if (request.apiKeyEnv !== undefined) compat.apiKeyEnv = request.apiKeyEnv;
-	else if (preset === undefined || API_KEY_ENV_VARS[preset] === undefined) compat.requiresApiKey = false;
-	return {
-		id,
-		name: id,
-		api: "openai-completions",
-		provider: preset ?? "openai-compatible",
-		baseUrl,
-		reasoning: true,
-		input: ["text"],
-		contextWindow: request.contextWindow ?? DEFAULT_LOCAL_CONTEXT_WINDOW,
-		maxTokens: 8192,
-		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-		compat,
-	};
+	try {
+		// Keyless unless a key is given or the host is a hosted preset (then its usual variable).
+		return openaiCompatible({
+			baseUrl,
+			model: id,
+			...(request.apiKey === undefined ? {} : { apiKey: request.apiKey }),
+			...(request.apiKeyEnv === undefined ? {} : { apiKeyEnv: request.apiKeyEnv }),
+			contextWindow: request.contextWindow ?? DEFAULT_LOCAL_CONTEXT_WINDOW,
+		}).model;
+	} catch (error) {
+		throw new ModelError(`--base-url ${baseUrl}: ${(error as Error).message}`);
+	}
 }
 
 /** Ask an OpenAI-compatible server (`GET /models`) which model it serves; Ollama and LM Studio need one named. */
