@@ -35,6 +35,7 @@ async function run(
 	});
 	const stdin = new PassThrough();
 	stdin.end();
+	vi.stubEnv("TMPDIR", cwd); // a demo sandbox made before a usage error lands in the test's own directory
 	const code = await main({ argv, env: cleanEnv(cwd), cwd, stdin, stdout, stderr });
 	return { code, stdout: out, stderr: err };
 }

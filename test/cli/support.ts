@@ -74,7 +74,7 @@ export function startCli(
 	child.stdout.setEncoding("utf8");
 	child.stderr.setEncoding("utf8");
 	const noteSandboxes = (chunk: string): void => {
-		for (const match of chunk.matchAll(/(\/\S*capstan-demo-[^/\s]+)\//g)) if (match[1]) dirs.push(match[1]);
+		for (const match of chunk.matchAll(/\/[^\s"']*capstan-demo-[A-Za-z0-9]{6}/g)) dirs.push(match[0]);
 	};
 	child.stdout.on("data", noteSandboxes);
 	child.stderr.on("data", noteSandboxes);
