@@ -227,14 +227,8 @@ export class InteractiveController {
 		}
 		const key = action.type === "insert" ? (text ?? action.text) : action.type === "submit" ? "n" : undefined;
 		if (key === undefined) return;
-		const request = this.approvals.current;
-		const allowed = this.approvals.answer(key);
-		if (request && allowed !== undefined)
-			this.screen.print([
-				allowed
-					? this.style.green(`✓ allowed ${request.summary}`)
-					: this.style.yellow(`⊘ declined ${request.summary}`),
-			]);
+		// The call's own line (✓ … or ⊘ … blocked) reports the answer; no second line for it.
+		this.approvals.answer(key);
 	}
 
 	private complete(): void {

@@ -40,6 +40,15 @@ export function toolOutcome(status: ToolCallStatus, details: unknown): ToolOutco
 	return status;
 }
 
+/** The outcome of a saved call, read back from its result message (sessions keep no status field). */
+export function savedOutcome(result: { isError: boolean; details?: unknown } | undefined): ToolOutcome {
+	if (!result) return "aborted";
+	const details = result.details as { synthetic?: unknown; reason?: unknown; started?: unknown } | undefined;
+	if (details?.synthetic !== true) return result.isError ? "error" : "ok";
+	if (details.reason === "interrupted") return details.started === true ? "interrupted" : "skipped";
+	return "aborted";
+}
+
 /** A short summary of a result: its first non-empty line and how many more lines there are. */
 export function summarizeResult(content: readonly UserContent[], limit = 70): string {
 	const text = content

@@ -8,7 +8,14 @@ import type { RetryInfo } from "../../core/model.js";
 import type { AgentEvent } from "../../loop/types.js";
 import type { Palette } from "./ansi.js";
 import { MarkdownStream } from "./markdown.js";
-import { finishedCallLine, formatElapsed, oneLine, summarizeArgs, toolOutcome } from "./tool-lines.js";
+import {
+	finishedCallLine,
+	formatElapsed,
+	oneLine,
+	savedOutcome,
+	summarizeArgs,
+	toolOutcome,
+} from "./tool-lines.js";
 
 /** Where the view sends finished lines, and how it asks for a redraw of the live region. */
 export interface TranscriptSink {
@@ -167,13 +174,7 @@ export class TranscriptView {
 				this.sink.print([this.style.dim(`✻ thought · ${block.thinking.split("\n").length} lines`)]);
 			} else if (block.type === "toolCall") {
 				const result = results.get(block.id);
-				const outcome = !result
-					? "aborted"
-					: result.isError
-						? isSynthetic(result)
-							? "skipped"
-							: "error"
-						: "ok";
+				const outcome = savedOutcome(result);
 				const line = finishedCallLine(
 					{
 						name: block.name,
@@ -336,8 +337,4 @@ export class TranscriptView {
 
 function isRole(message: AgentMessage, role: string): boolean {
 	return (message as { role?: unknown }).role === role;
-}
-
-function isSynthetic(result: ToolResultMessage): boolean {
-	return (result.details as { synthetic?: unknown } | undefined)?.synthetic === true;
 }
