@@ -1,0 +1,158 @@
+/**
+ * The `capstan` command as a function of its process (main.ts is the bin entry that calls it). Decides the mode — interactive on a terminal, print/JSON for one
+ * prompt, RPC for programs — assembles the agent (`CliApp`) and maps how the run ended to an exit code.
+ * Flags are documented in `--help` (args.ts), settings in config.ts, the RPC protocol in docs/rpc.md.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { CliApp } from "./app.js";
+import { type CliArgs, type CliMode, HELP, parseCliArgs, UsageError } from "./args.js";
+import { ConfigError, loadConfig } from "./config.js";
+import type { InteractiveHost } from "./host.js";
+import { ModelError } from "./models.js";
+import { EXIT } from "./outcome.js";
+import { type Output, type PrintStyle, runOnce } from "./print.js";
+import { runRpc } from "./rpc.js";
+import { latestSessionPath, SessionError } from "./session.js";
+
+/** The process the command runs in: its streams, environment and directory (a test may pass its own). */
+export interface CliProcess {
+	argv: readonly string[];
+	env: NodeJS.ProcessEnv;
+	cwd: string;
+	stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+	stdout: NodeJS.WritableStream & { isTTY?: boolean };
+	stderr: NodeJS.WritableStream;
+}
+
+/** capstan's version, from the package.json next to `src/` or `dist/`. */
+export function packageVersion(): string {
+	try {
+		const path = fileURLToPath(new URL("../../package.json", import.meta.url));
+		return (JSON.parse(readFileSync(path, "utf8")) as { version?: string }).version ?? "0.0.0";
+	} catch {
+		return "0.0.0";
+	}
+}
+
+/** Run the command; resolves to its exit code. Never throws for bad input: it says what is wrong. */
+export async function main(proc: CliProcess): Promise<number> {
+	const out: Output = {
+		stdout: (text) => void proc.stdout.write(text),
+		stderr: (text) => void proc.stderr.write(text),
+		color: proc.stdout.isTTY === true,
+	};
+	const terminal = proc.stdin.isTTY === true && proc.stdout.isTTY === true;
+	let app: CliApp;
+	let args: CliArgs;
+	try {
+		args = parseCliArgs(proc.argv);
+		if (args.help || args.version) {
+			out.stdout(args.help ? HELP : `capstan ${packageVersion()}\n`);
+			return EXIT.ok;
+		}
+		const loaded = loadConfig(proc.cwd, proc.env);
+		for (const warning of loaded.warnings) out.stderr(`capstan: ${warning}\n`);
+		if (args.apiKey !== undefined)
+			out.stderr(
+				"capstan: --api-key is visible to other users in the process list; prefer the environment\n",
+			);
+		const mode: CliMode = args.mode ?? (terminal ? "interactive" : "print");
+		app = await CliApp.create({
+			args,
+			config: loaded.config,
+			cwd: proc.cwd,
+			version: packageVersion(),
+			demoReporter: {
+				steered: (text) => mode !== "json" && out.stdout(`↯ steering (queued by the demo): ${text}\n`),
+				followUpQueued: (text) => mode !== "json" && out.stdout(`⋯ follow-up queued: ${text}\n`),
+			},
+		});
+		const resume = args.resume ?? (args.continue ? latestSessionPath(app.sessions) : undefined);
+		return await runMode(app, mode, args, resume, proc, out);
+	} catch (error) {
+		if (error instanceof UsageError) {
+			out.stderr(`capstan: ${error.message}\nRun capstan --help for the flags.\n`);
+			return EXIT.usage;
+		}
+		if (error instanceof ConfigError || error instanceof ModelError || error instanceof SessionError) {
+			out.stderr(`capstan: ${error.message}\n`);
+			return EXIT.usage;
+		}
+		throw error;
+	}
+}
+
+async function runMode(
+	app: CliApp,
+	mode: CliMode,
+	args: CliArgs,
+	resume: string | undefined,
+	proc: CliProcess,
+	out: Output,
+): Promise<number> {
+	installSignalHandlers(app);
+	if (mode === "rpc") {
+		if (resume !== undefined) await app.sessions.resume(resume);
+		return runRpc(app, proc.stdin, out.stdout);
+	}
+	if (mode === "interactive") {
+		const interactive = await loadInteractive();
+		if (interactive) return interactive(app);
+		out.stderr("capstan: the interactive mode is not in this build; running the prompt in print mode\n");
+	}
+	const style: PrintStyle =
+		mode === "json" ? "json" : app.scripted || mode === "interactive" ? "trace" : "answer";
+	if (app.scripted) {
+		announceDemo(app, style, out);
+		app.scripted.autoplay();
+		const prompt = args.prompt ?? (resume === undefined ? app.scripted.prompt : undefined);
+		return runOnce(app, { resume, prompt }, style, out);
+	}
+	const prompt = args.prompt ?? (proc.stdin.isTTY ? undefined : await readAll(proc.stdin));
+	return runOnce(app, { resume, prompt: prompt?.trim() || undefined }, style, out);
+}
+
+function announceDemo(app: CliApp, style: PrintStyle, out: Output): void {
+	const demo = app.scripted;
+	if (!demo) return;
+	const lines = [
+		`capstan ${app.version} · ${demo.notice}`,
+		`sandbox: ${demo.sandbox} (a fresh temporary directory; your project is not touched)`,
+		...(app.sessions.current ? [`session: ${app.sessions.current}`] : []),
+	];
+	// JSON mode keeps stdout pure JSON lines.
+	const write = style === "json" ? out.stderr : out.stdout;
+	write(`${lines.join("\n")}\n`);
+}
+
+type RunInteractive = (host: InteractiveHost) => Promise<number>;
+
+/** The TTY mode lives in `./interactive/` (its own module); a build without it falls back to print mode. */
+async function loadInteractive(): Promise<RunInteractive | undefined> {
+	const specifier = "./interactive/index.js";
+	try {
+		const module = (await import(specifier)) as { runInteractive?: RunInteractive };
+		return module.runInteractive;
+	} catch {
+		return undefined;
+	}
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+	const chunks: Buffer[] = [];
+	for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+	return Buffer.concat(chunks).toString("utf8");
+}
+
+/** First Ctrl-C aborts the run (exit 130 once it has wound down); a second one exits at once. */
+function installSignalHandlers(app: CliApp): void {
+	let interrupted = false;
+	const onSignal = (signal: NodeJS.Signals): void => {
+		if (interrupted) process.exit(EXIT.interrupted);
+		interrupted = true;
+		app.agent.abort(`interrupted (${signal})`);
+	};
+	process.on("SIGINT", onSignal);
+	process.on("SIGTERM", onSignal);
+}
