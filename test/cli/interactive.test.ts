@@ -1,6 +1,7 @@
 /**
- * The interactive mode end to end, in a real pseudo-terminal (tmux): type a prompt, steer while the long
- * tool runs and see the interrupt, queue a follow-up, abort with Esc, exit, and continue the saved session.
+ * The interactive mode end to end: the real `capstan` command on its scripted demo, in a real pseudo-terminal
+ * (tmux). Type the prompt, queue a follow-up and steer while the long tool runs, see the interrupt, abort with
+ * Esc, exit with Ctrl+C twice, then `--continue` and `/resume` the saved sessions and see their history.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,21 +11,28 @@ import { hasTmux, TmuxPane } from "./interactive-tmux.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const tsx = join(root, "node_modules/.bin/tsx");
-const entry = join(root, "test/cli/interactive-entry.ts");
+const main = join(root, "src/cli/main.ts");
 const tmux = hasTmux();
 if (!tmux)
 	console.warn(
 		"interactive tmux test skipped: tmux is not installed (apt-get install tmux; .ci/run installs it)",
 	);
 
-describe.skipIf(!tmux)("capstan interactive mode in a pseudo-terminal", () => {
+const STEER = "Stop watching the build now.";
+const FOLLOW_UP = "Then one line of summary.";
+
+describe.skipIf(!tmux)("capstan interactive mode in a pseudo-terminal (scripted demo)", () => {
 	let dir: string;
 	const panes: TmuxPane[] = [];
 	const open = (...args: string[]) => {
-		const pane = new TmuxPane(`${tsx} ${entry} ${args.join(" ")}`, {
-			cwd: join(dir, "project"),
-			env: { HOME: join(dir, "home"), TERM: "xterm-256color", NO_COLOR: "1" },
-		});
+		// --demo: the scripted model even if the machine has an API key; nothing leaves loopback.
+		const pane = new TmuxPane(
+			`${tsx} ${main} --demo --session-dir ${join(dir, "sessions")} ${args.join(" ")}`,
+			{
+				cwd: join(dir, "project"),
+				env: { HOME: join(dir, "home"), TERM: "xterm-256color", NO_COLOR: "1" },
+			},
+		);
 		panes.push(pane);
 		return pane;
 	};
@@ -38,52 +46,51 @@ describe.skipIf(!tmux)("capstan interactive mode in a pseudo-terminal", () => {
 		rmSync(dir, { recursive: true, force: true });
 	});
 
-	it("prompt, steer (SPEC T10), follow-up (SPEC L9), Esc abort (SPEC A1), exit, then --continue shows the history", async () => {
+	it("Esc abort (SPEC A1); prompt, follow-up (SPEC L9) and steer (SPEC T10) while the long tool runs; exit; /resume", async () => {
 		const pane = open();
-		await pane.waitFor("(scripted) · thinking off");
-		pane.text("hello");
+		await pane.waitFor("› Look around this project"); // the demo prefills its prompt
 		pane.keys("Enter");
-		await pane.waitFor("You said: hello");
-		await pane.waitFor("— done in", 1);
-
-		pane.text("start the build");
-		pane.keys("Enter");
-		await pane.waitFor(/watch_build app \d+\.\d s · compiling module/);
-		pane.text("then summarize");
-		pane.keys("M-Enter");
-		await pane.waitFor("⏭ follow-up queued: then summarize");
-		pane.text("stop it now");
-		pane.keys("Enter");
-		await pane.waitFor(/⏹ watch_build app interrupted by your message \(\d+\.\d s\)/);
-		await pane.waitFor("› stop it now (steering)");
-		await pane.waitFor("› then summarize (follow-up)");
-		const afterFollowUp = await pane.waitFor("You said: then summarize");
-		expect(afterFollowUp.indexOf("You said: stop it now")).toBeLessThan(
-			afterFollowUp.indexOf("You said: then summarize"),
-		);
-		await pane.waitFor("— done in", 2);
-
-		pane.text("build once more");
-		pane.keys("Enter");
-		await pane.waitFor("Watching the build.", 2);
-		await pane.waitFor(/watch_build app \d+\.\d s/);
+		await pane.waitFor(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] watch_build +\d+\.\d s/);
 		pane.keys("Escape");
-		await pane.waitFor("run aborted after");
-		await pane.waitFor(/⏹ watch_build app aborted/);
+		await pane.waitFor(/⏹ run aborted after \d+\.\d s: aborted by the user \(Esc\)/);
+		await pane.waitFor(/⏹ watch_build +aborted \(\d+\.\d s\)/);
+
+		pane.text("/clear");
+		pane.keys("Enter");
+		await pane.waitFor("— new conversation —");
+		pane.keys("Tab"); // an empty line in the demo: Tab fills in its prompt
+		pane.keys("Enter");
+		await pane.waitFor("Watching the build now", 2);
+		// Live rows are redrawn in place, so the first run's spinner is gone: this one is the second run's.
+		await pane.waitFor(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] watch_build/);
+		// Both typed at once: the long tool runs ~3 s, and keys are handled in order.
+		pane.text(FOLLOW_UP);
+		pane.keys("M-Enter");
+		pane.text(STEER);
+		pane.keys("Enter");
+		await pane.waitFor(/⏹ watch_build +interrupted by your message \(\d+\.\d s\)/);
+		await pane.waitFor(`› ${STEER} (steering)`);
+		const done = await pane.waitFor(`› ${FOLLOW_UP} (follow-up)`);
+		expect(done.indexOf("(steering)")).toBeLessThan(done.indexOf("(follow-up)"));
+		await pane.waitFor("— done in");
 
 		pane.keys("C-c");
 		await pane.waitFor("press Ctrl+C again to exit");
 		pane.keys("C-c");
 		await pane.waitFor("[exited 0]");
 
-		const resumed = open("--continue");
-		const screen = await resumed.waitFor("— end of saved history —");
-		expect(screen).toContain("› hello");
-		expect(screen).toContain("› stop it now");
-		expect(screen).toMatch(/⏹ watch_build app interrupted by your message/);
-		expect(screen).toMatch(/⏹ watch_build app aborted/);
-		resumed.text("hi again");
-		resumed.keys("Enter");
-		await resumed.waitFor("You said: hi again");
+		// A new process: `/resume` continues the latest saved session and shows its history.
+		const next = open();
+		await next.waitFor("› Look around this project");
+		next.keys("C-u");
+		next.text("/resume");
+		next.keys("Enter");
+		const history = await next.waitFor("— end of saved history —");
+		expect(history).toContain(`› ${STEER}`);
+		expect(history).toMatch(/⏹ watch_build +interrupted by your message/);
+		expect(history).toContain(`› ${FOLLOW_UP}`);
+		next.text("/usage");
+		next.keys("Enter");
+		await next.waitFor(/replies +[1-9]/);
 	}, 90_000);
 });

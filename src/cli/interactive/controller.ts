@@ -121,7 +121,8 @@ export class InteractiveController {
 		this.view.onEvent(event);
 		if (event.type === "message_end" && (event.message as { role?: unknown }).role === "assistant")
 			this.totals.add(event.message as never);
-		if (event.type === "agent_end") {
+		// An abort is already said plainly by the view; errors and deadlines get the host's advice (e.g. /clear).
+		if (event.type === "agent_end" && event.outcome.type !== "aborted") {
 			const why = this.host.explainEnd(event);
 			if (why) this.screen.print([this.style.yellow(`  → ${why}`), ""]);
 		}
