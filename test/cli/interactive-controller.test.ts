@@ -4,7 +4,8 @@ import type { InteractiveHost, ToolApprover } from "../../src/cli/host.js";
 import { createPalette } from "../../src/cli/interactive/ansi.js";
 import { InteractiveController } from "../../src/cli/interactive/controller.js";
 import { LiveScreen } from "../../src/cli/interactive/screen.js";
-import { scriptedModel, textReply, toolReply } from "../../src/testing/index.js";
+import type { RetryInfo } from "../../src/core/model.js";
+import { errorReply, scriptedModel, textReply, toolReply } from "../../src/testing/index.js";
 import type { AgentTool } from "../../src/tools/types.js";
 import { VirtualTerminal } from "./interactive-vt.js";
 
@@ -25,7 +26,7 @@ const writeTool: AgentTool = {
 	execute: async () => ({ content: [{ type: "text", text: "written" }] }),
 };
 
-function setup(script: Parameters<typeof scriptedModel>[0]) {
+function setup(script: Parameters<typeof scriptedModel>[0], size: { columns?: number; rows?: number } = {}) {
 	const scripted = scriptedModel(script);
 	let approver: ToolApprover | undefined;
 	const agent = new Agent({
@@ -70,15 +71,26 @@ function setup(script: Parameters<typeof scriptedModel>[0]) {
 		setApprover: (next) => {
 			approver = next;
 		},
-		explainEnd: (e) => (e.outcome.type === "error" ? "try /clear" : undefined),
+		explainEnd: (e) =>
+			e.outcome.type === "error" ? "the conversation no longer fits: /clear or a new session" : undefined,
 	};
-	const vt = new VirtualTerminal(100, 40);
+	const retries = new Set<(info: RetryInfo) => void>();
+	Object.assign(host, {
+		onRetry: (listener: (info: RetryInfo) => void) => {
+			retries.add(listener);
+			return () => retries.delete(listener);
+		},
+	});
+	const vt = new VirtualTerminal(size.columns ?? 100, size.rows ?? 40);
 	const controller = new InteractiveController(host, new LiveScreen(vt), vt, createPalette(false));
 	stops.push(controller.start());
 	const type = (text: string) => {
 		for (const ch of text) controller.handle({ type: "insert", text: ch }, ch);
 	};
-	return { agent, vt, controller, scripted, type };
+	const retry = (info: RetryInfo) => {
+		for (const listener of retries) listener(info);
+	};
+	return { agent, vt, controller, scripted, type, retry };
 }
 
 const stops: (() => void)[] = [];
@@ -205,5 +217,48 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		controller.handle({ type: "complete" });
 		controller.handle({ type: "submit" });
 		await until(vt, "replies      0");
+	});
+
+	it("SPEC A8: a provider retry is shown with its wait; an error stop says what to do", async () => {
+		const { vt, type, controller, retry } = setup([
+			errorReply("prompt is too long: 210000 tokens", "context_overflow"),
+		]);
+		retry({ attempt: 2, delayMs: 4000, errorKind: "rate_limit", errorMessage: "429 Too Many Requests" });
+		await until(vt, "↻ retry 2 in 4.0 s (rate_limit: 429 Too Many Requests)");
+		type("hello");
+		controller.handle({ type: "submit" });
+		await until(vt, "→ the conversation no longer fits: /clear or a new session");
+		const screen = vt.screen().join("\n");
+		expect(screen).toContain("✗ model error (context_overflow): prompt is too long: 210000 tokens");
+		expect(screen).toMatch(/✗ run failed after \d+\.\d s/);
+	});
+
+	it("thinking is collapsed to one line; Ctrl+T expands it, printing the last block in full", async () => {
+		const { vt, type, controller } = setup([
+			{
+				content: [
+					{ type: "thinking", thinking: "step one\nstep two" },
+					{ type: "text", text: "answer" },
+				],
+			},
+		]);
+		type("q");
+		controller.handle({ type: "submit" });
+		await until(vt, "— done");
+		expect(vt.screen().join("\n")).toMatch(/✻ thought for \d+\.\d s · 2 lines · Ctrl\+T shows thinking/);
+		expect(vt.screen()).not.toContain("step two");
+		controller.handle({ type: "toggleThinking" });
+		await until(vt, "thinking expanded");
+		expect(vt.screen()).toContain("step two");
+	});
+
+	it("on a narrow terminal every live row fits the width; long input wraps instead of overflowing", async () => {
+		const { vt, type } = setup([], { columns: 24, rows: 12 });
+		type("a long line of input that needs more than one row");
+		await until(vt, "row");
+		const live = vt.screen().slice(-4);
+		expect(live.map((row) => row.length <= 23)).toEqual([true, true, true, true]);
+		// The screen model trims trailing blanks, so compare without spaces.
+		expect(live.slice(1).join("").replace(/ /g, "")).toBe("›alonglineofinputthatneedsmorethanonerow");
 	});
 });

@@ -3,6 +3,7 @@
  * run: Enter steers, Alt+Enter or `/later` queues a follow-up, Esc aborts, Ctrl+C twice exits.
  */
 import { type AgentMessage, userMessage } from "../../core/messages.js";
+import type { RetryInfo } from "../../core/model.js";
 import type { AgentEvent } from "../../loop/types.js";
 import type { InteractiveHost } from "../host.js";
 import type { Palette } from "./ansi.js";
@@ -20,6 +21,15 @@ import { TranscriptView } from "./transcript.js";
 export const DOUBLE_CTRL_C_MS = 1500;
 const FRAME_MS = 16;
 const TICK_MS = 100;
+
+/**
+ * Host capabilities the interactive mode uses when a host offers them; `InteractiveHost` does not declare
+ * them (yet), so they are optional and looked up at run time.
+ */
+export interface InteractiveHostExtras {
+	/** Tell `listener` of every provider retry (SPEC A8: `StreamOptions.onRetry`); returns the unsubscribe. */
+	onRetry?(listener: (info: RetryInfo) => void): () => void;
+}
 
 /** Clock and timers, injectable so tests need no real waiting. */
 export interface ControllerClock {
@@ -74,9 +84,13 @@ export class InteractiveController {
 		if (host.agent.state.messages.length > 0) this.showHistory();
 		if (!host.autoApprove) host.setApprover(this.approvals.approve);
 		const unsubscribe = host.agent.subscribe((event) => this.onEvent(event));
+		const offRetry = (host as InteractiveHost & InteractiveHostExtras).onRetry?.((info) =>
+			this.view.retry(info),
+		);
 		this.render();
 		return () => {
 			unsubscribe();
+			offRetry?.();
 			if (!host.autoApprove) host.setApprover(undefined);
 			if (this.ticker) clearInterval(this.ticker);
 			if (this.frame) clearTimeout(this.frame);
