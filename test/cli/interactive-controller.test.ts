@@ -171,7 +171,7 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		]);
 		type("write");
 		controller.handle({ type: "submit" });
-		await until(vt, "? Run write_file a.txt? [y/N/a=always]");
+		await until(vt, "? Run write_file: a.txt? [y/N/a=always]");
 		controller.handle({ type: "insert", text: "n" }, "n");
 		await until(vt, "— done");
 		expect(vt.screen().join("\n")).toMatch(/⊘ write_file a\.txt blocked: .*The user declined\./);

@@ -3,15 +3,13 @@
  * terminal itself, so they run the same while a reply streams.
  */
 import type { ThinkingLevel } from "../../core/model.js";
+import { MUTATING_TOOLS } from "../../workspace/index.js";
 import type { InteractiveHost, SessionSummary } from "../host.js";
 import type { Palette } from "./ansi.js";
 import { formatCost, formatTokens, type UsageTotals } from "./status-line.js";
 import { oneLine } from "./tool-lines.js";
 
 const LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
-
-/** Tools that change files or run commands; they ask before running unless `--yes`. */
-const MUTATING = new Set(["write_file", "edit_file", "shell"]);
 
 /** What a command may use. */
 export interface CommandContext {
@@ -139,7 +137,8 @@ function toolsCommand(_: string, ctx: CommandContext): void {
 	ctx.print([
 		s.bold("Tools"),
 		...tools.map(
-			(t) => `  ${s.bold(t.name)}${MUTATING.has(t.name) ? ask : ""} ${s.dim(oneLine(t.description, 90))}`,
+			(t) =>
+				`  ${s.bold(t.name)}${MUTATING_TOOLS.has(t.name) ? ask : ""} ${s.dim(oneLine(t.description, 90))}`,
 		),
 	]);
 }

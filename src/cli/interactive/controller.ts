@@ -322,8 +322,11 @@ export class InteractiveController {
 		rows.push(statusLine(this.host.describeModel(), this.totals, width, s));
 		const request = this.approvals.current;
 		if (request) {
+			const what = request.summary.startsWith(`${request.toolName} `)
+				? request.summary.slice(request.toolName.length + 1)
+				: request.summary;
 			const question = truncateStyled(
-				`${s.yellow("?")} Run ${s.bold(request.summary)}? [y/N/a=always]`,
+				`${s.yellow("?")} Run ${s.bold(`${request.toolName}: ${what}`)}? [y/N/a=always]`,
 				width,
 			);
 			rows.push(question);
