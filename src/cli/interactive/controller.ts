@@ -77,6 +77,8 @@ export class InteractiveController {
 			this.screen.print([s.yellow(host.scripted.notice), s.dim(`demo sandbox: ${host.scripted.sandbox}`)]);
 			this.editor.set(host.scripted.prompt);
 		}
+		const session = host.sessions.current;
+		if (session) this.screen.print([s.dim(`session: ${session}`)]);
 		this.screen.print([
 			s.dim("Enter sends · Alt+Enter or /later queues a follow-up · Esc aborts · /help"),
 			"",
