@@ -9,12 +9,13 @@ import { fileURLToPath } from "node:url";
 import { CliApp } from "./app.js";
 import { type CliArgs, type CliMode, HELP, parseCliArgs, UsageError } from "./args.js";
 import { ConfigError, loadConfig } from "./config.js";
-import type { InteractiveHost } from "./host.js";
+import { runInteractive } from "./interactive/index.js";
 import { ModelError } from "./models.js";
 import { EXIT } from "./outcome.js";
 import { type Output, type PrintStyle, runOnce } from "./print.js";
 import { runRpc } from "./rpc.js";
 import { latestSessionPath, SessionError } from "./session.js";
+import { traceRenderer } from "./trace.js";
 
 /** The process the command runs in: its streams, environment and directory (a test may pass its own). */
 export interface CliProcess {
@@ -43,7 +44,6 @@ export async function main(proc: CliProcess): Promise<number> {
 		stderr: (text) => void proc.stderr.write(text),
 		color: proc.stdout.isTTY === true,
 	};
-	const terminal = proc.stdin.isTTY === true && proc.stdout.isTTY === true;
 	let app: CliApp;
 	let args: CliArgs;
 	try {
@@ -58,7 +58,9 @@ export async function main(proc: CliProcess): Promise<number> {
 			out.stderr(
 				"capstan: --api-key is visible to other users in the process list; prefer the environment\n",
 			);
-		const mode: CliMode = args.mode ?? (terminal ? "interactive" : "print");
+		// A prompt given as words on a terminal is one run with a readable trace; without one, the TTY mode.
+		const mode: CliMode =
+			args.mode ?? (terminal(proc) && args.prompt === undefined ? "interactive" : "print");
 		app = await CliApp.create({
 			args,
 			config: loaded.config,
@@ -96,16 +98,15 @@ async function runMode(
 ): Promise<number> {
 	installSignalHandlers(app);
 	if (mode === "rpc") {
-		if (resume !== undefined) await app.sessions.resume(resume);
-		return runRpc(app, proc.stdin, out.stdout);
+		return runRpc(app, proc.stdin, out.stdout, resume);
 	}
 	if (mode === "interactive") {
-		const interactive = await loadInteractive();
-		if (interactive) return interactive(app);
-		out.stderr("capstan: the interactive mode is not in this build; running the prompt in print mode\n");
+		if (resume !== undefined) await resumeWithTrace(app, resume, out);
+		return runInteractive(app);
 	}
-	const style: PrintStyle =
-		mode === "json" ? "json" : app.scripted || mode === "interactive" ? "trace" : "answer";
+	// Words on a terminal without -p get a readable trace; -p prints only the answer.
+	const traced = app.scripted !== undefined || (args.mode === undefined && terminal(proc));
+	const style: PrintStyle = mode === "json" ? "json" : traced ? "trace" : "answer";
 	if (app.scripted) {
 		announceDemo(app, style, out);
 		app.scripted.autoplay();
@@ -129,17 +130,21 @@ function announceDemo(app: CliApp, style: PrintStyle, out: Output): void {
 	write(`${lines.join("\n")}\n`);
 }
 
-type RunInteractive = (host: InteractiveHost) => Promise<number>;
-
-/** The TTY mode lives in `./interactive/` (its own module); a build without it falls back to print mode. */
-async function loadInteractive(): Promise<RunInteractive | undefined> {
-	const specifier = "./interactive/index.js";
+/**
+ * Load a session before the TTY mode starts; a batch it left without results runs now (SPEC L6), shown as a
+ * trace, so the interactive mode opens on a settled transcript.
+ */
+async function resumeWithTrace(app: CliApp, path: string, out: Output): Promise<void> {
+	const unsubscribe = app.agent.subscribe(traceRenderer({ write: out.stdout, color: out.color }));
 	try {
-		const module = (await import(specifier)) as { runInteractive?: RunInteractive };
-		return module.runInteractive;
-	} catch {
-		return undefined;
+		for (const warning of await app.sessions.resume(path)) out.stderr(`capstan: ${warning}\n`);
+	} finally {
+		unsubscribe();
 	}
+}
+
+function terminal(proc: CliProcess): boolean {
+	return proc.stdin.isTTY === true && proc.stdout.isTTY === true;
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {

@@ -27,6 +27,7 @@ export async function runRpc(
 	app: CliApp,
 	input: NodeJS.ReadableStream,
 	write: (line: string) => void,
+	resume?: string,
 ): Promise<number> {
 	const send = (value: unknown): void => write(`${JSON.stringify(value)}\n`);
 	const session = new RpcSession(app, send);
@@ -38,6 +39,7 @@ export async function runRpc(
 		session: app.sessions.current ?? null,
 		...(app.scripted ? { scripted: app.scripted.notice } : {}),
 	});
+	if (resume !== undefined) await session.resumeInBackground(resume);
 	const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
 	for await (const line of lines) {
 		if (line.trim() === "") continue;
@@ -83,6 +85,24 @@ class RpcSession {
 		} catch (error) {
 			this.send({ ...base, ok: false, error: (error as Error).message });
 		}
+	}
+
+	/**
+	 * `--resume`/`--continue`: load the session; a dangling batch it left runs as a run the client sees and
+	 * can steer or abort. A file that cannot be loaded fails the command (exit 2), before any command is read.
+	 */
+	async resumeInBackground(path: string): Promise<void> {
+		const resuming = this.app.sessions.resume(path);
+		if (!this.app.agent.state.isStreaming) {
+			for (const warning of await resuming) this.send({ type: "warning", warning });
+			return;
+		}
+		resuming.then(
+			(warnings) => {
+				for (const warning of warnings) this.send({ type: "warning", warning });
+			},
+			(error: unknown) => this.send({ type: "error", error: (error as Error).message }),
+		);
 	}
 
 	/** End of input: nobody can answer approvals any more; let the run finish. */

@@ -3,13 +3,14 @@
  * `--continue` and `--resume` go on in the same file, `--no-session` writes nothing — and a process killed
  * with SIGKILL while a tool runs resumes into a complete, paired transcript (SPEC L6, Q4, I1).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { textReply } from "../providers/openai-completions/synthetic.js";
 import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
 import {
 	cleanUpAfterEach,
+	RpcClient,
 	runCli,
 	sessionFiles,
 	sessionMessages,
@@ -104,6 +105,8 @@ describe("crash: SIGKILL while a tool runs, then --resume", () => {
 		]);
 		expect(unpairedCalls(crashed)).toEqual(["call_5: no result"]);
 
+		const copy = join(cwd, "crashed-copy.jsonl");
+		copyFileSync(file, copy);
 		const resumed = await runCli(["--demo", "--resume", file, "--session-dir", dir], { cwd });
 		expect(resumed.stderr).toBe("");
 		expect(resumed.code).toBe(0);
@@ -115,5 +118,17 @@ describe("crash: SIGKILL while a tool runs, then --resume", () => {
 		const results = after.filter((m) => (m as { toolCallId?: string }).toolCallId === "call_5");
 		expect(results).toHaveLength(1);
 		expect(sessionFiles(dir)).toEqual([file]);
+
+		// The same crash resumed over RPC: the dangling batch is a run the client sees and can steer.
+		const rpc = new RpcClient(startCli(["--rpc", "--demo", "--resume", copy], { cwd }));
+		await rpc.waitFor((line) => line.type === "ready");
+		await rpc.event("tool_execution_start", (e) => e.toolCallId === "call_5");
+		rpc.send({ id: 1, type: "steer", message: "Enough." });
+		expect(await rpc.event("tool_execution_end", (e) => e.toolCallId === "call_5")).toMatchObject({
+			status: "aborted",
+		});
+		await rpc.event("agent_end");
+		expect(await rpc.end()).toBe(0);
+		expect(unpairedCalls(sessionMessages(copy))).toEqual([]);
 	});
 });
