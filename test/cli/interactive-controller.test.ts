@@ -1,3 +1,4 @@
+import { tmpdir } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import type { InteractiveHost, ToolApprover } from "../../src/cli/host.js";
@@ -7,6 +8,7 @@ import { LiveScreen } from "../../src/cli/interactive/screen.js";
 import type { RetryInfo } from "../../src/core/model.js";
 import { errorReply, scriptedModel, textReply, toolReply } from "../../src/testing/index.js";
 import type { AgentTool } from "../../src/tools/types.js";
+import { shellTool } from "../../src/workspace/index.js";
 import { VirtualTerminal } from "./interactive-vt.js";
 
 /** Interruptible tool that runs until its signal fires. */
@@ -26,13 +28,17 @@ const writeTool: AgentTool = {
 	execute: async () => ({ content: [{ type: "text", text: "written" }] }),
 };
 
-function setup(script: Parameters<typeof scriptedModel>[0], size: { columns?: number; rows?: number } = {}) {
+function setup(
+	script: Parameters<typeof scriptedModel>[0],
+	size: { columns?: number; rows?: number } = {},
+	extraTools: AgentTool[] = [],
+) {
 	const scripted = scriptedModel(script);
 	let approver: ToolApprover | undefined;
 	const agent = new Agent({
 		model: scripted.model,
 		streamFn: scripted.stream,
-		tools: [waitTool, writeTool],
+		tools: [waitTool, writeTool, ...extraTools],
 		beforeToolCall: async (ctx, signal) => {
 			if (ctx.tool.name !== "write_file") return undefined;
 			const request = {
@@ -260,5 +266,17 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		expect(live.map((row) => row.length <= 23)).toEqual([true, true, true, true]);
 		// The screen model trims trailing blanks, so compare without spaces.
 		expect(live.slice(1).join("").replace(/ /g, "")).toBe("›alonglineofinputthatneedsmorethanonerow");
+	});
+
+	it("Esc ends a running shell command: the run stops at once, not when the command would have", async () => {
+		const shell = shellTool({ cwd: tmpdir(), shell: { killGraceMs: 200 } });
+		const { vt, type, controller, agent } = setup([toolReply("shell", { command: "sleep 30" })], {}, [shell]);
+		type("run it");
+		controller.handle({ type: "submit" });
+		await until(vt, "shell sleep 30");
+		controller.handle({ type: "escape" });
+		await until(vt, "run aborted");
+		expect(vt.screen().join("\n")).toMatch(/⏹ shell sleep 30 aborted \(\d+\.\d s\)/);
+		expect(agent.state.isStreaming).toBe(false);
 	});
 });

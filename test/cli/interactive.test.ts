@@ -46,7 +46,7 @@ describe.skipIf(!tmux)("capstan interactive mode in a pseudo-terminal (scripted 
 		rmSync(dir, { recursive: true, force: true });
 	});
 
-	it("Esc abort (SPEC A1); prompt, follow-up (SPEC L9) and steer (SPEC T10) while the long tool runs; exit; /resume", async () => {
+	it("Esc abort (SPEC A1); prompt, follow-up (SPEC L9) and steer (SPEC T10) while the long tool runs; exit; --continue; /resume", async () => {
 		const pane = open();
 		await pane.waitFor("› Look around this project"); // the demo prefills its prompt
 		pane.keys("Enter");
@@ -79,12 +79,8 @@ describe.skipIf(!tmux)("capstan interactive mode in a pseudo-terminal (scripted 
 		pane.keys("C-c");
 		await pane.waitFor("[exited 0]");
 
-		// A new process: `/resume` continues the latest saved session and shows its history.
-		const next = open();
-		await next.waitFor("› Look around this project");
-		next.keys("C-u");
-		next.text("/resume");
-		next.keys("Enter");
+		// A new process: `--continue` goes on with the latest session and shows its history first.
+		const next = open("--continue");
 		const history = await next.waitFor("— end of saved history —");
 		expect(history).toContain(`› ${STEER}`);
 		expect(history).toMatch(/⏹ watch_build +interrupted by your message/);
@@ -92,5 +88,10 @@ describe.skipIf(!tmux)("capstan interactive mode in a pseudo-terminal (scripted 
 		next.text("/usage");
 		next.keys("Enter");
 		await next.waitFor(/replies +[1-9]/);
+		// `/resume` switches to the latest other session: the aborted one.
+		next.text("/resume");
+		next.keys("Enter");
+		const older = await next.waitFor("— end of saved history —", 2);
+		expect(older.slice(older.indexOf("— resuming"))).toMatch(/⏹ watch_build +aborted/);
 	}, 90_000);
 });

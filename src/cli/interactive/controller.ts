@@ -75,8 +75,11 @@ export class InteractiveController {
 		this.screen.print([`${s.bold("capstan")} ${s.dim(`${host.version} · ${model.spec} · ${host.cwd}`)}`]);
 		if (host.scripted) {
 			this.screen.print([s.yellow(host.scripted.notice), s.dim(`demo sandbox: ${host.scripted.sandbox}`)]);
-			this.editor.set(host.scripted.prompt);
+			// A fresh demo offers its prompt; a resumed one goes on from its history instead.
+			if (host.agent.state.messages.length === 0) this.editor.set(host.scripted.prompt);
 		}
+		const session = host.sessions.current;
+		if (session) this.screen.print([s.dim(`session: ${session}`)]);
 		this.screen.print([
 			s.dim("Enter sends · Alt+Enter or /later queues a follow-up · Esc aborts · /help"),
 			"",

@@ -72,26 +72,30 @@ export interface FinishedCall {
 	name: string;
 	label: string;
 	outcome: ToolOutcome;
-	elapsedMs: number;
+	/** Unknown for a call read back from a session (sessions keep no timings). */
+	elapsedMs?: number;
 	content: readonly UserContent[];
 }
 
 /** The transcript line of a finished call. */
 export function finishedCallLine(call: FinishedCall, s: Palette): string {
 	const what = call.label === "" ? s.bold(call.name) : `${s.bold(call.name)} ${call.label}`;
-	const time = formatElapsed(call.elapsedMs);
+	const known = call.elapsedMs !== undefined;
+	const time = known ? formatElapsed(call.elapsedMs ?? 0) : "";
+	const took = known ? `· ${time} ` : "";
+	const paren = known ? ` (${time})` : "";
 	switch (call.outcome) {
 		case "ok":
-			return `${s.green("✓")} ${what} ${s.dim(`· ${time} · ${summarizeResult(call.content)}`)}`;
+			return `${s.green("✓")} ${what} ${s.dim(`${took}· ${summarizeResult(call.content)}`)}`;
 		case "error":
-			return `${s.red("✗")} ${what} ${s.dim(`· ${time} ·`)} ${s.red(summarizeResult(call.content))}`;
+			return `${s.red("✗")} ${what} ${s.dim(`${took}·`)} ${s.red(summarizeResult(call.content))}`;
 		case "blocked":
 			return `${s.yellow("⊘")} ${what} ${s.yellow(`blocked: ${summarizeResult(call.content)}`)}`;
 		case "skipped":
 			return `${s.dim("↷")} ${what} ${s.dim("skipped: your message came first (not run)")}`;
 		case "interrupted":
-			return `${s.yellow("⏹")} ${what} ${s.yellow(`interrupted by your message (${time})`)}`;
+			return `${s.yellow("⏹")} ${what} ${s.yellow(`interrupted by your message${paren}`)}`;
 		case "aborted":
-			return `${s.yellow("⏹")} ${what} ${s.yellow(`aborted (${time})`)}`;
+			return `${s.yellow("⏹")} ${what} ${s.yellow(`aborted${paren}`)}`;
 	}
 }

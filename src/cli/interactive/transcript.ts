@@ -171,7 +171,8 @@ export class TranscriptView {
 				const md = new MarkdownStream(this.style);
 				this.sink.print([...md.push(block.text), ...md.end()]);
 			} else if (block.type === "thinking" && block.thinking.trim() !== "") {
-				this.sink.print([this.style.dim(`✻ thought · ${block.thinking.split("\n").length} lines`)]);
+				const lines = block.thinking.split("\n").length;
+				this.sink.print([this.style.dim(`✻ thought · ${lines} line${lines === 1 ? "" : "s"}`)]);
 			} else if (block.type === "toolCall") {
 				const result = results.get(block.id);
 				const outcome = savedOutcome(result);
@@ -180,12 +181,11 @@ export class TranscriptView {
 						name: block.name,
 						label: summarizeArgs(block.arguments),
 						outcome,
-						elapsedMs: 0,
 						content: result?.content ?? [],
 					},
 					this.style,
 				);
-				this.sink.print([line.replace(/ · 0\.0 s/, "")]);
+				this.sink.print([line]);
 			}
 		}
 		this.printReplyError(reply);
