@@ -1,10 +1,11 @@
 /**
- * The command's session file (`capstan/sessions`): created when the first run starts (so a command that
- * never prompts leaves no empty file), every message appended as its `message_end` fires, `/clear` starting
- * a new file, and `--resume`/`--continue` reopening a file to go on in it — a batch the file left without
- * results runs first (SPEC L6, Q4).
+ * The command's session file (`capstan/sessions`): created with the first message (so a command that never
+ * prompts leaves no empty file), every message appended as its `message_end` fires — before any mode shows
+ * it — `/clear` starting a new file, and `--resume`/`--continue` reopening a file to go on in it; a batch
+ * the file left without results runs first (SPEC L6, Q4).
  */
 import type { Agent } from "../agent/agent.js";
+import type { AgentMessage } from "../core/messages.js";
 import { findDanglingBatch } from "../loop/pairing.js";
 import {
 	createSessionFile,
@@ -48,10 +49,9 @@ class FileSessions implements CliSessions {
 	private stopRecording: (() => void) | undefined;
 
 	constructor(private readonly setup: SessionSetup) {
-		setup.agent.subscribe((event) => {
-			// Created on the run's first event, before any message_end, so the run's messages all land in it.
-			if (event.type === "agent_start" && this.enabled && !this.file) this.record(this.newFile());
-		});
+		// Recording starts now, before any mode subscribes its output, so a message is on disk before it is
+		// shown; the file itself appears with the first message.
+		this.recordNew();
 	}
 
 	get enabled(): boolean {
@@ -63,7 +63,8 @@ class FileSessions implements CliSessions {
 	}
 
 	get current(): string | undefined {
-		return this.file?.path;
+		const file = this.file;
+		return file instanceof LazySessionFile && !file.created ? undefined : file?.path;
 	}
 
 	async list(): Promise<SessionSummary[]> {
@@ -91,6 +92,11 @@ class FileSessions implements CliSessions {
 	async clear(): Promise<void> {
 		await this.setup.agent.reset();
 		this.closeFile();
+		this.recordNew();
+	}
+
+	private recordNew(): void {
+		if (this.enabled) this.record(new LazySessionFile(() => this.newFile()));
 	}
 
 	private newFile(): SessionFile {
@@ -114,6 +120,46 @@ class FileSessions implements CliSessions {
 		this.stopRecording = undefined;
 		this.file?.close();
 		this.file = undefined;
+	}
+}
+
+/** A session file created on its first entry, so a command that never runs leaves no empty file behind. */
+class LazySessionFile implements SessionFile {
+	private real: SessionFile | undefined;
+
+	constructor(private readonly create: () => SessionFile) {}
+
+	get created(): boolean {
+		return this.real !== undefined;
+	}
+
+	private get file(): SessionFile {
+		this.real ??= this.create();
+		return this.real;
+	}
+
+	get path(): string {
+		return this.file.path;
+	}
+
+	get header(): SessionFile["header"] {
+		return this.file.header;
+	}
+
+	get messageCount(): number {
+		return this.real?.messageCount ?? 0;
+	}
+
+	append(message: AgentMessage): void {
+		this.file.append(message);
+	}
+
+	revise(index: number, message: AgentMessage): void {
+		this.file.revise(index, message);
+	}
+
+	close(): void {
+		this.real?.close();
 	}
 }
 
