@@ -59,7 +59,8 @@ export function createSessionFile(options: CreateSessionOptions): SessionFile {
 		capstanVersion: options.capstanVersion ?? CAPSTAN_VERSION,
 	};
 	const path = join(dir, `${createdAt.replace(/[:.]/g, "-")}_${id.slice(0, 8)}.jsonl`);
-	const fd = openSync(path, "wx");
+	// Owner-only: a transcript holds whatever the user and the tools put into it.
+	const fd = openSync(path, "wx", 0o600);
 	writeSync(fd, `${JSON.stringify(header)}\n`);
 	return new AppendingSessionFile(path, header, fd, 0);
 }

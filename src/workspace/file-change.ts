@@ -1,6 +1,6 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { structuredPatch } from "diff";
-import type { WorkspaceToolsOptions } from "./options.js";
+import { BINARY_SNIFF_BYTES, looksBinary, type WorkspaceToolsOptions } from "./options.js";
 import { resolveInWorkspace, workspaceRelative } from "./paths.js";
 
 /** Arguments of `write_file`. */
@@ -58,6 +58,9 @@ export async function planEdit(options: WorkspaceToolsOptions, args: EditFileArg
 		if (error.code === "EISDIR") throw new Error(`${path} is a directory, not a file.`);
 		throw error;
 	});
+	if (looksBinary(Buffer.from(before.slice(0, BINARY_SNIFF_BYTES)))) {
+		throw new Error(`${path} looks like a binary file; edit_file changes text files only.`);
+	}
 	const { oldText, newText } = matchLineEndings(before, args.old_string, args.new_string);
 	const count = countOccurrences(before, oldText);
 	if (count === 0) {
@@ -97,7 +100,13 @@ async function locate(
 	const root = await resolveInWorkspace(options.cwd, ".");
 	const absolute = await resolveInWorkspace(options.cwd, given);
 	if (absolute === root) throw new Error(`${given} is the workspace directory itself, not a file.`);
-	return { absolute, path: workspaceRelative(root, absolute) };
+	const path = workspaceRelative(root, absolute);
+	const stats = await stat(absolute).catch(() => undefined);
+	// Reading a FIFO to diff it would block until something writes to it.
+	if (stats && !stats.isFile() && !stats.isDirectory()) {
+		throw new Error(`${path} is not a regular file (a FIFO, socket or device); refused.`);
+	}
+	return { absolute, path };
 }
 
 /**

@@ -21,7 +21,8 @@ export {
 export { type DirEntry, type ListDirArgs, type ListDirDetails, listDirTool } from "./list-dir.js";
 export { type ShellOptions, WORKSPACE_DEFAULTS, type WorkspaceToolsOptions } from "./options.js";
 export { resolveInWorkspace, WorkspaceEscapeError } from "./paths.js";
-export { processAlive, processGroupAlive } from "./process-group.js";
+export { endRunningCommands } from "./process-group.js";
+export { processAlive, processGroupAlive } from "./process-status.js";
 export { type ReadFileArgs, type ReadFileDetails, readFileTool } from "./read-file.js";
 export {
 	MAX_MATCH_LINE_CHARS,

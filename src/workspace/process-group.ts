@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
 
 /** How a command run in its own process group ended. */
 export interface GroupRun {
@@ -30,20 +29,22 @@ export interface GroupRunOptions {
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
-function installExitHook(): void {
-	if (exitHookInstalled) return;
-	exitHookInstalled = true;
-	process.once("exit", () => {
-		for (const pid of liveGroups) signalGroup(pid, "SIGKILL");
-	});
+/**
+ * SIGKILL the process group of every shell command still running. Runs by itself on `process.exit`; a host
+ * that handles SIGINT/SIGTERM by other means than `process.exit` calls it in its handler (Node runs no
+ * `exit` listener when a signal kills it).
+ */
+export function endRunningCommands(): void {
+	for (const pid of liveGroups) signalGroup(pid, "SIGKILL");
+	liveGroups.clear();
 }
 
-/** Send a signal to every process of the group; a group already gone is not an error. */
+/** Send a signal to every process of the group; best effort — a group already gone is the goal. */
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
 	try {
 		process.kill(-pid, signal);
-	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+	} catch {
+		// ESRCH: nothing left. EPERM cannot happen for our own children; either way there is nothing to do.
 	}
 }
 
@@ -55,117 +56,97 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
  * outlives the call.
  */
 export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRun> {
-	return new Promise((resolve, reject) => {
-		let child: ChildProcess;
+	return new Promise((resolve, reject) => new GroupCall(options, resolve, reject).start());
+}
+
+/** One command's life: spawn, watch the signal and the clock, end the group, settle once. */
+class GroupCall {
+	private child: ChildProcess | undefined;
+	private readonly run: GroupRun = { pid: undefined, exitCode: null, signal: null };
+	private readonly timers: NodeJS.Timeout[] = [];
+	private ending = false;
+	private settled = false;
+	private readonly onAbort = () => this.endGroup("abort");
+
+	constructor(
+		private readonly options: GroupRunOptions,
+		private readonly resolve: (run: GroupRun) => void,
+		private readonly reject: (error: Error) => void,
+	) {}
+
+	start(): void {
+		const { options } = this;
 		try {
 			// `exec 2>&1` first: one pipe keeps stdout and stderr in the order the command wrote them.
-			child = spawn(options.shell, ["-c", `exec 2>&1\n${options.command}`], {
+			this.child = spawn(options.shell, ["-c", `exec 2>&1\n${options.command}`], {
 				cwd: options.cwd,
 				env: options.env,
 				detached: true,
 				stdio: ["ignore", "pipe", "ignore"],
 			});
 		} catch (error) {
-			reject(error);
+			this.reject(error as Error);
 			return;
 		}
-		const pid = child.pid;
-		const run: GroupRun = { pid, exitCode: null, signal: null };
-		if (pid !== undefined) {
-			installExitHook();
-			liveGroups.add(pid);
+		const child = this.child;
+		this.run.pid = child.pid;
+		if (child.pid !== undefined) {
+			if (!exitHookInstalled) {
+				exitHookInstalled = true;
+				process.once("exit", endRunningCommands);
+			}
+			liveGroups.add(child.pid);
 		}
-		const timers: NodeJS.Timeout[] = [];
-		let ending = false;
-		/** SIGTERM the group now, SIGKILL it after the grace; idempotent. */
-		const endGroup = (reason?: "timeout" | "abort") => {
-			if (reason && run.killedFor === undefined && run.exitCode === null && run.signal === null) {
-				run.killedFor = reason;
-			}
-			if (ending || pid === undefined) return;
-			ending = true;
-			signalGroup(pid, "SIGTERM");
-			timers.push(
-				setTimeout(() => {
-					signalGroup(pid, "SIGKILL");
-					// A process that left the group (setsid) may still hold the pipes: stop waiting for them.
-					timers.push(setTimeout(() => finish(), options.killGraceMs));
-				}, options.killGraceMs),
-			);
-		};
-		const onAbort = () => endGroup("abort");
-		let settled = false;
-		const finish = () => {
-			if (settled) return;
-			settled = true;
-			for (const timer of timers) clearTimeout(timer);
-			options.signal.removeEventListener("abort", onAbort);
-			if (pid !== undefined) {
-				signalGroup(pid, "SIGKILL");
-				liveGroups.delete(pid);
-			}
-			child.stdout?.destroy();
-			resolve(run);
-		};
 		child.stdout?.on("data", options.onOutput);
 		child.once("error", (error) => {
-			if (pid === undefined) {
-				settled = true;
-				options.signal.removeEventListener("abort", onAbort);
-				reject(new Error(`Could not start ${options.shell}: ${error.message}`));
-			}
+			if (child.pid !== undefined || this.settled) return;
+			this.settled = true;
+			this.cleanup();
+			this.reject(new Error(`Could not start ${options.shell}: ${error.message}`));
 		});
 		child.once("exit", (code, signal) => {
-			run.exitCode = code;
-			run.signal = signal;
-			endGroup();
+			this.run.exitCode = code;
+			this.run.signal = signal;
+			this.endGroup();
 		});
-		child.once("close", finish);
-		timers.push(setTimeout(() => endGroup("timeout"), options.timeoutMs));
-		if (options.signal.aborted) onAbort();
-		else options.signal.addEventListener("abort", onAbort, { once: true });
-	});
-}
-
-/**
- * Whether any process of the group is still running. On Linux this reads `/proc` and ignores zombies (dead
- * processes not yet reaped by their new parent, which `kill(-pid, 0)` still counts); elsewhere it asks the
- * kernel with signal 0.
- */
-export function processGroupAlive(pgid: number): boolean {
-	if (!existsSync("/proc/self/stat")) return signalZeroReaches(-pgid);
-	for (const entry of readdirSync("/proc")) {
-		if (!/^\d+$/.test(entry)) continue;
-		const stat = readProcStat(entry);
-		if (stat !== undefined && stat.pgrp === pgid && stat.state !== "Z" && stat.state !== "X") return true;
+		child.once("close", () => this.finish());
+		this.timers.push(setTimeout(() => this.endGroup("timeout"), options.timeoutMs));
+		if (options.signal.aborted) this.onAbort();
+		else options.signal.addEventListener("abort", this.onAbort, { once: true });
 	}
-	return false;
-}
 
-/** Whether one process is running (a zombie is not). */
-export function processAlive(pid: number): boolean {
-	if (!existsSync("/proc/self/stat")) return signalZeroReaches(pid);
-	const stat = readProcStat(String(pid));
-	return stat !== undefined && stat.state !== "Z" && stat.state !== "X";
-}
-
-function signalZeroReaches(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch {
-		return false;
+	/** SIGTERM the group now, SIGKILL it after the grace; idempotent. Without a reason: the shell exited. */
+	private endGroup(reason?: "timeout" | "abort"): void {
+		const { run } = this;
+		if (reason && run.killedFor === undefined && run.exitCode === null && run.signal === null) {
+			run.killedFor = reason;
+		}
+		const pid = run.pid;
+		if (this.ending || pid === undefined) return;
+		this.ending = true;
+		signalGroup(pid, "SIGTERM");
+		const grace = this.options.killGraceMs;
+		this.timers.push(
+			setTimeout(() => {
+				signalGroup(pid, "SIGKILL");
+				// A process that left the group (setsid) may still hold the pipe: stop waiting for it.
+				this.timers.push(setTimeout(() => this.finish(), grace));
+			}, grace),
+		);
 	}
-}
 
-/** State and process group from `/proc/<pid>/stat`; the command name may contain spaces and parentheses. */
-function readProcStat(pid: string): { state: string; pgrp: number } | undefined {
-	let text: string;
-	try {
-		text = readFileSync(`/proc/${pid}/stat`, "utf8");
-	} catch {
-		return undefined;
+	private finish(): void {
+		if (this.settled) return;
+		this.settled = true;
+		if (this.run.pid !== undefined) signalGroup(this.run.pid, "SIGKILL");
+		this.cleanup();
+		this.child?.stdout?.destroy();
+		this.resolve(this.run);
 	}
-	const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-	return { state: fields[0] ?? "", pgrp: Number(fields[2]) };
+
+	private cleanup(): void {
+		for (const timer of this.timers) clearTimeout(timer);
+		this.options.signal.removeEventListener("abort", this.onAbort);
+		if (this.run.pid !== undefined) liveGroups.delete(this.run.pid);
+	}
 }

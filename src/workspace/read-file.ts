@@ -1,5 +1,5 @@
 import { createReadStream } from "node:fs";
-import { open } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import type { AgentTool } from "../tools/types.js";
 import {
@@ -66,7 +66,8 @@ export function readFileTool(options: WorkspaceToolsOptions): AgentTool<ReadFile
 			}
 			const bytes = await checkTextFile(absolute, path);
 			throwIfAborted(signal);
-			const read = await readLines(absolute, startLine, args.end_line, maxBytes, signal);
+			const range = { startLine, endLine: args.end_line, fileBytes: bytes };
+			const read = await readLines(absolute, range, maxBytes, signal);
 			if (read.totalLines !== undefined && startLine > Math.max(read.totalLines, 1)) {
 				throw new Error(`start_line ${startLine} is past the end of ${path} (${read.totalLines} lines).`);
 			}
@@ -92,13 +93,15 @@ function readNote(details: ReadFileDetails, maxBytes: number, cutLine: boolean):
 
 /** Refuse directories and binary files with a clear error; returns the size. */
 async function checkTextFile(absolute: string, path: string): Promise<number> {
-	const handle = await open(absolute, "r").catch((error: NodeJS.ErrnoException) => {
+	// stat before open: opening a FIFO for reading would block until something writes to it.
+	const stats = await stat(absolute).catch((error: NodeJS.ErrnoException) => {
 		if (error.code === "ENOENT") throw new Error(`File not found: ${path}`);
 		throw error;
 	});
+	if (stats.isDirectory()) throw new Error(`${path} is a directory; use list_dir to see its entries.`);
+	if (!stats.isFile()) throw new Error(`${path} is not a regular file (a FIFO, socket or device); not read.`);
+	const handle = await open(absolute, "r");
 	try {
-		const stats = await handle.stat();
-		if (stats.isDirectory()) throw new Error(`${path} is a directory; use list_dir to see its entries.`);
 		const head = new Uint8Array(Math.min(BINARY_SNIFF_BYTES, stats.size));
 		await handle.read(head, 0, head.length, 0);
 		if (looksBinary(head))
@@ -117,42 +120,49 @@ interface LinesRead {
 	totalLines?: number;
 }
 
+/** Up to this size a read goes on to the end after its range to count the lines, for the note and the UI. */
+const COUNT_LINES_UP_TO_BYTES = 16 * 1024 * 1024;
+
 /** Stream the file line by line, so a large log costs only the range asked for, not the whole file. */
 async function readLines(
 	absolute: string,
-	startLine: number,
-	endLine: number | undefined,
+	range: { startLine: number; endLine: number | undefined; fileBytes: number },
 	maxBytes: number,
 	signal: AbortSignal,
 ): Promise<LinesRead> {
 	const input = createReadStream(absolute, { encoding: "utf8", signal });
 	const reader = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+	const countAll = range.fileBytes <= COUNT_LINES_UP_TO_BYTES;
 	const lines: string[] = [];
 	let used = 0;
 	let lineNo = 0;
-	let result: LinesRead | undefined;
+	let stopped: { truncated: boolean; cutLine: boolean } | undefined;
+	let reachedEnd = true;
 	try {
 		for await (const line of reader) {
 			lineNo++;
-			if (lineNo < startLine) continue;
-			if (endLine !== undefined && lineNo > endLine) {
-				result = { lines, truncated: false, cutLine: false };
-				break;
-			}
-			const size = Buffer.byteLength(line) + 1;
-			if (used + size > maxBytes) {
+			if (stopped !== undefined || lineNo < range.startLine) continue;
+			if (range.endLine !== undefined && lineNo > range.endLine) {
+				stopped = { truncated: false, cutLine: false };
+			} else if (used + Buffer.byteLength(line) + 1 > maxBytes) {
 				const cutLine = lines.length === 0;
 				if (cutLine) lines.push(Buffer.from(line).subarray(0, maxBytes).toString("utf8"));
-				result = { lines, truncated: true, cutLine };
+				stopped = { truncated: true, cutLine };
+			} else {
+				lines.push(line);
+				used += Buffer.byteLength(line) + 1;
+			}
+			if (stopped !== undefined && !countAll) {
+				reachedEnd = false;
 				break;
 			}
-			lines.push(line);
-			used += size;
 		}
 	} finally {
 		reader.close();
 		input.destroy();
 	}
 	throwIfAborted(signal);
-	return result ?? { lines, truncated: false, cutLine: false, totalLines: lineNo };
+	const read: LinesRead = { lines, ...(stopped ?? { truncated: false, cutLine: false }) };
+	if (reachedEnd) read.totalLines = lineNo;
+	return read;
 }

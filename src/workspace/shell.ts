@@ -43,7 +43,8 @@ export function shellTool(options: WorkspaceToolsOptions): AgentTool<ShellArgs, 
 		description:
 			`Run a shell command (${settings.shell} -c) in the working directory and return its combined ` +
 			`stdout and stderr with the exit code. Times out after ${settings.timeoutMs} ms; output beyond ` +
-			`${settings.maxOutputBytes} bytes is cut from the middle. Background processes end with the command.`,
+			`${settings.maxOutputBytes} bytes is cut from the middle. Stdin is closed (no interactive prompts); ` +
+			"background processes end with the command.",
 		parameters: {
 			type: "object",
 			properties: {

@@ -36,7 +36,9 @@ function waitForLine(child: ChildProcess, marker: string, ms: number, lines: str
 }
 
 describe("a session survives kill -9", () => {
-	it("SPEC L6: killed while a tool runs, the file holds everything shown; continue() runs the dangling call", async () => {
+	it("SPEC L6: killed while a tool runs, the file holds everything shown; continue() runs the dangling call", {
+		timeout: 60_000,
+	}, async () => {
 		const dir = tempCwd();
 		const child = spawn(
 			process.execPath,
@@ -48,7 +50,7 @@ describe("a session survives kill -9", () => {
 		);
 		const lines: string[] = [];
 		try {
-			await waitForLine(child, "SLOW_STARTED", 15_000, lines);
+			await waitForLine(child, "SLOW_STARTED", 45_000, lines);
 		} finally {
 			const exited = new Promise((resolve) => child.once("exit", resolve));
 			child.kill("SIGKILL");

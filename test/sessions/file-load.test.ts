@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentMessage, Model, UserMessage } from "../../src/index.js";
@@ -38,6 +38,7 @@ describe("session files", () => {
 		// No close, no flush: the line is in the file as soon as append returns (a kill -9 keeps it).
 		expect(lines(file.path)[1]).toBe(JSON.stringify({ type: "message", message: user("hello") }));
 		expect(file.messageCount).toBe(1);
+		expect(statSync(file.path).mode & 0o777).toBe(0o600);
 		file.close();
 		expect(() => file.append(user("late"))).toThrow(`Session ${file.path} is closed.`);
 	});

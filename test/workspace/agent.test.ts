@@ -46,6 +46,26 @@ describe("the workspace tools in an Agent", () => {
 		expect(agent.state.messages).toHaveLength(4);
 	});
 
+	it("SPEC T3: bad arguments come back as an error result naming each bad path, before anything runs", async () => {
+		const { cwd } = workspace();
+		const scripted = scriptedModel([
+			toolReply("read_file", { path: 7, start_line: 0, limit: 10 }),
+			textReply("ok"),
+		]);
+		const agent = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools: createWorkspaceTools({ cwd }),
+		});
+		await agent.prompt("read");
+		const result = agent.state.messages[2] as ToolResultMessage;
+		expect(result.isError).toBe(true);
+		const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+		expect(text).toMatch(/path/);
+		expect(text).toMatch(/start_line/);
+		expect(text).toMatch(/limit/);
+	});
+
 	it("SPEC A1: agent.abort() during a shell call ends the command's children; the transcript stays paired", async () => {
 		const { cwd } = workspace();
 		const scripted = scriptedModel([

@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
 	type ListDirDetails,
@@ -26,7 +28,7 @@ describe("read_file", () => {
 		});
 		const range = await call(tool, { path: "a.txt", start_line: 3, end_line: 5 });
 		expect(textOf(range)).toBe(numbered(3, 5));
-		expect(range.details).toMatchObject({ startLine: 3, endLine: 5, truncated: false });
+		expect(range.details).toMatchObject({ startLine: 3, endLine: 5, totalLines: 10, truncated: false });
 		const tail = await call(tool, { path: "./a.txt", start_line: 9 });
 		expect(textOf(tail)).toBe(numbered(9, 10));
 	});
@@ -39,7 +41,7 @@ describe("read_file", () => {
 		expect(details.truncated).toBe(true);
 		expect(details.endLine).toBe(13); // 9 lines of 7 bytes + 4 of 8 = 95; the 14th would pass 100
 		expect(textOf(first)).toBe(
-			`${numbered(1, 13)}\n\n[truncated at 100 bytes: showing lines 1-13. Continue with start_line=14.]`,
+			`${numbered(1, 13)}\n\n[truncated at 100 bytes: showing lines 1-13 of 1000. Continue with start_line=14.]`,
 		);
 		const next = await call(tool, { path: "big.txt", start_line: 14 });
 		expect(textOf(next).startsWith("line 14\n")).toBe(true);
@@ -49,7 +51,7 @@ describe("read_file", () => {
 		const { cwd } = workspace({ "min.js": `${"x".repeat(500)}\nsecond\n` });
 		const result = await call(readFileTool({ cwd, maxReadBytes: 50 }), { path: "min.js" });
 		expect(textOf(result)).toBe(
-			`${"x".repeat(50)}\n\n[truncated at 50 bytes: showing lines 1-1. Line 1 was cut at the limit. Continue with start_line=2.]`,
+			`${"x".repeat(50)}\n\n[truncated at 50 bytes: showing lines 1-1 of 2. Line 1 was cut at the limit. Continue with start_line=2.]`,
 		);
 	});
 
@@ -71,6 +73,12 @@ describe("read_file", () => {
 		await expect(call(tool, { path: "s.txt", start_line: 2, end_line: 1 })).rejects.toThrow(
 			"end_line (1) is before start_line (2)",
 		);
+	});
+
+	it("refuses a FIFO without blocking on it", async () => {
+		const { cwd } = workspace();
+		execFileSync("mkfifo", [join(cwd, "pipe")]);
+		await expect(call(readFileTool({ cwd }), { path: "pipe" })).rejects.toThrow("pipe is not a regular file");
 	});
 
 	it("says when a file is empty", async () => {

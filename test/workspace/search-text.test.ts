@@ -81,6 +81,15 @@ describe("search_text", () => {
 		);
 	});
 
+	it("honours its abort signal", async () => {
+		const { cwd } = workspace({ "a.txt": "needle\n" });
+		const controller = new AbortController();
+		controller.abort("enough");
+		await expect(
+			call(searchTextTool({ cwd }), { pattern: "needle" }, { signal: controller.signal }),
+		).rejects.toThrow("Aborted: enough");
+	});
+
 	it("an invalid regex or a missing path is a clear error", async () => {
 		const { cwd } = workspace();
 		await expect(call(searchTextTool({ cwd }), { pattern: "(" })).rejects.toThrow(

@@ -1,6 +1,9 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ToolResult } from "../../src/index.js";
 import {
+	endRunningCommands,
 	environmentWithoutKeys,
 	processAlive,
 	processGroupAlive,
@@ -12,7 +15,7 @@ import { call, textOf, workspace } from "./support.js";
 const alive = processAlive;
 
 /** Poll a condition every 20 ms, for at most `ms`: bounded, never a fixed sleep. */
-async function eventually(condition: () => boolean, ms = 5000): Promise<boolean> {
+async function eventually(condition: () => boolean, ms = 15_000): Promise<boolean> {
 	const end = Date.now() + ms;
 	while (Date.now() < end) {
 		if (condition()) return true;
@@ -76,6 +79,15 @@ describe("shell", () => {
 		expect(processGroupAlive(details.pid!)).toBe(false);
 	});
 
+	it("endRunningCommands() kills every running command's group at once (a host's signal handler)", async () => {
+		const { result, pids } = await startWithChildren("sleep 30 & echo pid:$!; wait", 1);
+		endRunningCommands();
+		const details = (await result).details as ShellDetails;
+		expect(details.exitCode).toBeNull();
+		expect(await eventually(() => !pids.some(alive))).toBe(true);
+		expect(processGroupAlive(details.pid!)).toBe(false);
+	});
+
 	it("a child that ignores SIGTERM is killed after the grace", async () => {
 		const controller = new AbortController();
 		const { result, pids } = await startWithChildren(
@@ -93,14 +105,14 @@ describe("shell", () => {
 	it("the timeout ends the group, and the result says so", async () => {
 		const { cwd } = workspace();
 		const tool = shellTool({ cwd, shell: { timeoutMs: 60_000, killGraceMs: 500 } });
-		const result = await call(tool, { command: "sleep 30 & echo pid:$!; wait", timeout_ms: 300 });
+		const result = await call(tool, { command: "sleep 30 & echo pid:$!; wait", timeout_ms: 1000 });
 		const details = result.details as ShellDetails;
 		expect(details.timedOut).toBe(true);
 		expect(result.isError).toBe(true);
 		expect(textOf(result)).toContain("[timed out; the command and its processes were killed]");
-		const [child] = pidsIn(textOf(result));
-		expect(await eventually(() => !alive(child!))).toBe(true);
-		expect(processGroupAlive(details.pid!)).toBe(false);
+		// The group check covers the child even on a machine so loaded that it had not printed its pid yet.
+		expect(await eventually(() => !processGroupAlive(details.pid!))).toBe(true);
+		expect(pidsIn(textOf(result)).filter(alive)).toEqual([]);
 	});
 
 	it("processes left in the background do not outlive the call (nor hold it open)", async () => {
@@ -130,13 +142,21 @@ describe("shell", () => {
 		const { cwd } = workspace();
 		const partials: string[] = [];
 		const tool = shellTool({ cwd });
-		await call(
+		// The command prints "two" only once the test has seen "one" streamed: no timing involved.
+		const command = "echo one; while [ ! -e go ]; do sleep 0.02; done; echo two";
+		const result = await call(
 			tool,
-			{ command: "echo one; sleep 0.3; echo two" },
-			{ onUpdate: (p) => partials.push(textOf(p)) },
+			{ command },
+			{
+				onUpdate: (p) => {
+					partials.push(textOf(p));
+					if (textOf(p) === "one\n") writeFileSync(join(cwd, "go"), "");
+				},
+			},
 		);
 		expect(partials[0]).toBe("one\n");
-		expect(partials.at(-1)).toBe("one\ntwo\n");
+		// Partials are throttled to one per 100 ms; the result, not a last partial, carries the end.
+		expect(textOf(result)).toBe("one\ntwo\n[exit code 0]");
 	});
 
 	it("does not hand API keys to the command by default", async () => {

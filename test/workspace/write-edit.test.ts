@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -86,6 +87,18 @@ describe("edit_file", () => {
 			"File not found: b.txt. To create it use write_file.",
 		);
 		expect(read(cwd, "a.txt")).toBe("x = 1\nx = 1\n");
+	});
+
+	it("refuses to edit a binary file or a FIFO", async () => {
+		const { cwd } = workspace({ "bin.dat": Buffer.from([0x61, 0, 0x62]) });
+		execFileSync("mkfifo", [join(cwd, "pipe")]);
+		const tool = editFileTool({ cwd });
+		await expect(call(tool, { path: "bin.dat", old_string: "a", new_string: "c" })).rejects.toThrow(
+			"bin.dat looks like a binary file; edit_file changes text files only.",
+		);
+		await expect(call(writeFileTool({ cwd }), { path: "pipe", content: "x" })).rejects.toThrow(
+			"pipe is not a regular file",
+		);
 	});
 
 	it("edits a CRLF file when the model sends LF line endings, keeping CRLF", async () => {
