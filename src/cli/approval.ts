@@ -14,14 +14,14 @@ export interface ApprovalPolicy {
 	approver: ToolApprover | undefined;
 }
 
-/** The reason a mutating call is blocked when nobody can be asked. */
+/** The reason a mutating call is blocked when nobody can be asked (the loop prefixes "blocked and not executed"). */
 export function blockedWithoutYes(toolName: string): string {
-	return `${toolName} was not run: it changes files or runs commands, and this capstan session was started without --yes, so nobody can approve it. Tell the user what you wanted to do; they can re-run capstan with --yes to allow it.`;
+	return `${toolName} changes files or runs commands, and this capstan session was started without --yes, so nobody can approve it. Tell the user what you wanted to do; they can re-run capstan with --yes to allow it.`;
 }
 
 /** The reason a mutating call is blocked when the user said no. */
 export function declinedByUser(toolName: string): string {
-	return `The user declined this ${toolName} call; it was not run. Do not retry it unchanged: ask the user how to proceed.`;
+	return `the user declined this ${toolName} call. Do not retry it unchanged: ask the user how to proceed.`;
 }
 
 /** The `beforeToolCall` hook enforcing `policy` for the tools named in `mutating`. */

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { endRunningCommands } from "../workspace/index.js";
 import { CliApp } from "./app.js";
 import { type CliArgs, type CliMode, HELP, parseCliArgs, UsageError } from "./args.js";
 import { ConfigError, loadConfig } from "./config.js";
@@ -157,7 +158,11 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 function installSignalHandlers(app: CliApp): void {
 	let interrupted = false;
 	const onSignal = (signal: NodeJS.Signals): void => {
-		if (interrupted) process.exit(EXIT.interrupted);
+		if (interrupted) {
+			// Node runs no exit hook on a signal: end the shell commands' process groups ourselves.
+			endRunningCommands();
+			process.exit(EXIT.interrupted);
+		}
 		interrupted = true;
 		app.agent.abort(`interrupted (${signal})`);
 	};

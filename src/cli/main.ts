@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { endRunningCommands } from "../workspace/index.js";
 import { main } from "./command.js";
 /** The `capstan` bin: runs the command on this process and exits with its code. */
 import { EXIT } from "./outcome.js";
@@ -17,7 +18,11 @@ main({
 	stdout: process.stdout,
 	stderr: process.stderr,
 }).then(
-	(code) => process.stdout.write("", () => process.exit(code)),
+	(code) => {
+		// A tool that ignored its abort may have left a shell command behind (SPEC I4): it ends with us.
+		endRunningCommands();
+		process.stdout.write("", () => process.exit(code));
+	},
 	(error: unknown) => {
 		process.stderr.write(
 			`capstan: internal error: ${error instanceof Error ? error.stack : String(error)}\n`,

@@ -150,7 +150,7 @@ describe("approval of mutating tools over RPC (real Chat Completions path)", () 
 		};
 		expect(second.messages.at(-1)).toMatchObject({
 			role: "tool",
-			content: expect.stringContaining("The user declined"),
+			content: expect.stringContaining("the user declined this write_file call"),
 		});
 
 		rpc.send({ id: 4, type: "prompt", message: "write approved.txt" });
