@@ -41,10 +41,9 @@ export function summarizeResult(status: string, result: ToolResult): string {
 				: "interrupted by the steering message";
 		return `${status} (${String(details.reason)})`;
 	}
-	const shown = status;
 	const text = result.content.find((block) => block.type === "text") as { text: string } | undefined;
 	const first = text ? oneLine(text.text, 80) : "";
-	return first === "" ? shown : `${shown} · ${first}`;
+	return first === "" ? status : `${status} · ${first}`;
 }
 
 /** Returns an event listener that writes the trace. */

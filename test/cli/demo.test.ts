@@ -10,9 +10,13 @@ import {
 	cleanUpAfterEach,
 	jsonLines,
 	runCli,
+	sessionFiles,
+	sessionMessages,
+	startCli,
 	tempProject,
 	unbalancedEvents,
 	unpairedCalls,
+	waitForOutput,
 } from "./support.js";
 
 cleanUpAfterEach();
@@ -75,5 +79,22 @@ describe("capstan with no key and no base URL", () => {
 			"Stop watching the build — the notes are enough for now.",
 			"Then give me a one-line summary.",
 		]);
+	});
+
+	it("Ctrl-C (SIGINT) while a tool runs aborts cleanly: exit 130, one line on stderr, a paired session", async () => {
+		const cwd = tempProject();
+		const child = startCli(["--demo", "--session-dir", "s"], { cwd });
+		child.stdin.end();
+		let stderr = "";
+		child.stderr.on("data", (chunk: string) => {
+			stderr += chunk;
+		});
+		const exited = new Promise<number | null>((resolveExit) => child.once("close", resolveExit));
+		await waitForOutput(child, (out) => out.includes("→ watch_build"));
+		child.kill("SIGINT");
+		expect(await exited).toBe(130);
+		expect(stderr).toBe("capstan: aborted: interrupted (SIGINT)\n"); // SPEC A5: the reason text
+		const [file] = sessionFiles(join(cwd, "s"));
+		expect(unpairedCalls(sessionMessages(file ?? ""))).toEqual([]); // SPEC A1, I1
 	});
 });
