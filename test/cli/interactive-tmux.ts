@@ -3,6 +3,9 @@
  * read the screen. Every wait polls the screen with a bound; nothing sleeps for a fixed time.
  */
 import { execFileSync, spawnSync } from "node:child_process";
+import { join } from "node:path";
+
+let panes = 0;
 
 /** Whether tmux is installed (CI installs it in `.ci/run`). */
 export function hasTmux(): boolean {
@@ -11,12 +14,21 @@ export function hasTmux(): boolean {
 
 /** One tmux server (own socket) with one pane running `command`. */
 export class TmuxPane {
-	private readonly socket = `capstan-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+	/** Its own socket file in the test's directory: no shared server, and nothing left behind in /tmp. */
+	private readonly socket: string;
 
 	constructor(
 		command: string,
-		options: { cwd: string; env: Record<string, string>; width?: number; height?: number },
+		options: {
+			cwd: string;
+			env: Record<string, string>;
+			/** Where the tmux socket file goes (removed with the directory). */
+			socketDir: string;
+			width?: number;
+			height?: number;
+		},
 	) {
+		this.socket = join(options.socketDir, `tmux-${++panes}.sock`);
 		const env = Object.entries(options.env)
 			.map(([k, v]) => `${k}=${shellQuote(v)}`)
 			.join(" ");
@@ -72,11 +84,11 @@ export class TmuxPane {
 
 	/** Stop the tmux server and everything in it. */
 	close(): void {
-		spawnSync("tmux", ["-L", this.socket, "kill-server"], { stdio: "ignore" });
+		spawnSync("tmux", ["-S", this.socket, "kill-server"], { stdio: "ignore" });
 	}
 
 	private tmux(...args: string[]): string {
-		return execFileSync("tmux", ["-L", this.socket, "-f", "/dev/null", ...args], { encoding: "utf8" });
+		return execFileSync("tmux", ["-S", this.socket, "-f", "/dev/null", ...args], { encoding: "utf8" });
 	}
 }
 

@@ -31,6 +31,7 @@ describe.skipIf(!tmux)("capstan interactive mode in a pseudo-terminal (scripted 
 			{
 				cwd: join(dir, "project"),
 				env: { HOME: join(dir, "home"), TERM: "xterm-256color", NO_COLOR: "1" },
+				socketDir: dir,
 			},
 		);
 		panes.push(pane);
