@@ -96,7 +96,11 @@ export class CliApp implements InteractiveHost {
 			tools,
 			beforeToolCall: approvalHook(policy, MUTATING_TOOLS),
 			...(args.apiKey ? { getApiKey: () => args.apiKey } : {}),
-			streamOptions: { onRetry: (info) => retryListeners.forEach((listener) => listener(info)) },
+			streamOptions: {
+				onRetry: (info) => {
+					for (const listener of retryListeners) listener(info);
+				},
+			},
 		});
 		const sessionDir = resolve(
 			input.cwd,
