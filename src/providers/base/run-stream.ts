@@ -369,9 +369,21 @@ function checkedUrl(url: string): string {
 	}
 }
 
-/** Join a base URL and a path with exactly one slash between them. */
+/**
+ * Join a base URL and a path with exactly one slash between them. A query on the base (Azure's
+ * `?api-version=`, a `?key=` proxy) stays at the end, after the path and after any query of the path's own.
+ */
 export function joinUrl(base: string, path: string): string {
-	return `${base.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+	const [baseBeforeQuery, baseQuery] = splitQuery(base);
+	const [pathBeforeQuery, pathQuery] = splitQuery(path);
+	const joined = `${baseBeforeQuery.replace(/\/+$/, "")}/${pathBeforeQuery.replace(/^\/+/, "")}`;
+	const query = [pathQuery, baseQuery].filter((part) => part !== "").join("&");
+	return query === "" ? joined : `${joined}?${query}`;
+}
+
+function splitQuery(url: string): [string, string] {
+	const at = url.indexOf("?");
+	return at < 0 ? [url, ""] : [url.slice(0, at), url.slice(at + 1)];
 }
 
 /** Parse one SSE `data` payload as JSON; a malformed chunk fails the call as `malformed_response`. */
