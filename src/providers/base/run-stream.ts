@@ -19,6 +19,7 @@ import type { AssistantMessage, ErrorKind } from "../../core/messages.js";
 import type { Model, StreamOptions } from "../../core/model.js";
 import { apiKeyEnvHint, resolveApiKey } from "./env.js";
 import { type BodyClassifier, classifyHttpError, classifyThrown, ProviderError } from "./errors.js";
+import { RedactingMessageBuilder, redactSecrets } from "./redact.js";
 import { type RetryPolicy, retryDelayMs } from "./retry.js";
 import { readSseEvents, type SseEvent } from "./sse.js";
 
@@ -99,7 +100,7 @@ export function runProviderStream(
 		builder.fail("error", "stream called without a model", "invalid_request");
 		return stream;
 	}
-	const builder = new AssistantMessageBuilder(
+	const builder = new RedactingMessageBuilder(
 		{ api: model.api, provider: model.provider, model: model.id, timestamp: Date.now() },
 		stream,
 	);
@@ -121,7 +122,7 @@ class StreamRunner {
 		private readonly options: ProviderStreamOptions,
 		private readonly run: ProviderRun,
 		private readonly spec: ProviderRunSpec,
-		private readonly builder: AssistantMessageBuilder,
+		private readonly builder: RedactingMessageBuilder,
 		private readonly stream: AssistantMessageEventStream,
 	) {}
 
@@ -155,6 +156,7 @@ class StreamRunner {
 
 	private async attempts(): Promise<void> {
 		const apiKey = resolveApiKey(this.model, this.options.apiKey);
+		this.builder.secrets = [apiKey];
 		const needsKey = this.spec.requireApiKey ?? this.model.compat?.requiresApiKey !== false;
 		if (needsKey && !apiKey) {
 			const hint = apiKeyEnvHint(this.model);
@@ -191,7 +193,8 @@ class StreamRunner {
 
 	private reportRetry(attempt: number, delayMs: number, error: ProviderError): void {
 		try {
-			this.options.onRetry?.({ attempt, delayMs, errorKind: error.kind, errorMessage: error.message });
+			const errorMessage = redactSecrets(error.message, this.builder.secrets);
+			this.options.onRetry?.({ attempt, delayMs, errorKind: error.kind, errorMessage });
 		} catch {
 			// A host callback must not turn a retry into a failure.
 		}
