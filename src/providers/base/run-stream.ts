@@ -26,16 +26,35 @@ import { readSseEvents, type SseEvent } from "./sse.js";
 /** Abort reason that releases an attempt's request once it is over (nothing is waiting on it). */
 const ATTEMPT_FINISHED = "attempt finished";
 
-/** Default time allowed until the first response byte. Generous: hidden reasoning can precede any output. */
-export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 120_000;
-/** Default longest silence between two body chunks once the response started. */
+/**
+ * Default time allowed from sending the request until the response headers (connect, TLS, upload, queueing).
+ * Servers answer a streaming request with headers at once and think afterwards; a timeout here is retried
+ * (nothing was received), so a black-holed server surfaces after about 3 × 30 s under the default policy.
+ */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
+/**
+ * Default longest silence once the headers arrived: until the first body byte and between any two chunks.
+ * Generous, because a reasoning model may think for a long time before its first event; never retried, because
+ * the server accepted the request and may be generating (a retry could be billed twice).
+ */
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+/** @deprecated The first response bytes are the headers: use {@link DEFAULT_HEADERS_TIMEOUT_MS}. */
+export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = DEFAULT_HEADERS_TIMEOUT_MS;
 
 /** Stream options every built-in provider understands, beyond the core `StreamOptions`. */
 export interface ProviderStreamOptions extends StreamOptions, RetryPolicy {
-	/** ms until the first response byte (0 disables). Default {@link DEFAULT_FIRST_BYTE_TIMEOUT_MS}. */
+	/**
+	 * ms from sending the request until the response headers (0 disables); retried like any transient failure.
+	 * Default {@link DEFAULT_HEADERS_TIMEOUT_MS} (30 s); raise it for a local server that loads the model or
+	 * processes the prompt before answering.
+	 */
+	headersTimeoutMs?: number;
+	/** @deprecated Alias of {@link headersTimeoutMs}, which wins when both are set. */
 	firstByteTimeoutMs?: number;
-	/** ms of silence allowed between chunks (0 disables). Default {@link DEFAULT_IDLE_TIMEOUT_MS}. */
+	/**
+	 * ms of silence allowed once the headers arrived, before the first chunk and between chunks (0 disables);
+	 * not retried. Default {@link DEFAULT_IDLE_TIMEOUT_MS} (120 s).
+	 */
 	idleTimeoutMs?: number;
 	/** A `fetch` to use instead of the platform one (proxies, tracing). */
 	fetch?: typeof fetch;
@@ -215,8 +234,9 @@ class StreamRunner {
 }
 
 class CallContext implements ProviderCallContext {
+	/** The response headers arrived: the server accepted the request (a later stall or drop is not retried). */
 	firstByteSeen = false;
-	private firstByteTimer: ReturnType<typeof setTimeout> | undefined;
+	private headersTimer: ReturnType<typeof setTimeout> | undefined;
 
 	constructor(
 		readonly model: Model,
@@ -231,7 +251,7 @@ class CallContext implements ProviderCallContext {
 	}
 
 	dispose(): void {
-		clearTimeout(this.firstByteTimer);
+		clearTimeout(this.headersTimer);
 	}
 
 	streamSse(request: SseRequest): AsyncGenerator<SseEvent, void, undefined> {
@@ -244,17 +264,18 @@ class CallContext implements ProviderCallContext {
 	/** Send the request; on success, the body's SSE events (HTTP errors thrown as classified errors). */
 	private async openSse(request: SseRequest): Promise<AsyncGenerator<SseEvent, void, undefined>> {
 		const url = checkedUrl(request.url);
-		const limit = this.options.firstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS;
+		const limit =
+			this.options.headersTimeoutMs ?? this.options.firstByteTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
 		if (limit > 0 && Number.isFinite(limit)) {
-			this.firstByteTimer = setTimeout(() => {
-				this.controller.abort(new ProviderError("timeout", `no response within ${limit} ms`));
+			this.headersTimer = setTimeout(() => {
+				this.controller.abort(new ProviderError("timeout", `no response headers within ${limit} ms`));
 			}, limit);
 		}
 		const doFetch = this.options.fetch ?? globalThis.fetch;
 		const response = await this.fetchOrThrow(doFetch, url, request);
+		clearTimeout(this.headersTimer);
 		if (!response.ok) {
 			const text = await response.text().catch(() => "");
-			this.markFirstByte();
 			throw classifyHttpError(
 				response.status,
 				response.statusText,
@@ -263,12 +284,12 @@ class CallContext implements ProviderCallContext {
 				request.classifyBody,
 			);
 		}
+		this.firstByteSeen = true;
 		if (!response.body) throw new ProviderError("malformed_response", "response has no body");
 		return readSseEvents(response.body, {
 			signal: this.controller.signal,
 			idleTimeoutMs: this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
 			onStall: () => this.controller.abort(new ProviderError("timeout", "stream stalled")),
-			onBytes: () => this.markFirstByte(),
 			...(request.onInvalidLine ? { onInvalidLine: request.onInvalidLine } : {}),
 		});
 	}
@@ -295,15 +316,9 @@ class CallContext implements ProviderCallContext {
 				signal: this.controller.signal,
 			});
 		} catch (error) {
-			// A first-byte timeout aborts with a ProviderError reason; report that, not a bare AbortError.
+			// A headers timeout aborts with a ProviderError reason; report that, not a bare AbortError.
 			throw this.timeoutReason() ?? classifyThrown(error);
 		}
-	}
-
-	private markFirstByte(): void {
-		if (this.firstByteSeen) return;
-		this.firstByteSeen = true;
-		clearTimeout(this.firstByteTimer);
 	}
 }
 
