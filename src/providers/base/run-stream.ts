@@ -21,7 +21,7 @@ import { apiKeyEnvHint, resolveApiKey } from "./env.js";
 import { type BodyClassifier, classifyHttpError, classifyThrown, ProviderError } from "./errors.js";
 import { RedactingMessageBuilder, redactSecrets } from "./redact.js";
 import { type RetryPolicy, retryDelayMs } from "./retry.js";
-import { readSseEvents, type SseEvent } from "./sse.js";
+import { type ReadBodyTextOptions, readBodyText, readSseEvents, type SseEvent } from "./sse.js";
 
 /** Abort reason that releases an attempt's request once it is over (nothing is waiting on it). */
 const ATTEMPT_FINISHED = "attempt finished";
@@ -38,6 +38,10 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
  * the server accepted the request and may be generating (a retry could be billed twice).
  */
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+/** Default largest single SSE event: far above any real one (a whole tool call's arguments), far below RAM. */
+export const DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024;
+/** Default bytes read of an HTTP error body: the message keeps 500 characters of it. */
+export const DEFAULT_MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** @deprecated The first response bytes are the headers: use {@link DEFAULT_HEADERS_TIMEOUT_MS}. */
 export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = DEFAULT_HEADERS_TIMEOUT_MS;
 
@@ -56,6 +60,13 @@ export interface ProviderStreamOptions extends StreamOptions, RetryPolicy {
 	 * not retried. Default {@link DEFAULT_IDLE_TIMEOUT_MS} (120 s).
 	 */
 	idleTimeoutMs?: number;
+	/**
+	 * Largest single SSE event or line in bytes; a bigger one ends the call as `malformed_response` as soon as
+	 * it passes the cap, instead of being buffered whole (0 disables). Default {@link DEFAULT_MAX_EVENT_BYTES}.
+	 */
+	maxEventBytes?: number;
+	/** Bytes read of an HTTP error body (the rest is not read). Default {@link DEFAULT_MAX_ERROR_BODY_BYTES}. */
+	maxErrorBodyBytes?: number;
 	/** A `fetch` to use instead of the platform one (proxies, tracing). */
 	fetch?: typeof fetch;
 }
@@ -275,7 +286,7 @@ class CallContext implements ProviderCallContext {
 		const response = await this.fetchOrThrow(doFetch, url, request);
 		clearTimeout(this.headersTimer);
 		if (!response.ok) {
-			const text = await response.text().catch(() => "");
+			const text = await readBodyText(response.body, this.bodyReadOptions()).catch(() => "");
 			throw classifyHttpError(
 				response.status,
 				response.statusText,
@@ -290,8 +301,18 @@ class CallContext implements ProviderCallContext {
 			signal: this.controller.signal,
 			idleTimeoutMs: this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
 			onStall: () => this.controller.abort(new ProviderError("timeout", "stream stalled")),
+			maxEventBytes: this.options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
 			...(request.onInvalidLine ? { onInvalidLine: request.onInvalidLine } : {}),
 		});
+	}
+
+	/** How much of a non-event-stream body is read, and how long a silence in it is tolerated. */
+	private bodyReadOptions(): ReadBodyTextOptions {
+		return {
+			maxBytes: this.options.maxErrorBodyBytes ?? DEFAULT_MAX_ERROR_BODY_BYTES,
+			idleTimeoutMs: this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+			onStall: () => this.controller.abort(new ProviderError("timeout", "error body stalled")),
+		};
 	}
 
 	/** The `ProviderError` a timeout aborted this attempt with, if that is why it was aborted. */
