@@ -208,6 +208,50 @@ export function classifyStreamError(
 	);
 }
 
+/** Content types that are certainly not an event stream: a page or a document (a proxy, a JSON error). */
+const NOT_AN_EVENT_STREAM = /^\s*(?:text\/html|text\/xml|application\/(?:[\w.-]+\+)?(?:json|xml))\b/i;
+
+/** True when a 2xx response's `content-type` says it is not server-sent events (missing or odd types pass). */
+export function isNotAnEventStream(contentType: string | null): boolean {
+	return contentType !== null && NOT_AN_EVENT_STREAM.test(contentType);
+}
+
+/**
+ * The final error for a 2xx answer that is not an event stream: the status, the content type and a short
+ * snippet of the body (an HTML page's text, a JSON error's message). A JSON error that states its kind
+ * (`authentication_error`, `code: 429`) keeps it; anything else is `malformed_response`. Never retried: the
+ * same request would get the same page.
+ */
+export function classifyNonStreamBody(
+	status: number,
+	contentType: string,
+	text: string,
+	classifyBody?: BodyClassifier,
+): ProviderError {
+	const body = tryParseJson(text);
+	const stated =
+		body === undefined
+			? undefined
+			: (classifyBody?.(body, text, undefined)?.kind ?? kindFromBody(body, text));
+	const snippet = body === undefined ? pageText(text) : errorBodyMessage(body, text).slice(0, 200);
+	const type = contentType.split(";")[0]?.trim() || contentType;
+	return new ProviderError(
+		stated ?? "malformed_response",
+		`HTTP ${status} with content type ${type}, not an event stream${snippet ? `: ${snippet}` : ""}`,
+		{ status, retryable: false },
+	);
+}
+
+/** The visible text at the start of an HTML (or any) body, tags and scripts dropped, at most 200 characters. */
+function pageText(text: string): string {
+	const visible = text
+		.replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, " ")
+		.replace(/<[^>]*>/g, " ")
+		.replace(/\s+/g, " ")
+		.trim();
+	return visible.length > 200 ? `${visible.slice(0, 200)}…` : visible;
+}
+
 /**
  * Classify whatever `fetch` or a body read threw: a `ProviderError` passes through; anything else is a
  * network failure (connection refused or reset, DNS, TLS), with the low-level cause code in the message.

@@ -18,7 +18,14 @@ import type { AssistantMessageEvent, AssistantMessageEventStream } from "../../c
 import type { AssistantMessage, ErrorKind } from "../../core/messages.js";
 import type { Model, StreamOptions } from "../../core/model.js";
 import { apiKeyEnvHint, resolveApiKey } from "./env.js";
-import { type BodyClassifier, classifyHttpError, classifyThrown, ProviderError } from "./errors.js";
+import {
+	type BodyClassifier,
+	classifyHttpError,
+	classifyNonStreamBody,
+	classifyThrown,
+	isNotAnEventStream,
+	ProviderError,
+} from "./errors.js";
 import { RedactingMessageBuilder, redactSecrets } from "./redact.js";
 import { type RetryPolicy, retryDelayMs } from "./retry.js";
 import { type ReadBodyTextOptions, readBodyText, readSseEvents, type SseEvent } from "./sse.js";
@@ -296,6 +303,11 @@ class CallContext implements ProviderCallContext {
 			);
 		}
 		this.firstByteSeen = true;
+		const contentType = response.headers.get("content-type");
+		if (isNotAnEventStream(contentType)) {
+			const text = await readBodyText(response.body, this.bodyReadOptions()).catch(() => "");
+			throw classifyNonStreamBody(response.status, contentType ?? "", text, request.classifyBody);
+		}
 		if (!response.body) throw new ProviderError("malformed_response", "response has no body");
 		return readSseEvents(response.body, {
 			signal: this.controller.signal,
