@@ -4,8 +4,6 @@
  * flows into messages, events, telemetry and traces that hosts log and store. The runner masks the key in
  * use, and anything key-shaped, before any of it leaves.
  */
-import { AssistantMessageBuilder } from "../../core/assistant-builder.js";
-import type { AssistantMessage, ErrorKind } from "../../core/messages.js";
 
 /** What replaces a secret. */
 export const REDACTED = "[REDACTED]";
@@ -44,17 +42,4 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
 		.replace(SECRET_HEADER, `$1${REDACTED}`)
 		.replace(BEARER, `$1${REDACTED}`)
 		.replace(KEY_SHAPES, REDACTED);
-}
-
-/**
- * The builder every provider call writes into: a failure's message is redacted before the `error` event and
- * the final message carry it, whoever fails the reply (the runner, a decoder mapping a stop reason).
- */
-export class RedactingMessageBuilder extends AssistantMessageBuilder {
-	/** The secrets of this call (the resolved key), set once the runner knows it. */
-	secrets: readonly (string | undefined)[] = [];
-
-	override fail(reason: "error" | "aborted", errorMessage: string, errorKind?: ErrorKind): AssistantMessage {
-		return super.fail(reason, redactSecrets(errorMessage, this.secrets), errorKind);
-	}
 }

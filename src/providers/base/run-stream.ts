@@ -26,7 +26,8 @@ import {
 	isNotAnEventStream,
 	ProviderError,
 } from "./errors.js";
-import { RedactingMessageBuilder, redactSecrets } from "./redact.js";
+import { ProviderMessageBuilder } from "./message-builder.js";
+import { redactSecrets } from "./redact.js";
 import { type RetryPolicy, retryDelayMs } from "./retry.js";
 import { type ReadBodyTextOptions, readBodyText, readSseEvents, type SseEvent } from "./sse.js";
 
@@ -137,7 +138,7 @@ export function runProviderStream(
 		builder.fail("error", "stream called without a model", "invalid_request");
 		return stream;
 	}
-	const builder = new RedactingMessageBuilder(
+	const builder = new ProviderMessageBuilder(
 		{ api: model.api, provider: model.provider, model: model.id, timestamp: Date.now() },
 		stream,
 	);
@@ -159,7 +160,7 @@ class StreamRunner {
 		private readonly options: ProviderStreamOptions,
 		private readonly run: ProviderRun,
 		private readonly spec: ProviderRunSpec,
-		private readonly builder: RedactingMessageBuilder,
+		private readonly builder: ProviderMessageBuilder,
 		private readonly stream: AssistantMessageEventStream,
 	) {}
 
@@ -202,7 +203,9 @@ class StreamRunner {
 		for (let attempt = 1; !this.stream.done; attempt++) {
 			const controller = new AbortController();
 			this.current = controller;
-			const ctx = new CallContext(this.model, this.options, apiKey, attempt, controller);
+			const ctx = new CallContext(this.model, this.options, apiKey, attempt, controller, () =>
+				this.builder.markAccepted(),
+			);
 			try {
 				await this.run(this.builder, ctx);
 				if (!this.stream.done)
@@ -262,6 +265,7 @@ class CallContext implements ProviderCallContext {
 		readonly apiKey: string | undefined,
 		readonly attempt: number,
 		private readonly controller: AbortController,
+		private readonly onAccepted: () => void,
 	) {}
 
 	get signal(): AbortSignal {
@@ -303,6 +307,7 @@ class CallContext implements ProviderCallContext {
 			);
 		}
 		this.firstByteSeen = true;
+		this.onAccepted();
 		const contentType = response.headers.get("content-type");
 		if (isNotAnEventStream(contentType)) {
 			const text = await readBodyText(response.body, this.bodyReadOptions()).catch(() => "");
