@@ -90,6 +90,8 @@ export interface StopDetails {
 	type: StopDetailsType;
 	raw?: string;
 	explanation?: string;
+	/** The custom stop sequence that ended the reply (`type: "stop_sequence"`), when the provider names it. */
+	stopSequence?: string;
 }
 
 /** Classified provider failure, carried as data on the message (STYLE 6). */
