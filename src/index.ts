@@ -58,4 +58,5 @@ export type * from "./loop/types.js";
 export type * from "./telemetry/types.js";
 export { STEERING_INTERRUPT_POLL_MS } from "./tools/batch.js";
 export { placeholderResult, placeholderText } from "./tools/placeholders.js";
+export * from "./tools/tool.js";
 export type * from "./tools/types.js";

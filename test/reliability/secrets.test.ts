@@ -38,7 +38,7 @@ describe("the key in use is redacted wherever error text leaves the provider lay
 			const { message, events } = await callApi(api, server.baseUrl, { apiKey: KEY });
 			expect(message.errorKind).toBe("auth");
 			expect(message.errorMessage).toContain("Incorrect API key provided");
-			expect(message.errorMessage).toContain("[REDACTED]");
+			expect(message.errorMessage).toContain("[redacted]");
 			expect(seen(message, events)).not.toContain("SENTINEL");
 		});
 
@@ -84,7 +84,7 @@ describe("the key in use is redacted wherever error text leaves the provider lay
 		expect(end).toMatchObject({ type: "agent_end", outcome: { type: "error" } });
 		expect(seen(end)).toContain("Incorrect API key provided");
 		expect(records).toHaveLength(1);
-		expect(records[0]?.errorMessage).toContain("[REDACTED]");
+		expect(records[0]?.errorMessage).toContain("[redacted]");
 		const spans = exporter.getFinishedSpans();
 		const failed = spans.filter((span) => span.status.code === SpanStatusCode.ERROR);
 		expect(failed.length).toBeGreaterThan(0);

@@ -5,6 +5,7 @@
  * one per attempt and decides from what it saw whether a failure may be retried.
  */
 import type { Model, StreamOptions } from "../../core/model.js";
+import { withConnectionAdvice, withHttpAdvice } from "./advice.js";
 import {
 	type BodyClassifier,
 	classifyHttpError,
@@ -134,13 +135,14 @@ export class CallContext implements ProviderCallContext {
 		clearTimeout(this.headersTimer);
 		if (!response.ok) {
 			const text = await readBodyText(response.body, this.bodyReadOptions()).catch(() => "");
-			throw classifyHttpError(
+			const error = classifyHttpError(
 				response.status,
 				response.statusText,
 				response.headers,
 				text,
 				request.classifyBody,
 			);
+			throw withHttpAdvice(error, request.method ?? "POST", url);
 		}
 		this.firstByteSeen = true;
 		this.onAccepted();
@@ -191,7 +193,7 @@ export class CallContext implements ProviderCallContext {
 			});
 		} catch (error) {
 			// A headers timeout aborts with a ProviderError reason; report that, not a bare AbortError.
-			throw this.timeoutReason() ?? classifyThrown(error);
+			throw withConnectionAdvice(this.timeoutReason() ?? classifyThrown(error), url);
 		}
 	}
 }
@@ -240,11 +242,18 @@ class LazySseStream implements AsyncGenerator<SseEvent, void, undefined> {
 	};
 }
 
+/** `url` if fetch can send to it: absolute http(s) (`localhost:8080/v1` parses, as scheme "localhost:"). */
 function checkedUrl(url: string): string {
+	let protocol: string | undefined;
 	try {
-		new URL(url);
-		return url;
+		protocol = new URL(url).protocol;
 	} catch {
-		throw new ProviderError("network", `invalid base URL: ${url}`, { retryable: false });
+		protocol = undefined;
 	}
+	if (protocol === "http:" || protocol === "https:") return url;
+	throw new ProviderError(
+		"network",
+		`invalid base URL: ${url} (model.baseUrl must be an absolute http(s) URL such as http://localhost:11434/v1)`,
+		{ retryable: false },
+	);
 }

@@ -6,7 +6,7 @@
  */
 
 /** What replaces a secret. */
-export const REDACTED = "[REDACTED]";
+export const REDACTED = "[redacted]";
 
 /** Secrets shorter than this are not masked literally (they would mask ordinary words). */
 const MIN_SECRET_LENGTH = 6;

@@ -17,8 +17,9 @@ import { EventStream } from "../../core/event-stream.js";
 import type { AssistantMessageEvent, AssistantMessageEventStream } from "../../core/events.js";
 import type { AssistantMessage, ErrorKind } from "../../core/messages.js";
 import type { Model } from "../../core/model.js";
+import { missingApiKeyMessage } from "./advice.js";
 import { CallContext, type ProviderCallContext, type ProviderStreamOptions } from "./attempt.js";
-import { apiKeyEnvHint, resolveApiKey } from "./env.js";
+import { resolveApiKey, withoutSecret } from "./env.js";
 import { ProviderError } from "./errors.js";
 import { ProviderMessageBuilder } from "./message-builder.js";
 import { redactSecrets } from "./redact.js";
@@ -127,10 +128,7 @@ class StreamRunner {
 		const apiKey = resolveApiKey(this.model, this.options.apiKey);
 		this.builder.secrets = [apiKey];
 		const needsKey = this.spec.requireApiKey ?? this.model.compat?.requiresApiKey !== false;
-		if (needsKey && !apiKey) {
-			const hint = apiKeyEnvHint(this.model);
-			return this.failOnce("error", `No API key for provider "${this.model.provider}": set ${hint}.`, "auth");
-		}
+		if (needsKey && !apiKey) return this.failOnce("error", missingApiKeyMessage(this.model), "auth");
 		for (let attempt = 1; !this.stream.done; attempt++) {
 			const controller = new AbortController();
 			this.current = controller;
@@ -151,8 +149,11 @@ class StreamRunner {
 					contentStarted: this.builder.message.content.length > 0,
 				};
 				const delayMs = retryDelayMs(error, state, this.options);
-				if (delayMs === undefined) return this.failOnce("error", error.message, error.kind);
-				this.reportRetry(attempt, delayMs, error);
+				// SPEC E3: a server may echo the key back in its error text; it never reaches the host (the
+				// builder also masks key-shaped text, whoever fails the reply).
+				const message = withoutSecret(error.message, apiKey);
+				if (delayMs === undefined) return this.failOnce("error", message, error.kind);
+				this.reportRetry(attempt, delayMs, error.kind, message);
 				await this.sleep(delayMs);
 			} finally {
 				ctx.dispose();
@@ -162,10 +163,10 @@ class StreamRunner {
 		}
 	}
 
-	private reportRetry(attempt: number, delayMs: number, error: ProviderError): void {
+	private reportRetry(attempt: number, delayMs: number, errorKind: ErrorKind, errorMessage: string): void {
 		try {
-			const errorMessage = redactSecrets(error.message, this.builder.secrets);
-			this.options.onRetry?.({ attempt, delayMs, errorKind: error.kind, errorMessage });
+			const redacted = redactSecrets(errorMessage, this.builder.secrets);
+			this.options.onRetry?.({ attempt, delayMs, errorKind, errorMessage: redacted });
 		} catch {
 			// A host callback must not turn a retry into a failure.
 		}
