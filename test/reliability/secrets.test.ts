@@ -2,7 +2,7 @@
  * Hardening item 2: the key in use never leaves the provider layer. A 401 body echoing it, an invalid
  * `baseUrl` with `?key=`, a retried error: the key is redacted in `errorMessage`, the events, `onRetry`,
  * `agent_end.outcome`, the telemetry record (`onModelCall`) and the OpenTelemetry span status, on all four
- * APIs. Test with a sentinel key that no real text contains.
+ * APIs (SPEC E3). Test with a sentinel key that no real text contains.
  */
 import { SpanStatusCode } from "@opentelemetry/api";
 import {

@@ -2,7 +2,7 @@
  * Hardening item 10: a silent server surfaces in reasonable time. Two phases with their own limits: until the
  * response headers (`headersTimeoutMs`, retried: nothing was received), then between body chunks from the
  * headers on (`idleTimeoutMs`, never retried: the server accepted the request and may be generating, so a
- * retry could bill twice and would double the wait).
+ * retry could bill twice and would double the wait; SPEC A8).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { RetryInfo } from "../../src/core/model.js";

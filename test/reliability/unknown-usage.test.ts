@@ -2,7 +2,7 @@
  * Hardening item 6: usage that never arrived reads as unknown, not as a free call. A Chat Completions stream
  * cut after `finish_reason` (no usage chunk, no `[DONE]`) completes, but its usage says `unknown: true` (the
  * zeros are placeholders, and so is the cost) — on every provider; run summaries and OTel spans carry the
- * unknown on instead of adding a silent 0.
+ * unknown on instead of adding a silent 0 (SPEC M5).
  */
 import { SpanStatusCode } from "@opentelemetry/api";
 import {
