@@ -28,7 +28,10 @@ export {
 } from "./base/retry.js";
 export {
 	DEFAULT_FIRST_BYTE_TIMEOUT_MS,
+	DEFAULT_HEADERS_TIMEOUT_MS,
 	DEFAULT_IDLE_TIMEOUT_MS,
+	DEFAULT_MAX_ERROR_BODY_BYTES,
+	DEFAULT_MAX_EVENT_BYTES,
 	joinUrl,
 	type ProviderCallContext,
 	type ProviderRun,
