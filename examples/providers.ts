@@ -1,7 +1,7 @@
 // One Agent on each real provider, plus a local OpenAI-compatible server. Each section runs only when its
 // key (or server) is there, so this file also runs offline: it then prints what it skipped.
 import { Agent, type AgentTool, type Model } from "capstan";
-import { getModel } from "capstan/providers";
+import { getModel, LOCAL_SERVER_BASE_URLS, openaiCompatible } from "capstan/providers";
 
 const clock: AgentTool = {
 	name: "clock",
@@ -39,17 +39,12 @@ if (env.GEMINI_API_KEY || env.GOOGLE_API_KEY) await ask("google", getModel("goog
 else console.log("google: skipped (no GEMINI_API_KEY)");
 
 // A local server speaking Chat Completions (Ollama here; vLLM, llama.cpp server and LM Studio work the same —
-// the port or `compat.preset` picks the wire quirks). Set OLLAMA_MODEL to try it.
+// the port or `preset` picks the wire quirks, and no key is needed). Set OLLAMA_MODEL to try it.
 if (env.OLLAMA_MODEL) {
-	await ask("ollama", {
-		id: env.OLLAMA_MODEL,
-		api: "openai-completions",
-		provider: "ollama",
-		baseUrl: env.OLLAMA_BASE_URL ?? "http://localhost:11434/v1",
-		reasoning: false,
-		input: ["text"],
-		contextWindow: 32_768,
-		maxTokens: 4096,
-		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+	const { model } = openaiCompatible({
+		baseUrl: env.OLLAMA_BASE_URL ?? LOCAL_SERVER_BASE_URLS.ollama,
+		model: env.OLLAMA_MODEL,
+		preset: "ollama",
 	});
+	await ask("ollama", model);
 } else console.log("ollama: skipped (set OLLAMA_MODEL, e.g. qwen3:8b)");

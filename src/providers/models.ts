@@ -288,7 +288,7 @@ export function getModel(provider: string, id: string): Model {
 	const models = MODELS[provider];
 	if (!models) {
 		throw new Error(
-			`Unknown provider "${provider}" (catalog: ${Object.keys(MODELS).join(", ")}). Pass an explicit Model object for other providers.`,
+			`Unknown provider "${provider}" (catalog: ${Object.keys(MODELS).join(", ")}). Pass an explicit Model object for other providers, or for an OpenAI-compatible server use openaiCompatible({ baseUrl, model }) from "capstan/openai".`,
 		);
 	}
 	const model = models[id];

@@ -58,7 +58,7 @@ function unknownApiStream(
 		async () => {
 			throw new ProviderError(
 				"invalid_request",
-				`No provider registered for api "${model.api}" (registered: ${known.join(", ") || "none"}).`,
+				`No provider registered for api "${model.api}" (registered: ${known.join(", ") || "none"}). Set model.api to one of those, or pass your stream function as streamFn (or a registry's stream: createProviderRegistry({ "${model.api}": yourStreamFunction, ...builtinProviders() }).stream).`,
 				{ retryable: false },
 			);
 		},

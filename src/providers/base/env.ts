@@ -1,6 +1,7 @@
 /**
- * API keys from the environment, read through `globalThis.process?.env` so providers carry no `node:` import
- * and run unchanged on Bun, Deno, edge runtimes and browsers (where there is simply no environment).
+ * API keys: found in the environment (read through `globalThis.process?.env` so providers carry no `node:`
+ * import and run unchanged on Bun, Deno, edge runtimes and browsers, where there is simply no environment),
+ * and kept out of error texts (SPEC E3).
  */
 import type { Model } from "../../core/model.js";
 
@@ -46,12 +47,24 @@ export function resolveApiKey(model: Model, explicit?: string): string | undefin
 	return undefined;
 }
 
-/** The variable names to mention when a key is missing. */
+/**
+ * The environment variables that may hold the key for `model` (`compat.apiKeyEnv` first), joined with "or";
+ * `""` when none is known for its provider.
+ */
 export function apiKeyEnvHint(model: Model): string {
 	const custom = model.compat?.apiKeyEnv;
 	const names = [
 		...(typeof custom === "string" ? [custom] : []),
 		...(API_KEY_ENV_VARS[model.provider] ?? []),
 	];
-	return names.length > 0 ? names.join(" or ") : "options.apiKey";
+	return names.join(" or ");
+}
+
+/** Shorter strings are not treated as secrets: replacing them would garble messages and hide nothing real. */
+const MIN_SECRET_LENGTH = 4;
+
+/** `text` with every occurrence of `secret` replaced by `[redacted]` (SPEC E3: servers echo keys back). */
+export function withoutSecret(text: string, secret: string | undefined): string {
+	if (secret === undefined || secret.length < MIN_SECRET_LENGTH || !text.includes(secret)) return text;
+	return text.split(secret).join("[redacted]");
 }

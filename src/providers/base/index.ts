@@ -29,6 +29,7 @@
  * cancels the request on abort (one listener per stream) and turns every failure into an `error` message
  * with a classified `errorKind` (SPEC E3). Tests replay recordings through `test/providers/support/`.
  */
+export * from "./advice.js";
 export * from "./base-url.js";
 export * from "./env.js";
 export * from "./errors.js";

@@ -17,7 +17,8 @@ import { EventStream } from "../../core/event-stream.js";
 import type { AssistantMessageEvent, AssistantMessageEventStream } from "../../core/events.js";
 import type { AssistantMessage, ErrorKind } from "../../core/messages.js";
 import type { Model, StreamOptions } from "../../core/model.js";
-import { apiKeyEnvHint, resolveApiKey } from "./env.js";
+import { missingApiKeyMessage, withConnectionAdvice, withHttpAdvice } from "./advice.js";
+import { resolveApiKey, withoutSecret } from "./env.js";
 import { type BodyClassifier, classifyHttpError, classifyThrown, ProviderError } from "./errors.js";
 import { type RetryPolicy, retryDelayMs } from "./retry.js";
 import { readSseEvents, type SseEvent } from "./sse.js";
@@ -156,10 +157,7 @@ class StreamRunner {
 	private async attempts(): Promise<void> {
 		const apiKey = resolveApiKey(this.model, this.options.apiKey);
 		const needsKey = this.spec.requireApiKey ?? this.model.compat?.requiresApiKey !== false;
-		if (needsKey && !apiKey) {
-			const hint = apiKeyEnvHint(this.model);
-			return this.failOnce("error", `No API key for provider "${this.model.provider}": set ${hint}.`, "auth");
-		}
+		if (needsKey && !apiKey) return this.failOnce("error", missingApiKeyMessage(this.model), "auth");
 		for (let attempt = 1; !this.stream.done; attempt++) {
 			const controller = new AbortController();
 			this.current = controller;
@@ -178,8 +176,10 @@ class StreamRunner {
 					contentStarted: this.builder.message.content.length > 0,
 				};
 				const delayMs = retryDelayMs(error, state, this.options);
-				if (delayMs === undefined) return this.failOnce("error", error.message, error.kind);
-				this.reportRetry(attempt, delayMs, error);
+				// SPEC E3: a server may echo the key back in its error text; it never reaches the host.
+				const message = withoutSecret(error.message, apiKey);
+				if (delayMs === undefined) return this.failOnce("error", message, error.kind);
+				this.reportRetry(attempt, delayMs, error.kind, message);
 				await this.sleep(delayMs);
 			} finally {
 				ctx.dispose();
@@ -189,9 +189,9 @@ class StreamRunner {
 		}
 	}
 
-	private reportRetry(attempt: number, delayMs: number, error: ProviderError): void {
+	private reportRetry(attempt: number, delayMs: number, errorKind: ErrorKind, errorMessage: string): void {
 		try {
-			this.options.onRetry?.({ attempt, delayMs, errorKind: error.kind, errorMessage: error.message });
+			this.options.onRetry?.({ attempt, delayMs, errorKind, errorMessage });
 		} catch {
 			// A host callback must not turn a retry into a failure.
 		}
@@ -252,13 +252,14 @@ class CallContext implements ProviderCallContext {
 		if (!response.ok) {
 			const text = await response.text().catch(() => "");
 			this.markFirstByte();
-			throw classifyHttpError(
+			const error = classifyHttpError(
 				response.status,
 				response.statusText,
 				response.headers,
 				text,
 				request.classifyBody,
 			);
+			throw withHttpAdvice(error, request.method ?? "POST", url);
 		}
 		if (!response.body) throw new ProviderError("malformed_response", "response has no body");
 		return readSseEvents(response.body, {
@@ -293,7 +294,7 @@ class CallContext implements ProviderCallContext {
 			});
 		} catch (error) {
 			// A first-byte timeout aborts with a ProviderError reason; report that, not a bare AbortError.
-			throw this.timeoutReason() ?? classifyThrown(error);
+			throw withConnectionAdvice(this.timeoutReason() ?? classifyThrown(error), url);
 		}
 	}
 
@@ -360,13 +361,20 @@ class LazySseStream implements AsyncGenerator<SseEvent, void, undefined> {
 	};
 }
 
+/** `url` if fetch can send to it: absolute http(s) (`localhost:8080/v1` parses, as scheme "localhost:"). */
 function checkedUrl(url: string): string {
+	let protocol: string | undefined;
 	try {
-		new URL(url);
-		return url;
+		protocol = new URL(url).protocol;
 	} catch {
-		throw new ProviderError("network", `invalid base URL: ${url}`, { retryable: false });
+		protocol = undefined;
 	}
+	if (protocol === "http:" || protocol === "https:") return url;
+	throw new ProviderError(
+		"network",
+		`invalid base URL: ${url} (model.baseUrl must be an absolute http(s) URL such as http://localhost:11434/v1)`,
+		{ retryable: false },
+	);
 }
 
 /** Join a base URL and a path with exactly one slash between them. */

@@ -4,6 +4,8 @@
  * server, then the preset its provider name or base URL points at (Ollama, vLLM, llama.cpp, LM Studio,
  * OpenRouter, Groq, DeepSeek, xAI, Mistral, OpenAI itself), then the model's own `compat` entries, which win.
  *
+ * `openaiCompatible({ baseUrl, model })` (compatible.ts) builds such a model in one call; by hand it is:
+ *
  * @example Point a model at a local Ollama server (no key needed; the preset is found from the port):
  * ```ts
  * const model: Model = {

@@ -14,6 +14,14 @@ export {
 	resolveCompat,
 	type ToolCallIdFormat,
 } from "./compat.js";
+export {
+	LOCAL_SERVER_BASE_URLS,
+	type LocalServerPreset,
+	type OpenAICompatibleCompat,
+	type OpenAICompatibleConfig,
+	type OpenAICompatibleOptions,
+	openaiCompatible,
+} from "./compatible.js";
 export { ChatCompletionsDecoder, classifyOpenAIErrorBody, FINISH_REASONS } from "./decode.js";
 export { REASONING_DETAILS_BLOCK, type ReasoningDetail } from "./reasoning-details.js";
 export {

@@ -1,7 +1,8 @@
 /**
  * What a recorded Chat Completions body says, read with the simplest possible logic (independent of the
  * decoder under test): the text deltas concatenated, the reasoning deltas concatenated, tool calls assembled
- * by `index` (or by `id` where a server sends none), the last usage object, the last `finish_reason`.
+ * by `index` (or by `id` where a server sends none), the last usage object, the last `finish_reason`, and
+ * the error object of an in-stream error event (llama.cpp's bare `data: {"error":{…}}`, Groq's `event: error`).
  */
 import type { ToolCallFact } from "../support/content.js";
 import { recordedEvents } from "../support/fixtures.js";
@@ -19,6 +20,7 @@ export const CHAT_FOLDERS = [
 	"openai-compatible-alibaba",
 	"openai-compatible-perplexity",
 	"openai-compatible-openrouter",
+	"openai-compatible-llamacpp",
 ] as const;
 
 /** Facts of one recorded response. */
@@ -30,6 +32,8 @@ export interface ChatFacts {
 	finishReason: string | undefined;
 	refusal: boolean;
 	sawDone: boolean;
+	/** The first in-stream error object; the stream ends there (nothing after it is decoded). */
+	error: Json | undefined;
 }
 
 function str(value: unknown): string {
@@ -46,6 +50,7 @@ export function chatFacts(body: Uint8Array): ChatFacts {
 		finishReason: undefined,
 		refusal: false,
 		sawDone: false,
+		error: undefined,
 	};
 	const calls = new Map<string, { id: string; name: string; args: string }>();
 	for (const event of recordedEvents(body)) {
@@ -54,6 +59,10 @@ export function chatFacts(body: Uint8Array): ChatFacts {
 			continue;
 		}
 		const chunk = JSON.parse(event.data) as Json;
+		if (event.event === "error" || (chunk.error !== undefined && chunk.error !== null)) {
+			facts.error = (chunk.error ?? chunk) as Json;
+			break;
+		}
 		for (const usage of [chunk.usage, (chunk.x_groq as Json | undefined)?.usage])
 			if (usage && typeof usage === "object") facts.usage = usage as Json;
 		for (const choice of (chunk.choices as Json[] | undefined) ?? []) {
