@@ -8,8 +8,9 @@
  * once (O(size) per reply). Streams marked by `markImmutableSnapshots` (capstan's builder-driven streams)
  * skip all of it: their snapshots already are immutable.
  *
- * Limit: a change a foreign provider makes to a block without an event for that block (e.g. a signature set
- * in place on an earlier block) shows in the loop's snapshots only from the final message on.
+ * Limits: a change a foreign provider makes to a block without an event for that block (e.g. a signature set
+ * in place on an earlier block), and its top-level fields after the first event (usage, stop details, response
+ * id), show in the loop's snapshots only from the final message on.
  */
 import type { AssistantMessageEvent } from "../core/events.js";
 import type { AssistantContent, AssistantMessage } from "../core/messages.js";
@@ -22,6 +23,7 @@ export type ContentEvent = Exclude<AssistantMessageEvent, { type: "done" } | { t
 /** The loop's own snapshots of one reply. */
 export class ReplySnapshots {
 	private own: AssistantMessage | undefined;
+	private top: AssistantMessage | undefined;
 	private trusted: boolean | undefined;
 	private readonly parsers = new Map<number, IncrementalJsonParser>();
 
@@ -43,10 +45,16 @@ export class ReplySnapshots {
 		const source = event.partial;
 		const previous = this.own?.content ?? [];
 		const content = previous.slice(0, Math.min(previous.length, source.content.length));
-		// Blocks the loop has not seen yet are copied once; the event's own block is re-copied below.
-		for (let i = content.length; i < source.content.length; i++)
+		// The snapshot reaches as far as this event: a provider that runs ahead of its reader may already hold
+		// later blocks in its live message, and those belong to later events. Blocks up to the event's own
+		// (silent ones, such as provider blocks, included) are copied once; the event's own is re-copied below.
+		const reach = event.type === "start" ? content.length : Math.max(content.length, event.contentIndex + 1);
+		for (let i = content.length; i < Math.min(reach, source.content.length); i++)
 			content[i] = this.copyBlock(source.content[i]);
-		const own: AssistantMessage = { ...copyTop(source), content };
+		// Top-level fields as of the first event: a provider that runs ahead may already have written its final
+		// usage and stop details into the live object; those arrive with the final message.
+		this.top ??= withoutVerdict(copyTop(source, []));
+		const own: AssistantMessage = { ...this.top, content };
 		let emitted: ContentEvent = { ...event, partial: own };
 		if (event.type !== "start" && event.contentIndex >= 0 && event.contentIndex < source.content.length) {
 			const index = event.contentIndex;
@@ -77,7 +85,7 @@ export class ReplySnapshots {
 		source: AssistantContent | undefined,
 	): AssistantContent {
 		if (!source) return mine ?? { type: "text", text: "" };
-		if (source.type !== "toolCall") return copyFlat(source);
+		if (source.type !== "toolCall") return textLike(event, mine, source);
 		const index = event.contentIndex;
 		if (event.type === "toolcall_start") {
 			this.parsers.set(index, new IncrementalJsonParser());
@@ -112,6 +120,31 @@ export class ReplySnapshots {
 	}
 }
 
+/**
+ * A text or thinking block as of this event: grown from the loop's own previous block by the event's delta
+ * (and set from `text_end`'s content), so the snapshot is what the event said even when the provider's live
+ * object has moved on since; other fields (signature, citations) are copied from the provider's block.
+ */
+function textLike(
+	event: Exclude<ContentEvent, { type: "start" }>,
+	mine: AssistantContent | undefined,
+	source: AssistantContent,
+): AssistantContent {
+	const block = copyFlat(source);
+	if (block.type === "text") {
+		const before = mine?.type === "text" && event.type !== "text_start" ? mine.text : "";
+		if (event.type === "text_delta") block.text = before + event.delta;
+		else if (event.type === "text_end") block.text = event.content;
+		else block.text = before;
+	} else if (block.type === "thinking") {
+		const before = mine?.type === "thinking" && event.type !== "thinking_start" ? mine.thinking : "";
+		if (event.type === "thinking_delta") block.thinking = before + event.delta;
+		else if (event.type === "thinking_end") block.thinking = event.content;
+		else block.thinking = before;
+	}
+	return block;
+}
+
 /** A text-like block: strings copy by reference; only `citations` is a nested array (copied shallowly). */
 function copyFlat(block: AssistantContent): AssistantContent {
 	if (block.type === "toolCall" || block.type === "providerBlock")
@@ -120,11 +153,19 @@ function copyFlat(block: AssistantContent): AssistantContent {
 	return { ...block };
 }
 
-/** The message's top-level fields: its nested records (usage, cost, stop details) are copied, all O(1). */
-function copyTop(source: AssistantMessage): Omit<AssistantMessage, "content"> {
-	const { content: _content, ...top } = source;
-	const copy: Omit<AssistantMessage, "content"> = { ...top };
-	if (top.usage) copy.usage = { ...top.usage, cost: { ...top.usage.cost } };
-	if (top.stopDetails) copy.stopDetails = { ...top.stopDetails };
+/** A reply's verdict fields belong to its final message; a mid-stream snapshot never carries them. */
+function withoutVerdict(message: AssistantMessage): AssistantMessage {
+	const { stopDetails: _details, errorMessage: _message, errorKind: _kind, ...rest } = message;
+	return rest;
+}
+
+/**
+ * The message with the loop's own content: its nested records (usage, cost, stop details) copied, all O(1).
+ * Spread first so every key keeps the provider's order (a transcript must not depend on who built it).
+ */
+function copyTop(source: AssistantMessage, content: AssistantContent[]): AssistantMessage {
+	const copy: AssistantMessage = { ...source, content };
+	if (source.usage) copy.usage = { ...source.usage, cost: { ...source.usage.cost } };
+	if (source.stopDetails) copy.stopDetails = { ...source.stopDetails };
 	return copy;
 }

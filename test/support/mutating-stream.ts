@@ -22,21 +22,48 @@ import type {
 export function mutateInPlace(source: StreamFunction): StreamFunction {
 	return (model: Model, context: Context, options?: StreamOptions) => {
 		const upstream = source(model, context, options);
+		// Push-based like those providers: the upstream is drained eagerly, whether or not anyone reads, so a
+		// provider that ignores the abort keeps mutating the live message after the loop stopped reading.
+		const queue: (AssistantMessageEvent | { failed: unknown } | { ended: true })[] = [];
+		let wake: (() => void) | undefined;
+		const put = (item: (typeof queue)[number]) => {
+			queue.push(item);
+			wake?.();
+		};
 		let live: AssistantMessage | undefined;
-		async function* replay(): AsyncGenerator<AssistantMessageEvent> {
-			for await (const event of upstream) {
-				if (event.type === "done" || event.type === "error") {
-					const final = event.type === "done" ? event.message : event.error;
-					live = overwrite(live, final);
-					yield event.type === "done" ? { ...event, message: live } : { ...event, error: live };
-					return;
+		void (async () => {
+			try {
+				for await (const event of upstream) {
+					if (event.type === "done" || event.type === "error") {
+						live = overwrite(live, event.type === "done" ? event.message : event.error);
+						put(event.type === "done" ? { ...event, message: live } : { ...event, error: live });
+						return;
+					}
+					live ??= { ...event.partial, content: [] };
+					put(mutate(live, event));
 				}
-				live ??= { ...event.partial, content: [] };
-				yield mutate(live, event);
+				put({ ended: true });
+			} catch (error) {
+				put({ failed: error });
 			}
-		}
+		})();
+		const foreign = {
+			async *[Symbol.asyncIterator](): AsyncGenerator<AssistantMessageEvent> {
+				for (;;) {
+					const item = queue.shift();
+					if (!item) {
+						await new Promise<void>((resolve) => (wake = resolve));
+						continue;
+					}
+					if ("failed" in item) throw item.failed;
+					if ("ended" in item) return;
+					yield item;
+					if (item.type === "done" || item.type === "error") return;
+				}
+			},
+		};
 		// A foreign iterable, as pi-ai's own stream class is: the type says EventStream, the loop takes any.
-		return replay() as unknown as AssistantMessageEventStream;
+		return foreign as unknown as AssistantMessageEventStream;
 	};
 }
 
