@@ -50,7 +50,11 @@ export interface AgentOptions extends AgentHooks {
 	thinkingLevel?: ThinkingLevel;
 	tools?: AgentTool[];
 	messages?: AgentMessage[];
-	streamFn?: StreamFunction;
+	/**
+	 * How replies are streamed; default: the provider registry. `undefined` is accepted explicitly so
+	 * `streamFn: live ? undefined : scripted.stream` compiles under `exactOptionalPropertyTypes`.
+	 */
+	streamFn?: StreamFunction | undefined;
 	steeringMode?: QueueMode;
 	followUpMode?: QueueMode;
 	/** Where subscriber errors are reported (SPEC Q5). Default: `console.error`. */

@@ -16,7 +16,10 @@ export type ReplyVerdict =
 	 */
 	| { type: "retry"; discarded: AssistantMessage };
 
-/** Judges the replies of one model; it owns its retry policy (how many, and with which options). */
+/**
+ * Judges the replies of one model; it owns its retry policy (how many, and with which options). The loop
+ * still stops after `MAX_REPLY_ATTEMPTS` (8) attempts per turn, committing the last discarded reply.
+ */
 export interface ReplyGuard {
 	/**
 	 * Judge a reply. `attempt` is 0 for the first reply of a turn and counts the replies discarded since. A

@@ -19,13 +19,13 @@
  *   the `interrupted` placeholder (SPEC T11), whose text says which of the two happened.
  */
 import { abortReasonText, errorText } from "../core/abort.js";
-import type { AgentMessage, AssistantMessage, ToolCall, ToolResultMessage } from "../core/messages.js";
-import { toolCallsOf } from "../core/messages.js";
+import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../core/messages.js";
 import type { StepRunner } from "../core/step-runner.js";
-import { type CallPort, errorResult, type PreparedCall, prepareCall, runCall } from "./call.js";
+import { type CallPort, errorResult, type PreparedCall, runCall } from "./call.js";
 import type { CoercedToolResult } from "./coerce.js";
 import { type SteeringProbe, type SteeringWatch, watchSteering } from "./interrupt.js";
 import { placeholderResult } from "./placeholders.js";
+import { prepareAll } from "./prepare.js";
 import { type ScheduleClass, scheduleToolBatch } from "./scheduler.js";
 import type {
 	AfterToolCallHook,
@@ -115,7 +115,9 @@ interface BatchRun {
  * tools do with their own signals.
  */
 export async function runToolBatch(input: ToolBatchInput): Promise<ToolBatchResult> {
-	const run = createRun(input);
+	const prepared = prepareAll(input);
+	// Only an asynchronous validator costs a tick: with synchronous ones the batch starts as it always did.
+	const run = createRun(input, Array.isArray(prepared) ? prepared : await prepared);
 	const onAbort = (): void => abortRemaining(run);
 	try {
 		settleUnrunnable(run);
@@ -133,9 +135,8 @@ export async function runToolBatch(input: ToolBatchInput): Promise<ToolBatchResu
 	return collect(run);
 }
 
-function createRun(input: ToolBatchInput): BatchRun {
-	const states = toolCallsOf(input.assistantMessage).map((call): CallState => {
-		const prepared = prepareSafely(call, input);
+function createRun(input: ToolBatchInput, preparedCalls: readonly PreparedCall[]): BatchRun {
+	const states = preparedCalls.map((prepared): CallState => {
 		let markDone = (): void => {};
 		const done = new Promise<void>((resolve) => {
 			markDone = resolve;
@@ -151,16 +152,6 @@ function createRun(input: ToolBatchInput): BatchRun {
 		};
 	});
 	return { input, states, revised: new Map(), interrupted: false };
-}
-
-/** Preparation runs host code (schema conversion); a throw there still pairs the call with a result. */
-function prepareSafely(call: ToolCall, input: ToolBatchInput): PreparedCall {
-	try {
-		return prepareCall(call, input.tools, input.intentTracing, input.preSkipped?.get(call.id));
-	} catch (error) {
-		const text = `The tool call could not be prepared: ${errorText(error)}`;
-		return { call, eventArgs: call.arguments, plan: { kind: "reject", text } };
-	}
 }
 
 /** Pre-skipped calls (SPEC X1) and rejected calls (SPEC T2, T3) settle at once, in call order. */

@@ -18,13 +18,15 @@ import type {
 	ToolCallStatus,
 	ToolConcurrency,
 } from "./types.js";
-import { compileToolParameters } from "./validate.js";
+import { compileToolParameters, type ValidationResult } from "./validate.js";
 
 /** What will happen to a call, decided before anything runs. */
 export type CallPlan =
 	| { kind: "skip"; reason: PlaceholderReason; requiredTool?: string }
 	| { kind: "reject"; text: string }
-	| { kind: "run"; tool: AgentTool; args: Record<string, unknown>; concurrency: ToolConcurrency };
+	| { kind: "run"; tool: AgentTool; args: Record<string, unknown>; concurrency: ToolConcurrency }
+	/** An asynchronous validation was still running when the run was aborted; the abort settles the call. */
+	| { kind: "abandoned" };
 
 /** A call after preparation. */
 export interface PreparedCall {
@@ -72,14 +74,15 @@ export interface CallEnvironment {
  * Decide a call's plan (SPEC T2, T3, E4, C5, X1): pre-skipped calls never run; an unknown name, arguments
  * that did not parse (`argumentsError`) or invalid arguments are rejected with a text the model can act on;
  * otherwise the call runs with validated arguments.
- * The intent field is split off first, so `i` never reaches validation or the tool.
+ * The intent field is split off first, so `i` never reaches validation or the tool. Synchronous unless the
+ * tool's validator is asynchronous (a Standard Schema validator may be).
  */
 export function prepareCall(
 	call: ToolCall,
 	tools: readonly AgentTool[],
 	intentTracing: boolean,
 	preSkipped: { reason: PlaceholderReason; requiredTool?: string } | undefined,
-): PreparedCall {
+): PreparedCall | Promise<PreparedCall> {
 	const tool = tools.find((candidate) => candidate.name === call.name);
 	const split = intentTracing && (!tool || tracesIntent(tool)) ? splitIntent(call.arguments) : undefined;
 	const base = {
@@ -92,6 +95,15 @@ export function prepareCall(
 	if (call.argumentsError)
 		return { ...base, plan: { kind: "reject", text: brokenArgumentsText(call.argumentsError) } };
 	const validation = compileToolParameters(tool.parameters).validate(base.eventArgs);
+	if (validation instanceof Promise) return validation.then((settled) => planned(base, tool, settled));
+	return planned(base, tool, validation);
+}
+
+function planned(
+	base: Omit<PreparedCall, "plan">,
+	tool: AgentTool,
+	validation: ValidationResult,
+): PreparedCall {
 	if (!validation.ok)
 		return { ...base, plan: { kind: "reject", text: invalidArgumentsText(tool.name, validation.errors) } };
 	const concurrency = resolveConcurrency(tool, validation.value);
@@ -177,14 +189,17 @@ async function approveCall(
 }
 
 /** Re-validate arguments revised by `beforeToolCall` and record them for history (SPEC T4). */
-function reviseCall(
+async function reviseCall(
 	prepared: PreparedCall,
 	plan: Extract<CallPlan, { kind: "run" }>,
 	revised: Record<string, unknown>,
 	port: CallPort,
-): ApprovedCall | undefined {
+): Promise<ApprovedCall | undefined> {
 	const eventArgs = splitIntent(revised).args;
-	const validation = compileToolParameters(plan.tool.parameters).validate(eventArgs);
+	const pending = compileToolParameters(plan.tool.parameters).validate(eventArgs);
+	const validation = pending instanceof Promise ? await pending : pending;
+	// An asynchronous validator gave abort or steering time to settle the call: nothing may be recorded then.
+	if (port.isSettled()) return undefined;
 	if (!validation.ok) {
 		port.settle(
 			errorResult(invalidArgumentsText(plan.tool.name, validation.errors, " (as revised by beforeToolCall)")),

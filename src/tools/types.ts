@@ -1,5 +1,6 @@
 import type { AgentMessage, AssistantMessage, ToolCall, UserContent } from "../core/messages.js";
 import type { JsonSchema } from "../core/model.js";
+import type { StandardSchemaV1 } from "./standard-schema.js";
 
 /** What a tool returns (SPEC T1). `details` is for the host/UI and never reaches the model. */
 export interface ToolResult<TDetails = unknown> {
@@ -12,11 +13,12 @@ export interface ToolResult<TDetails = unknown> {
 export type ToolConcurrency = "shared" | "exclusive";
 
 /**
- * A Zod 4 schema, recognised structurally so capstan needs no runtime dependency on zod: Zod 4 schemas carry
- * `_zod`, `safeParse` and `toJSONSchema()`.
+ * A Zod 4 schema whose validated output is `TOutput`, recognised structurally so capstan needs no runtime
+ * dependency on zod: Zod 4 schemas carry `_zod` (with the `output` phantom type), `safeParse` and
+ * `toJSONSchema()`.
  */
-export interface ZodLikeSchema {
-	_zod: unknown;
+export interface ZodLikeSchema<TOutput = unknown> {
+	_zod: { readonly output: TOutput };
 	safeParse(value: unknown): {
 		success: boolean;
 		data?: unknown;
@@ -29,8 +31,17 @@ export interface ZodLikeSchema {
 	toJSONSchema(params?: { io?: "input" | "output"; unrepresentable?: "throw" | "any" }): JsonSchema;
 }
 
-/** Tool parameters: a JSON Schema object (TypeBox builds them) or a Zod 4 schema. */
-export type ToolParameters = JsonSchema | ZodLikeSchema;
+/**
+ * Tool parameters: a JSON Schema object (TypeBox builds them), a Zod 4 schema, or a Standard Schema v1
+ * validator (Valibot, ArkType, …) that offers a JSON Schema for the wire (see `tool()`).
+ */
+export type ToolParameters = JsonSchema | ZodLikeSchema | StandardSchemaV1;
+
+/**
+ * Parameters whose validated output is `TArgs`: a Zod or Standard Schema whose type says otherwise does not
+ * compile as an `AgentTool<TArgs>`. A JSON Schema carries no type here (use `tool()` to infer one).
+ */
+export type ToolParametersFor<TArgs> = JsonSchema | ZodLikeSchema<TArgs> | StandardSchemaV1<unknown, TArgs>;
 
 /** Passed to `execute` besides the arguments. */
 export interface ToolExecutionContext {
@@ -51,7 +62,7 @@ export interface AgentTool<TArgs = any, TDetails = unknown> {
 	name: string;
 	label?: string;
 	description: string;
-	parameters: ToolParameters;
+	parameters: ToolParametersFor<TArgs>;
 	execute(
 		toolCallId: string,
 		args: TArgs,

@@ -1,54 +1,74 @@
 /**
- * SPEC T3: tool argument validation. Two schema worlds are accepted (SPEC T1):
+ * SPEC T3: tool argument validation. Three schema worlds are accepted (SPEC T1):
  *
- * - **JSON Schema** (what TypeBox builds, or hand-written): validated by ajv. Unversioned schemas are compiled
- *   as draft-07, because TypeBox emits draft-07 shapes (e.g. tuple `items: [...]`, which 2020-12 rejects);
- *   a `$schema` naming 2019-09 or 2020-12 selects that dialect. `$schema` is stripped both before compiling
- *   (ajv would otherwise try to resolve the meta-schema) and from the wire schema (some providers reject it).
+ * - **JSON Schema** (what TypeBox builds, or hand-written): validated by an interpreting validator
+ *   (json-schema.ts), so it works where code generation from strings is disallowed. Unversioned schemas are
+ *   draft-07, because TypeBox emits draft-07 shapes (e.g. tuple `items: [...]`, which 2020-12 rejects); a
+ *   `$schema` naming draft-04, 2019-09 or 2020-12 selects that dialect. `$schema` is stripped from the wire
+ *   schema (some providers reject it).
  * - **Zod 4** schemas: converted with `toJSONSchema({ io: "input", unrepresentable: "any" })` for the wire
  *   (input mode, so fields with defaults are optional for the model; a type JSON Schema cannot express becomes
  *   `{}` instead of throwing) and validated by zod itself, so refinements and transforms behave as their
  *   author wrote them.
+ * - **Standard Schema v1** validators (Valibot, ArkType, …): validated by their own `~standard.validate`,
+ *   which may be asynchronous; the wire schema comes from the validator (standard-schema.ts).
  *
- * Choices, made so both worlds behave alike and the model is told the truth:
- * - `useDefaults: true` — schema defaults fill missing fields, as zod's `.default()` does. Ajv fills them
- *   into a clone, never into the model's recorded arguments.
- * - `coerceTypes: false` — `"5"` for an integer is reported, not silently fixed: the model learns to send the
- *   right type, and history never disagrees with what the tool actually received.
- * - `validateFormats: false` — capstan ships no format plugin; without it ajv would only log warnings.
+ * Choices, made so the worlds behave alike and the model is told the truth:
+ * - JSON Schema defaults fill missing fields, as zod's `.default()` does — into a private copy, never into
+ *   the model's recorded arguments.
+ * - No coercion — `"5"` for an integer is reported, not silently fixed: the model learns to send the right
+ *   type, and history never disagrees with what the tool actually received.
+ * - No `format` validation — as before (ajv needed a plugin capstan never shipped), so a schema's `format`
+ *   stays a hint for the model and accepting a call does not depend on a validator's reading of "uri".
  *
  * Schemas are treated as immutable: compilation is memoized per schema object, so a schema mutated after its
  * first use keeps validating against its first shape.
  */
-import { Ajv, type ValidateFunction } from "ajv";
-import { Ajv2019 } from "ajv/dist/2019.js";
-import { Ajv2020 } from "ajv/dist/2020.js";
 import { errorText } from "../core/abort.js";
 import type { JsonSchema } from "../core/model.js";
+import { compileJsonSchemaValidator, type JsonSchemaValidator } from "./json-schema.js";
+import {
+	isStandardSchema,
+	type StandardSchemaV1,
+	standardWireSchema,
+	validateStandard,
+} from "./standard-schema.js";
 import type { ToolParameters, ZodLikeSchema } from "./types.js";
-import { describeValue, formatAjvErrors, formatZodIssues } from "./validation-errors.js";
+import { describeValue, formatZodIssues } from "./validation-errors.js";
 
 /** Outcome of validating one call's arguments. `value` is a fresh object; the input is never touched. */
 export type ValidationResult = { ok: true; value: Record<string, unknown> } | { ok: false; errors: string[] };
 
-/** A tool's parameters, compiled once: the wire schema and a validator. */
-export interface CompiledToolParameters {
+/**
+ * A tool's parameters, compiled once: the wire schema and a validator. `TResult` is `ValidationResult` for
+ * JSON Schema and Zod (always synchronous); a Standard Schema validator may answer with a promise.
+ */
+export interface CompiledToolParameters<TResult = ValidationResult | Promise<ValidationResult>> {
 	/** The JSON Schema sent to providers (`$schema` removed). */
 	jsonSchema: JsonSchema;
 	/** Validate arguments; errors name each bad path and what was expected (SPEC T3). */
-	validate(args: unknown): ValidationResult;
+	validate(args: unknown): TResult;
 }
 
 const compiled = new WeakMap<object, CompiledToolParameters>();
 
 /**
- * Compile a tool's parameters (JSON Schema or Zod 4). Memoized per schema object, and the ajv compile itself
- * is deferred to the first validation: building the wire tool list should not pay for tools never called.
+ * Compile a tool's parameters (JSON Schema, Zod 4 or Standard Schema). Memoized per schema object, and the
+ * JSON Schema validator itself is built on the first validation: building the wire tool list should not pay
+ * for tools never called.
  */
+export function compileToolParameters(params: ZodLikeSchema): CompiledToolParameters<ValidationResult>;
+export function compileToolParameters(params: StandardSchemaV1): CompiledToolParameters;
+export function compileToolParameters(params: JsonSchema): CompiledToolParameters<ValidationResult>;
+export function compileToolParameters(params: ToolParameters): CompiledToolParameters;
 export function compileToolParameters(params: ToolParameters): CompiledToolParameters {
 	const cached = compiled.get(params);
 	if (cached) return cached;
-	const result = isZodSchema(params) ? compileZod(params) : compileJsonSchema(params);
+	const result = isZodSchema(params)
+		? compileZod(params)
+		: isStandardSchema(params)
+			? compileStandard(params)
+			: compileJsonSchema(params as JsonSchema);
 	compiled.set(params, result);
 	return result;
 }
@@ -56,6 +76,8 @@ export function compileToolParameters(params: ToolParameters): CompiledToolParam
 /** True for a Zod 4 schema: recognised structurally so capstan needs no runtime dependency on zod. */
 export function isZodSchema(params: ToolParameters): params is ZodLikeSchema {
 	const candidate = params as Partial<ZodLikeSchema>;
+	// `in` on a primitive throws; a tool with no schema object must still get a clear validation error.
+	if (typeof params !== "object" || params === null) return false;
 	return (
 		"_zod" in params &&
 		typeof candidate.safeParse === "function" &&
@@ -63,7 +85,7 @@ export function isZodSchema(params: ToolParameters): params is ZodLikeSchema {
 	);
 }
 
-function compileZod(schema: ZodLikeSchema): CompiledToolParameters {
+function compileZod(schema: ZodLikeSchema): CompiledToolParameters<ValidationResult> {
 	return {
 		jsonSchema: zodWireSchema(schema),
 		validate(args) {
@@ -99,58 +121,30 @@ function zodWireSchema(schema: ZodLikeSchema): JsonSchema {
 	}
 }
 
-function compileJsonSchema(schema: JsonSchema): CompiledToolParameters {
-	const jsonSchema = withoutSchemaKeyword(schema);
-	let validator: ValidateFunction | { error: string } | undefined;
+function compileStandard(schema: StandardSchemaV1): CompiledToolParameters {
 	return {
-		jsonSchema,
+		jsonSchema: withoutSchemaKeyword(standardWireSchema(schema)),
 		validate(args) {
-			validator ??= compileAjv(jsonSchema, schema.$schema);
-			if ("error" in validator) return { ok: false, errors: [validator.error] };
-			const value = cloneJson(args);
-			if (validator(value)) return asObjectResult(value);
-			return { ok: false, errors: formatAjvErrors(validator.errors ?? [], value) };
+			// A copy, as for zod: a validator's transform could mutate its input.
+			const outcome = validateStandard(schema, cloneJson(args));
+			if (outcome instanceof Promise)
+				return outcome.then((settled) => (settled.ok ? asObjectResult(settled.value) : settled));
+			return outcome.ok ? asObjectResult(outcome.value) : outcome;
 		},
 	};
 }
 
-type Dialect = "draft-07" | "2019-09" | "2020-12";
-const ajvByDialect = new Map<Dialect, Ajv>();
-
-function ajvFor(dialect: Dialect): Ajv {
-	let ajv = ajvByDialect.get(dialect);
-	if (ajv) return ajv;
-	// addUsedSchema: false — two tools may reuse the same `$id`; registering it globally would make the second
-	// compile throw "schema with key or id already exists".
-	const options = {
-		allErrors: true,
-		strict: false,
-		useDefaults: true,
-		coerceTypes: false,
-		validateFormats: false,
-		addUsedSchema: false,
-	} as const;
-	if (dialect === "2020-12") ajv = new Ajv2020(options);
-	else if (dialect === "2019-09") ajv = new Ajv2019(options);
-	else ajv = new Ajv(options);
-	ajvByDialect.set(dialect, ajv);
-	return ajv;
-}
-
-function dialectOf(schemaUri: unknown): Dialect {
-	if (typeof schemaUri !== "string") return "draft-07";
-	if (schemaUri.includes("2020-12")) return "2020-12";
-	if (schemaUri.includes("2019-09")) return "2019-09";
-	return "draft-07";
-}
-
-function compileAjv(schema: JsonSchema, schemaUri: unknown): ValidateFunction | { error: string } {
-	try {
-		return ajvFor(dialectOf(schemaUri)).compile(schema);
-	} catch (error) {
-		// A broken schema is the tool author's bug; the call still gets an error result instead of a crash.
-		return { error: `root: the tool's parameter schema is invalid (${errorText(error)})` };
-	}
+function compileJsonSchema(schema: JsonSchema): CompiledToolParameters<ValidationResult> {
+	const jsonSchema = withoutSchemaKeyword(schema);
+	let validator: JsonSchemaValidator | undefined;
+	return {
+		jsonSchema,
+		validate(args) {
+			validator ??= compileJsonSchemaValidator(jsonSchema, schema.$schema);
+			const outcome = validator(args);
+			return outcome.ok ? asObjectResult(outcome.value) : outcome;
+		},
+	};
 }
 
 function withoutSchemaKeyword(schema: JsonSchema): JsonSchema {

@@ -2,7 +2,6 @@
  * SPEC T3: validation errors as lines a model can act on — each names a path (`root`, `/items/0/count`) and
  * what was expected there, and what was received when that helps (`must be integer (received string "5")`).
  */
-import type { ErrorObject } from "ajv";
 
 /** At most this many error lines are reported; a model drowns in more, and the first ones matter most. */
 const MAX_ERRORS = 20;
@@ -13,12 +12,27 @@ export interface ZodIssueLike {
 	message: string;
 }
 
-/** Format ajv errors; `data` is the validated value (to say what was received). */
-export function formatAjvErrors(errors: readonly ErrorObject[], data: unknown): string[] {
+/**
+ * One JSON Schema validation failure, in the shape the formatter reads (the validator's own errors are
+ * mapped onto it in json-schema.ts). `params` carries what the line names: `missingProperty` (required),
+ * `additionalProperty`, `allowedValues` (enum), `allowedValue` (const), `type` (comma-joined).
+ */
+export interface SchemaIssue {
+	keyword: string;
+	/** JSON pointer of the failing value; `""` is the root. */
+	instancePath: string;
+	/** Where in the schema the keyword sits; a union's branches extend its path with `/<index>/…`. */
+	schemaPath: string;
+	params: Record<string, unknown>;
+	message?: string;
+}
+
+/** Format JSON Schema issues; `data` is the validated value (to say what was received). */
+export function formatSchemaIssues(errors: readonly SchemaIssue[], data: unknown): string[] {
 	const { merged, consumed } = mergeAlternatives(errors, data);
 	const lines: string[] = [];
 	for (const error of errors) {
-		const line = merged.get(error) ?? (consumed.has(error) ? undefined : ajvErrorText(error, data));
+		const line = merged.get(error) ?? (consumed.has(error) ? undefined : issueText(error, data));
 		if (line !== undefined) lines.push(line);
 	}
 	return limit([...new Set(lines)]);
@@ -41,14 +55,14 @@ export function describeValue(value: unknown): string {
 /**
  * A failed `anyOf`/`oneOf` whose branches all failed on a type or a constant at the same path reads best as
  * one line (`/v: must be string or number`) instead of one line per branch plus "must match a schema in
- * anyOf". Branches with deeper failures are left as ajv reported them.
+ * anyOf". Branches with deeper failures are left as the validator reported them.
  */
 function mergeAlternatives(
-	errors: readonly ErrorObject[],
+	errors: readonly SchemaIssue[],
 	data: unknown,
-): { merged: Map<ErrorObject, string>; consumed: Set<ErrorObject> } {
-	const merged = new Map<ErrorObject, string>();
-	const consumed = new Set<ErrorObject>();
+): { merged: Map<SchemaIssue, string>; consumed: Set<SchemaIssue> } {
+	const merged = new Map<SchemaIssue, string>();
+	const consumed = new Set<SchemaIssue>();
 	for (const union of errors) {
 		if (union.keyword !== "anyOf" && union.keyword !== "oneOf") continue;
 		const branches = errors.filter((error) => error.schemaPath.startsWith(`${union.schemaPath}/`));
@@ -58,7 +72,7 @@ function mergeAlternatives(
 		);
 		if (branches.length === 0 || !simple) continue;
 		const expected = branches.map((error) => {
-			const params = error.params as Record<string, unknown>;
+			const params = error.params;
 			return error.keyword === "type" ? String(params.type) : JSON.stringify(params.allowedValue);
 		});
 		const received = describeValue(valueAt(data, union.instancePath));
@@ -69,9 +83,9 @@ function mergeAlternatives(
 	return { merged, consumed };
 }
 
-function ajvErrorText(error: ErrorObject, data: unknown): string {
+function issueText(error: SchemaIssue, data: unknown): string {
 	const path = pathText(error.instancePath);
-	const params = error.params as Record<string, unknown>;
+	const params = error.params;
 	switch (error.keyword) {
 		case "required":
 			return `${path}: missing required property ${JSON.stringify(params.missingProperty)}`;

@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { compileToolParameters, isZodSchema } from "../../src/tools/validate.js";
+import { compileToolParameters, isZodSchema, type ValidationResult } from "../../src/tools/validate.js";
 
-function errorsOf(result: ReturnType<ReturnType<typeof compileToolParameters>["validate"]>): string[] {
+function errorsOf(result: ValidationResult): string[] {
 	if (result.ok) throw new Error("expected validation to fail");
 	return result.errors;
 }

@@ -5,10 +5,6 @@
  * *_tool_result, mcp_*, compaction, …) as an opaque `ProviderBlock` kept in order. Also content pre-filled in
  * `message_start`, usage from `message_start` updated by `message_delta`, `ping`, mid-stream `error`.
  */
-import type {
-	RawMessageStreamEvent,
-	StopReason as WireStopReason,
-} from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AssistantMessageBuilder } from "../../core/assistant-builder.js";
 import type { JsonValue } from "../../core/messages.js";
 import type { Model } from "../../core/model.js";
@@ -18,6 +14,7 @@ import type { SseEvent } from "../base/sse.js";
 import { finishWithStop, type MappedStop, mapStopReason, type StopReasonTable } from "../base/stop-reason.js";
 import { buildUsage } from "../base/usage.js";
 import { ANTHROPIC_API } from "./request.js";
+import type { RawMessageStreamEvent, StopReason as WireStopReason } from "./wire.js";
 
 /** SPEC M4 for Anthropic. `refusal` is an `error` turn (SPEC S5); `pause_turn` a `stop` the loop continues. */
 export const ANTHROPIC_STOP_REASONS: StopReasonTable = {

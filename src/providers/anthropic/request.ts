@@ -1,11 +1,22 @@
 /**
  * Anthropic Messages request building: `Context` + options → the exact JSON body of `POST /v1/messages`.
- * Wire shapes are checked against the vendor's own types (`import type` only; no SDK at run time).
+ * Wire shapes come from `./wire.ts` (capstan's own, checked against the vendor SDK's types by a test).
  *
  * Key order is fixed (model, max_tokens, stream, system, tools, tool_choice, thinking, output_config,
  * temperature, messages) and `messages` comes last, so consecutive turns of one conversation produce bodies
  * whose message prefix is byte-identical apart from the moving cache breakpoint (prompt-cache friendly).
  */
+import type {
+	AssistantMessage,
+	ImageContent,
+	Message,
+	TextContent,
+	ToolResultMessage,
+	UserContent,
+} from "../../core/messages.js";
+import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
+import type { ProviderStreamOptions } from "../base/run-stream.js";
+import { anthropicToolCallId } from "./tool-ids.js";
 import type {
 	Tool as AnthropicTool,
 	ToolChoice as AnthropicToolChoice,
@@ -19,18 +30,7 @@ import type {
 	ThinkingConfigParam,
 	ToolResultBlockParam,
 	ToolUseBlockParam,
-} from "@anthropic-ai/sdk/resources/messages/messages";
-import type {
-	AssistantMessage,
-	ImageContent,
-	Message,
-	TextContent,
-	ToolResultMessage,
-	UserContent,
-} from "../../core/messages.js";
-import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
-import type { ProviderStreamOptions } from "../base/run-stream.js";
-import { anthropicToolCallId } from "./tool-ids.js";
+} from "./wire.js";
 
 /** The wire API name this provider speaks; also the `api` of its `ProviderBlock`s. */
 export const ANTHROPIC_API = "anthropic-messages";

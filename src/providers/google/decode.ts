@@ -16,13 +16,6 @@
  * - `usageMetadata` repeats on every chunk: the last wins. `citationMetadata`, `groundingMetadata` and
  *   `urlContextMetadata` become citations on the last text block.
  */
-import type {
-	Candidate,
-	GenerateContentResponse,
-	GenerateContentResponseUsageMetadata,
-	Part,
-	PartialArg,
-} from "@google/genai";
 import type { AssistantMessageBuilder } from "../../core/assistant-builder.js";
 import type { JsonValue, TextContent, ThinkingContent } from "../../core/messages.js";
 import type { Model } from "../../core/model.js";
@@ -36,6 +29,13 @@ import {
 	partialArgsState,
 } from "./partial-args.js";
 import { GOOGLE_API } from "./request.js";
+import type {
+	Candidate,
+	GenerateContentResponse,
+	GenerateContentResponseUsageMetadata,
+	Part,
+	PartialArg,
+} from "./wire.js";
 
 /** One decoded SSE chunk (the wire fields of `GenerateContentResponse`, plus an in-stream error). */
 export type GeminiChunk = Pick<

@@ -3,7 +3,7 @@
  * (`$.a.b[0]`, `$['odd key']`) and one typed value; a string value with `willContinue` is continued by the
  * next fragment for the same path. Work per fragment is proportional to its path and value (linear overall).
  */
-import type { PartialArg } from "@google/genai";
+import type { PartialArg } from "./wire.js";
 
 /** Arguments being assembled for one streamed call. */
 export interface PartialArgsState {

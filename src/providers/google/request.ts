@@ -1,7 +1,7 @@
 /**
  * Gemini request building: `Context` + options → the exact JSON body of
- * `POST {baseUrl}/models/{id}:streamGenerateContent?alt=sse`. Wire shapes are checked against
- * `@google/genai`'s own types (`import type` only; enum-typed fields are written as their string values).
+ * `POST {baseUrl}/models/{id}:streamGenerateContent?alt=sse`. Wire shapes come from `./wire.ts` (capstan's
+ * own, checked against `@google/genai`'s types by a test; enum-typed fields are their string values).
  *
  * Key order is fixed and `contents` comes last, so consecutive turns of one conversation send bodies whose
  * `contents` prefix is byte-identical (implicit prompt caching).
@@ -17,6 +17,16 @@
  *   from another model; Gemini 3 validates signatures on the current turn's calls).
  */
 import type {
+	AssistantMessage,
+	ImageContent,
+	Message,
+	TextContent,
+	ToolResultMessage,
+	UserContent,
+} from "../../core/messages.js";
+import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
+import type { ProviderStreamOptions } from "../base/run-stream.js";
+import type {
 	Content,
 	FunctionCallingConfig,
 	FunctionCallingConfigMode,
@@ -27,17 +37,7 @@ import type {
 	ThinkingConfig,
 	Tool,
 	ToolConfig,
-} from "@google/genai";
-import type {
-	AssistantMessage,
-	ImageContent,
-	Message,
-	TextContent,
-	ToolResultMessage,
-	UserContent,
-} from "../../core/messages.js";
-import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
-import type { ProviderStreamOptions } from "../base/run-stream.js";
+} from "./wire.js";
 
 /** The wire API name this provider speaks; also the `api` of its `ProviderBlock`s. */
 export const GOOGLE_API = "google-generative-ai";

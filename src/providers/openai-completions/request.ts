@@ -1,12 +1,18 @@
 /**
  * Chat Completions request building: `Context` + options → the exact JSON body of `POST {baseUrl}/chat/completions`.
- * Wire shapes are checked against the `openai` package's own types (`import type` only; no SDK at run time),
+ * Wire shapes come from `./wire.ts` (capstan's own, checked against the `openai` package's types by a test),
  * widened only where compatible servers accept more than OpenAI (reasoning fields, images in tool results).
  *
  * Key order is fixed and `messages` comes last, and each message converts on its own (no look-ahead that
  * could change an earlier message later), so consecutive turns of one conversation produce bodies whose
  * messages begin with the previous request's messages byte for byte (prompt-cache friendly).
  */
+import type { AssistantMessage, ImageContent, ToolResultMessage, UserContent } from "../../core/messages.js";
+import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
+import type { ProviderStreamOptions } from "../base/run-stream.js";
+import { type OpenAICompletionsCompat, type ReasoningEffortValue, resolveCompat } from "./compat.js";
+import { type ReasoningDetail, replayableDetails } from "./reasoning-details.js";
+import { wireToolCallId } from "./tool-ids.js";
 import type {
 	ChatCompletionAssistantMessageParam,
 	ChatCompletionContentPart,
@@ -17,13 +23,7 @@ import type {
 	ChatCompletionMessageParam,
 	ChatCompletionToolChoiceOption,
 	ChatCompletionToolMessageParam,
-} from "openai/resources/chat/completions/completions";
-import type { AssistantMessage, ImageContent, ToolResultMessage, UserContent } from "../../core/messages.js";
-import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
-import type { ProviderStreamOptions } from "../base/run-stream.js";
-import { type OpenAICompletionsCompat, type ReasoningEffortValue, resolveCompat } from "./compat.js";
-import { type ReasoningDetail, replayableDetails } from "./reasoning-details.js";
-import { wireToolCallId } from "./tool-ids.js";
+} from "./wire.js";
 
 /** The wire API name this provider speaks. */
 export const OPENAI_COMPLETIONS_API = "openai-completions";

@@ -4,8 +4,8 @@
  * `prompt_cache_hit_tokens`) and cache writes (OpenRouter's `cache_write_tokens`), which are subtracted so
  * `input` excludes them; reasoning tokens come from `completion_tokens_details`.
  */
-import type { CompletionUsage } from "openai/resources/completions";
 import type { TokenCounts } from "../base/usage.js";
+import type { CompletionUsage } from "./wire.js";
 
 /** A usage object as compatible servers send it: OpenAI's shape plus vendor extras, all optional. */
 export type WireUsage = Partial<

@@ -16,13 +16,6 @@
  *   function tools, so a custom-tool call is never one for the loop to run.
  * - Unknown event types are ignored.
  */
-import type {
-	Response,
-	ResponseOutputItem,
-	ResponseOutputMessage,
-	ResponseStreamEvent,
-	ResponseUsage,
-} from "openai/resources/responses/responses";
 import type { AssistantMessageBuilder } from "../../core/assistant-builder.js";
 import type { JsonValue } from "../../core/messages.js";
 import type { Model } from "../../core/model.js";
@@ -31,6 +24,13 @@ import { buildUsage } from "../base/usage.js";
 import { streamError } from "./errors.js";
 import { encodeItemRef } from "./item-refs.js";
 import { OPENAI_RESPONSES_API } from "./request.js";
+import type {
+	Response,
+	ResponseOutputItem,
+	ResponseOutputMessage,
+	ResponseStreamEvent,
+	ResponseUsage,
+} from "./wire.js";
 
 interface TextSlot {
 	block: number;

@@ -3,7 +3,6 @@
  * Responses dialect (OpenRouter, xAI, DeepSeek, LM Studio). Part of the `capstan/openai` entry.
  */
 
-import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import type { AssistantMessageEventStream } from "../../core/events.js";
 import type { Context, Model } from "../../core/model.js";
 import { resolveBaseUrl } from "../base/base-url.js";
@@ -11,6 +10,7 @@ import { joinUrl, parseEventJson, runProviderStream } from "../base/run-stream.j
 import { ResponsesStreamDecoder } from "./decode.js";
 import { classifyOpenAIErrorBody } from "./errors.js";
 import { buildResponsesRequest, OPENAI_RESPONSES_API, type OpenAIResponsesOptions } from "./request.js";
+import type { ResponseStreamEvent } from "./wire.js";
 
 export { ResponsesStreamDecoder } from "./decode.js";
 export { classifyOpenAIErrorBody as classifyResponsesErrorBody } from "./errors.js";

@@ -1,6 +1,6 @@
 /**
  * OpenAI Responses request building: `Context` + options → the exact JSON body of `POST /responses`.
- * Wire shapes are checked against the vendor's own types (`import type` only; no SDK at run time).
+ * Wire shapes come from `./wire.ts` (capstan's own, checked against the `openai` package's types by a test).
  *
  * Stateless by design: `store: false`, and reasoning comes back as encrypted items
  * (`include: ["reasoning.encrypted_content"]`) that we keep as `ProviderBlock`s and replay unchanged, so
@@ -15,18 +15,6 @@
  *   follow-up user message instead.
  */
 import type {
-	FunctionTool,
-	ResponseCreateParamsStreaming,
-	ResponseFunctionCallOutputItem,
-	ResponseFunctionToolCall,
-	ResponseInputContent,
-	ResponseInputItem,
-	ResponseOutputMessage,
-	ToolChoiceFunction,
-	ToolChoiceOptions,
-} from "openai/resources/responses/responses";
-import type { Reasoning, ReasoningEffort } from "openai/resources/shared";
-import type {
 	AssistantMessage,
 	ImageContent,
 	Message,
@@ -37,6 +25,19 @@ import type {
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import { decodeItemRef, responsesCallId } from "./item-refs.js";
+import type {
+	FunctionTool,
+	Reasoning,
+	ReasoningEffort,
+	ResponseCreateParamsStreaming,
+	ResponseFunctionCallOutputItem,
+	ResponseFunctionToolCall,
+	ResponseInputContent,
+	ResponseInputItem,
+	ResponseOutputMessage,
+	ToolChoiceFunction,
+	ToolChoiceOptions,
+} from "./wire.js";
 
 /** The wire API name this provider speaks; also the `api` of its `ProviderBlock`s. */
 export const OPENAI_RESPONSES_API = "openai-responses";

@@ -2,10 +2,10 @@
  * The Responses decoder on its own (no HTTP): W3 through the decoder — 1 MB of streamed tool arguments in
  * linear time (SPEC E4).
  */
-import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
 import { AssistantMessageBuilder } from "../../../src/core/assistant-builder.js";
 import { ResponsesStreamDecoder } from "../../../src/providers/openai-responses/index.js";
+import type { ResponseStreamEvent } from "../../../src/providers/openai-responses/wire.js";
 import { responsesModel } from "./helpers.js";
 
 function decode(events: Record<string, unknown>[]) {

@@ -124,10 +124,18 @@ export function cycles(edges: Map<string, Set<string>>): string[][] {
 	return found.sort((a, b) => (a[0] as string).localeCompare(b[0] as string));
 }
 
-/** Module-level edges (type-only and dynamic included: a type cycle is still a design cycle). */
-export function fileEdges(graph: ImportGraph): Map<string, Set<string>> {
+/**
+ * Module-level edges that load code (no type-only or dynamic import): a cycle of these makes module
+ * initialisation order matter. Type references between modules of one folder are fine; between folders the
+ * folder rule catches them.
+ */
+export function runtimeFileEdges(graph: ImportGraph): Map<string, Set<string>> {
 	const edges = new Map<string, Set<string>>();
-	for (const [from, imports] of graph) edges.set(from, new Set(imports.map((edge) => edge.to)));
+	for (const [from, imports] of graph)
+		edges.set(
+			from,
+			new Set(imports.filter((edge) => !edge.typeOnly && !edge.dynamic).map((edge) => edge.to)),
+		);
 	return edges;
 }
 

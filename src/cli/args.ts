@@ -1,0 +1,145 @@
+/**
+ * The command line of `capstan`, parsed with `node:util` `parseArgs` (strict: an unknown flag is a usage
+ * error, not silently ignored). Parsing only reads the words; what they mean is decided in `main.ts`.
+ */
+import { parseArgs } from "node:util";
+import type { ThinkingLevel } from "../core/model.js";
+
+/** The modes the command runs in. */
+export type CliMode = "interactive" | "print" | "json" | "rpc";
+
+/** Everything the command line says, before config files and the environment are consulted. */
+export interface CliArgs {
+	/** `-p/--print`, `--json` or `--rpc` given explicitly; undefined means "decide from the terminal". */
+	mode: CliMode | undefined;
+	/** The prompt from the positional words, if any. */
+	prompt: string | undefined;
+	model: string | undefined;
+	baseUrl: string | undefined;
+	apiKey: string | undefined;
+	thinking: ThinkingLevel | undefined;
+	yes: boolean;
+	/** false with `--no-session`; undefined when not given (config decides, default on). */
+	session: boolean | undefined;
+	sessionDir: string | undefined;
+	resume: string | undefined;
+	continue: boolean;
+	/** Force the scripted demo even when a key is set. */
+	demo: boolean;
+	help: boolean;
+	version: boolean;
+}
+
+/** A command line that cannot be run: printed with a pointer to `--help`, exit code 2. */
+export class UsageError extends Error {
+	override readonly name = "UsageError";
+}
+
+/** The thinking levels `--thinking` accepts (SPEC X5). */
+export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+
+/** Whether a string is a thinking level. */
+export function isThinkingLevel(value: unknown): value is ThinkingLevel {
+	return typeof value === "string" && (THINKING_LEVELS as readonly string[]).includes(value);
+}
+
+/** Parse `argv` (without the node and script paths). Throws {@link UsageError} on a bad command line. */
+export function parseCliArgs(argv: readonly string[]): CliArgs {
+	let parsed: ReturnType<typeof parse>;
+	try {
+		parsed = parse(argv);
+	} catch (error) {
+		throw new UsageError(error instanceof Error ? error.message : String(error));
+	}
+	const { values, positionals } = parsed;
+	const modes = (["print", "json", "rpc"] as const).filter((name) => values[name]);
+	if (values.json && values.print) modes.splice(modes.indexOf("print"), 1); // `-p --json` is JSON mode
+	if (modes.length > 1) throw new UsageError(`choose one mode: --${modes.join(" or --")}`);
+	if (values.thinking !== undefined && !isThinkingLevel(values.thinking))
+		throw new UsageError(
+			`--thinking must be one of ${THINKING_LEVELS.join(", ")} (got "${values.thinking}")`,
+		);
+	if (values.resume !== undefined && values.continue)
+		throw new UsageError("--resume and --continue both pick a session: use one");
+	if (values["no-session"] && (values.resume !== undefined || values.continue))
+		throw new UsageError("--no-session cannot be combined with --resume or --continue");
+	const prompt = positionals.join(" ").trim();
+	if (values.rpc && prompt !== "")
+		throw new UsageError("--rpc takes its prompts as commands on stdin, not as arguments");
+	return {
+		mode: modes[0],
+		prompt: prompt === "" ? undefined : prompt,
+		model: values.model,
+		baseUrl: values["base-url"],
+		apiKey: values["api-key"],
+		thinking: values.thinking as ThinkingLevel | undefined,
+		yes: values.yes ?? false,
+		session: values["no-session"] ? false : undefined,
+		sessionDir: values["session-dir"],
+		resume: values.resume,
+		continue: values.continue ?? false,
+		demo: values.demo ?? false,
+		help: values.help ?? false,
+		version: values.version ?? false,
+	};
+}
+
+function parse(argv: readonly string[]) {
+	return parseArgs({
+		args: [...argv],
+		allowPositionals: true,
+		strict: true,
+		options: {
+			print: { type: "boolean", short: "p" },
+			json: { type: "boolean" },
+			rpc: { type: "boolean" },
+			model: { type: "string", short: "m" },
+			"base-url": { type: "string" },
+			"api-key": { type: "string" },
+			thinking: { type: "string" },
+			yes: { type: "boolean", short: "y" },
+			"no-session": { type: "boolean" },
+			"session-dir": { type: "string" },
+			resume: { type: "string", short: "r" },
+			continue: { type: "boolean", short: "c" },
+			demo: { type: "boolean" },
+			help: { type: "boolean", short: "h" },
+			version: { type: "boolean", short: "v" },
+		},
+	});
+}
+
+/** The `--help` text. */
+export const HELP = `capstan — a coding agent on the capstan agent loop
+
+Usage:
+  capstan                       interactive on a terminal; the scripted demo when no key is set
+  capstan "prompt"              one run, shown as a readable trace
+  capstan -p "prompt"           print the final answer and exit (prompt from stdin when piped)
+  capstan -p "prompt" --json    every AgentEvent as one JSON line
+  capstan --rpc                 JSON-line commands on stdin, events and responses on stdout (docs/rpc.md)
+
+Models:
+  -m, --model PROVIDER/ID       a catalog model, e.g. anthropic/claude-sonnet-4-5, openai/gpt-5-mini,
+                                google/gemini-2.5-flash (default: picked from the API keys in the environment:
+                                ANTHROPIC_API_KEY, then OPENAI_API_KEY, then GEMINI_API_KEY/GOOGLE_API_KEY)
+  --base-url URL                an OpenAI-compatible server (Ollama, llama-server, vLLM, LM Studio);
+                                --model names its model id (default: the first the server lists)
+  --api-key KEY                 discouraged (visible in the process list): prefer the environment
+  --thinking LEVEL              off, minimal, low, medium, high, xhigh
+  --demo                        run the scripted demo even when a key is set
+
+Tools and sessions:
+  -y, --yes                     run mutating tools (write_file, edit_file, shell) without asking
+  --no-session                  do not write a session file
+  --session-dir DIR             where sessions go (default .capstan/sessions)
+  -c, --continue                continue the latest session of this directory
+  -r, --resume FILE             continue a session file
+
+  -h, --help                    this text
+  -v, --version                 the version
+
+Settings may also come from capstan.json in the working directory or from
+$XDG_CONFIG_HOME/capstan/config.json (default ~/.config/capstan/config.json); flags win.
+Exit codes: 0 done, 1 the run ended in an error, 2 bad usage or configuration, 130 interrupted.
+`;

@@ -1,0 +1,171 @@
+/**
+ * The `capstan` command as a function of its process (main.ts is the bin entry that calls it). Decides the mode — interactive on a terminal, print/JSON for one
+ * prompt, RPC for programs — assembles the agent (`CliApp`) and maps how the run ended to an exit code.
+ * Flags are documented in `--help` (args.ts), settings in config.ts, the RPC protocol in docs/rpc.md.
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { endRunningCommands } from "../workspace/index.js";
+import { CliApp } from "./app.js";
+import { type CliArgs, type CliMode, HELP, parseCliArgs, UsageError } from "./args.js";
+import { ConfigError, loadConfig } from "./config.js";
+import { runInteractive } from "./interactive/index.js";
+import { ModelError } from "./models.js";
+import { EXIT } from "./outcome.js";
+import { type Output, type PrintStyle, runOnce } from "./print.js";
+import { runRpc } from "./rpc.js";
+import { latestSessionPath, SessionError } from "./session.js";
+import { traceRenderer } from "./trace.js";
+
+/** The process the command runs in: its streams, environment and directory (a test may pass its own). */
+export interface CliProcess {
+	argv: readonly string[];
+	env: NodeJS.ProcessEnv;
+	cwd: string;
+	stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+	stdout: NodeJS.WritableStream & { isTTY?: boolean };
+	stderr: NodeJS.WritableStream;
+}
+
+/** capstan's version, from the package.json next to `src/` or `dist/`. */
+export function packageVersion(): string {
+	try {
+		const path = fileURLToPath(new URL("../../package.json", import.meta.url));
+		return (JSON.parse(readFileSync(path, "utf8")) as { version?: string }).version ?? "0.0.0";
+	} catch {
+		return "0.0.0";
+	}
+}
+
+/** Run the command; resolves to its exit code. Never throws for bad input: it says what is wrong. */
+export async function main(proc: CliProcess): Promise<number> {
+	const out: Output = {
+		stdout: (text) => void proc.stdout.write(text),
+		stderr: (text) => void proc.stderr.write(text),
+		color: proc.stdout.isTTY === true,
+	};
+	let app: CliApp;
+	let args: CliArgs;
+	try {
+		args = parseCliArgs(proc.argv);
+		if (args.help || args.version) {
+			out.stdout(args.help ? HELP : `capstan ${packageVersion()}\n`);
+			return EXIT.ok;
+		}
+		const loaded = loadConfig(proc.cwd, proc.env);
+		for (const warning of loaded.warnings) out.stderr(`capstan: ${warning}\n`);
+		if (args.apiKey !== undefined)
+			out.stderr(
+				"capstan: --api-key is visible to other users in the process list; prefer the environment\n",
+			);
+		// A prompt given as words on a terminal is one run with a readable trace; without one, the TTY mode.
+		const mode: CliMode =
+			args.mode ?? (terminal(proc) && args.prompt === undefined ? "interactive" : "print");
+		app = await CliApp.create({
+			args,
+			config: loaded.config,
+			cwd: proc.cwd,
+			version: packageVersion(),
+			demoReporter: {
+				steered: (text) => mode !== "json" && out.stdout(`↯ steering (queued by the demo): ${text}\n`),
+				followUpQueued: (text) => mode !== "json" && out.stdout(`⋯ follow-up queued: ${text}\n`),
+			},
+		});
+		const resume =
+			(args.resume && resolve(proc.cwd, args.resume)) ??
+			(args.continue ? latestSessionPath(app.sessions) : undefined);
+		return await runMode(app, mode, args, resume, proc, out);
+	} catch (error) {
+		if (error instanceof UsageError) {
+			out.stderr(`capstan: ${error.message}\nRun capstan --help for the flags.\n`);
+			return EXIT.usage;
+		}
+		if (error instanceof ConfigError || error instanceof ModelError || error instanceof SessionError) {
+			out.stderr(`capstan: ${error.message}\n`);
+			return EXIT.usage;
+		}
+		throw error;
+	}
+}
+
+async function runMode(
+	app: CliApp,
+	mode: CliMode,
+	args: CliArgs,
+	resume: string | undefined,
+	proc: CliProcess,
+	out: Output,
+): Promise<number> {
+	installSignalHandlers(app);
+	if (mode === "rpc") {
+		return runRpc(app, proc.stdin, out.stdout, resume);
+	}
+	if (mode === "interactive") {
+		if (resume !== undefined) await resumeWithTrace(app, resume, out);
+		return runInteractive(app);
+	}
+	// Words on a terminal without -p get a readable trace; -p prints only the answer.
+	const traced = app.scripted !== undefined || (args.mode === undefined && terminal(proc));
+	const style: PrintStyle = mode === "json" ? "json" : traced ? "trace" : "answer";
+	if (app.scripted) {
+		announceDemo(app, style, out);
+		app.scripted.autoplay();
+		const prompt = args.prompt ?? (resume === undefined ? app.scripted.prompt : undefined);
+		return runOnce(app, { resume, prompt }, style, out);
+	}
+	const prompt = args.prompt ?? (proc.stdin.isTTY ? undefined : await readAll(proc.stdin));
+	return runOnce(app, { resume, prompt: prompt?.trim() || undefined }, style, out);
+}
+
+function announceDemo(app: CliApp, style: PrintStyle, out: Output): void {
+	const demo = app.scripted;
+	if (!demo) return;
+	const lines = [
+		`capstan ${app.version} · ${demo.notice}`,
+		`sandbox: ${demo.sandbox} (a fresh temporary directory; your project is not touched)`,
+		...(app.sessions.current ? [`session: ${app.sessions.current}`] : []),
+	];
+	// JSON mode keeps stdout pure JSON lines.
+	const write = style === "json" ? out.stderr : out.stdout;
+	write(`${lines.join("\n")}\n`);
+}
+
+/**
+ * Load a session before the TTY mode starts; a batch it left without results runs now (SPEC L6), shown as a
+ * trace, so the interactive mode opens on a settled transcript.
+ */
+async function resumeWithTrace(app: CliApp, path: string, out: Output): Promise<void> {
+	const unsubscribe = app.agent.subscribe(traceRenderer({ write: out.stdout, color: out.color }));
+	try {
+		for (const warning of await app.sessions.resume(path)) out.stderr(`capstan: ${warning}\n`);
+	} finally {
+		unsubscribe();
+	}
+}
+
+function terminal(proc: CliProcess): boolean {
+	return proc.stdin.isTTY === true && proc.stdout.isTTY === true;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+	const chunks: Buffer[] = [];
+	for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+	return Buffer.concat(chunks).toString("utf8");
+}
+
+/** First Ctrl-C aborts the run (exit 130 once it has wound down); a second one exits at once. */
+function installSignalHandlers(app: CliApp): void {
+	let interrupted = false;
+	const onSignal = (signal: NodeJS.Signals): void => {
+		if (interrupted) {
+			// Node runs no exit hook on a signal: end the shell commands' process groups ourselves.
+			endRunningCommands();
+			process.exit(EXIT.interrupted);
+		}
+		interrupted = true;
+		app.agent.abort(`interrupted (${signal})`);
+	};
+	process.on("SIGINT", onSignal);
+	process.on("SIGTERM", onSignal);
+}

@@ -1,0 +1,107 @@
+/**
+ * Settings files: `capstan.json` in the working directory (the project) and the user's
+ * `$XDG_CONFIG_HOME/capstan/config.json` (default `~/.config/capstan/config.json`). The project file wins over
+ * the user file, and flags win over both. No secret belongs in either file: keys come from the environment
+ * (`apiKeyEnv` names the variable to read for a `baseUrl` server), and `--yes` is deliberately not a setting,
+ * so a cloned repository cannot grant itself permission to run shell commands.
+ */
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { ThinkingLevel } from "../core/model.js";
+import { isThinkingLevel, THINKING_LEVELS } from "./args.js";
+
+/** Keys a settings file may set. Every key is optional. */
+export interface CliConfig {
+	/** `provider/id` from the catalog, or a model id for `baseUrl`. */
+	model?: string;
+	/** An OpenAI-compatible server's base URL, e.g. `http://localhost:11434/v1`. */
+	baseUrl?: string;
+	/** Name of the environment variable holding the key for `baseUrl` (keyless when unset). */
+	apiKeyEnv?: string;
+	/** Context window of the `baseUrl` model, in tokens (default 32768). */
+	contextWindow?: number;
+	thinking?: ThinkingLevel;
+	/** Write session files (default true). */
+	session?: boolean;
+	/** Where session files go, relative to the working directory (default `.capstan/sessions`). */
+	sessionDir?: string;
+}
+
+/** A settings file that cannot be used: exit code 2, with the file and key named. */
+export class ConfigError extends Error {
+	override readonly name = "ConfigError";
+}
+
+/** The loaded settings and where they came from. */
+export interface LoadedConfig {
+	config: CliConfig;
+	/** Files that were read, lowest precedence first. */
+	files: string[];
+	/** Non-fatal remarks, e.g. unknown keys. */
+	warnings: string[];
+}
+
+/** The user settings file for this environment. */
+export function userConfigPath(env: NodeJS.ProcessEnv): string {
+	const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
+	return join(base, "capstan", "config.json");
+}
+
+/** Read the user file, then the project file over it. Missing files are fine; broken ones are errors. */
+export function loadConfig(cwd: string, env: NodeJS.ProcessEnv): LoadedConfig {
+	const loaded: LoadedConfig = { config: {}, files: [], warnings: [] };
+	for (const path of [userConfigPath(env), join(cwd, "capstan.json")]) {
+		const text = readIfExists(path);
+		if (text === undefined) continue;
+		loaded.files.push(path);
+		Object.assign(loaded.config, parseConfig(text, path, loaded.warnings));
+	}
+	return loaded;
+}
+
+function readIfExists(path: string): string | undefined {
+	try {
+		return readFileSync(path, "utf8");
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+		throw new ConfigError(`cannot read ${path}: ${(error as Error).message}`);
+	}
+}
+
+type Check = (value: unknown) => string | undefined;
+
+const isString: Check = (v) => (typeof v === "string" && v !== "" ? undefined : "a non-empty string");
+const CHECKS: Record<keyof CliConfig, Check> = {
+	model: isString,
+	baseUrl: (v) => (typeof v === "string" && URL.canParse(v) ? undefined : "an absolute URL"),
+	apiKeyEnv: isString,
+	contextWindow: (v) => (Number.isInteger(v) && (v as number) > 0 ? undefined : "a positive integer"),
+	thinking: (v) => (isThinkingLevel(v) ? undefined : `one of ${THINKING_LEVELS.join(", ")}`),
+	session: (v) => (typeof v === "boolean" ? undefined : "true or false"),
+	sessionDir: isString,
+};
+
+/** Validate one file's JSON. Exported for tests of the messages. */
+export function parseConfig(text: string, path: string, warnings: string[]): CliConfig {
+	let value: unknown;
+	try {
+		value = JSON.parse(text);
+	} catch (error) {
+		throw new ConfigError(`${path} is not valid JSON: ${(error as Error).message}`);
+	}
+	if (typeof value !== "object" || value === null || Array.isArray(value))
+		throw new ConfigError(`${path} must hold a JSON object`);
+	const config: Record<string, unknown> = {};
+	for (const [key, entry] of Object.entries(value)) {
+		if (!Object.hasOwn(CHECKS, key)) {
+			const hint = /key|token|secret/i.test(key) ? " (keys belong in the environment, not in files)" : "";
+			warnings.push(`${path}: unknown setting "${key}" ignored${hint}`);
+			continue;
+		}
+		const problem = CHECKS[key as keyof CliConfig](entry);
+		if (problem) throw new ConfigError(`${path}: "${key}" must be ${problem}`);
+		config[key] = entry;
+	}
+	return config as CliConfig;
+}

@@ -1,0 +1,357 @@
+/**
+ * The interactive session: keys in, agent calls out, events rendered. The input line stays live during a
+ * run: Enter steers, Alt+Enter or `/later` queues a follow-up, Esc aborts, Ctrl+C twice exits.
+ */
+import { type AgentMessage, userMessage } from "../../core/messages.js";
+import type { RetryInfo } from "../../core/model.js";
+import type { AgentEvent } from "../../protocol/events.js";
+import type { InteractiveHost } from "../host.js";
+import type { Palette } from "./ansi.js";
+import { ApprovalQueue } from "./approvals.js";
+import { COMMAND_NAMES, runCommand } from "./commands.js";
+import type { KeyAction } from "./keys.js";
+import { LineEditor } from "./line-editor.js";
+import type { LiveScreen, ScreenOutput } from "./screen.js";
+import { statusLine, UsageTotals } from "./status-line.js";
+import { displayWidth, truncateStyled, wrapRows } from "./text-width.js";
+import { oneLine } from "./tool-lines.js";
+import { TranscriptView } from "./transcript.js";
+
+/** Two Ctrl+C within this window exit. */
+export const DOUBLE_CTRL_C_MS = 1500;
+const FRAME_MS = 16;
+const TICK_MS = 100;
+
+/**
+ * Host capabilities the interactive mode uses when a host offers them; `InteractiveHost` does not declare
+ * them (yet), so they are optional and looked up at run time.
+ */
+export interface InteractiveHostExtras {
+	/** Tell `listener` of every provider retry (SPEC A8: `StreamOptions.onRetry`); returns the unsubscribe. */
+	onRetry?(listener: (info: RetryInfo) => void): () => void;
+}
+
+/** Clock and timers, injectable so tests need no real waiting. */
+export interface ControllerClock {
+	now(): number;
+}
+
+/** Runs one interactive session against a host; resolves `done` with the exit code. */
+export class InteractiveController {
+	readonly view: TranscriptView;
+	readonly totals = new UsageTotals();
+	readonly done: Promise<number>;
+	private readonly editor = new LineEditor();
+	private readonly approvals: ApprovalQueue;
+	private pasting = false;
+	private lastInterrupt = Number.NEGATIVE_INFINITY;
+	private notice: { text: string; until: number } | undefined;
+	private frame: ReturnType<typeof setTimeout> | undefined;
+	private ticker: ReturnType<typeof setInterval> | undefined;
+	private finish!: (code: number) => void;
+	private exiting = false;
+
+	constructor(
+		private readonly host: InteractiveHost,
+		private readonly screen: LiveScreen,
+		private readonly out: ScreenOutput,
+		private readonly style: Palette,
+		private readonly clock: ControllerClock = { now: Date.now },
+	) {
+		this.done = new Promise((resolve) => (this.finish = resolve));
+		this.view = new TranscriptView(
+			style,
+			{ print: (l) => this.screen.print(l), changed: () => this.schedule() },
+			() => this.clock.now(),
+		);
+		this.approvals = new ApprovalQueue(() => this.schedule());
+		this.totals.reset(host.agent.state.messages);
+	}
+
+	/** Show the banner and any loaded history; install the approver. Returns the unsubscribe function. */
+	start(): () => void {
+		const { host, style: s } = this;
+		const model = host.describeModel();
+		this.screen.print([`${s.bold("capstan")} ${s.dim(`${host.version} · ${model.spec} · ${host.cwd}`)}`]);
+		if (host.scripted) {
+			this.screen.print([s.yellow(host.scripted.notice), s.dim(`demo sandbox: ${host.scripted.sandbox}`)]);
+			// A fresh demo offers its prompt; a resumed one goes on from its history instead.
+			if (host.agent.state.messages.length === 0) this.editor.set(host.scripted.prompt);
+		}
+		const session = host.sessions.current;
+		if (session) this.screen.print([s.dim(`session: ${session}`)]);
+		this.screen.print([
+			s.dim("Enter sends · Alt+Enter or /later queues a follow-up · Esc aborts · /help"),
+			"",
+		]);
+		if (host.agent.state.messages.length > 0) this.showHistory();
+		if (!host.autoApprove) host.setApprover(this.approvals.approve);
+		const unsubscribe = host.agent.subscribe((event) => this.onEvent(event));
+		const offRetry = (host as InteractiveHost & InteractiveHostExtras).onRetry?.((info) =>
+			this.view.retry(info),
+		);
+		this.render();
+		return () => {
+			unsubscribe();
+			offRetry?.();
+			if (!host.autoApprove) host.setApprover(undefined);
+			if (this.ticker) clearInterval(this.ticker);
+			if (this.frame) clearTimeout(this.frame);
+		};
+	}
+
+	/** Handle one decoded key. */
+	handle(action: KeyAction, text?: string): void {
+		if (action.type === "pasteStart") this.pasting = true;
+		else if (action.type === "pasteEnd") this.pasting = false;
+		else if (action.type === "interrupt") this.interrupt();
+		else if (this.approvals.current) this.answerApproval(action, text);
+		else this.edit(action);
+		this.schedule();
+	}
+
+	/** Whether the key reader is inside a bracketed paste. */
+	get inPaste(): boolean {
+		return this.pasting;
+	}
+
+	/** The terminal was resized: redraw the live region at the new width. */
+	resized(): void {
+		this.screen.resized();
+		this.render();
+	}
+
+	/** Leave: abort a run (bounded wait for it to wind down and be saved), then resolve `done`. */
+	async exit(code: number): Promise<void> {
+		if (this.exiting) return;
+		this.exiting = true;
+		this.approvals.declineAll();
+		if (this.host.agent.state.isStreaming) {
+			this.host.agent.abort("the user exited");
+			await Promise.race([this.host.agent.waitForIdle(), new Promise((r) => setTimeout(r, 3000).unref?.())]);
+		}
+		this.render();
+		this.finish(code);
+	}
+
+	private onEvent(event: AgentEvent): void {
+		this.view.onEvent(event);
+		if (event.type === "message_end" && (event.message as { role?: unknown }).role === "assistant")
+			this.totals.add(event.message as never);
+		// An abort is already said plainly by the view; errors and deadlines get the host's advice (e.g. /clear).
+		if (event.type === "agent_end" && event.outcome.type !== "aborted") {
+			const why = this.host.explainEnd(event);
+			if (why) this.screen.print([this.style.yellow(`  → ${why}`), ""]);
+		}
+		this.updateTicker();
+	}
+
+	private edit(action: KeyAction): void {
+		const e = this.editor;
+		switch (action.type) {
+			case "insert":
+				e.insert(action.text);
+				break;
+			case "submit":
+				if (!this.pasting) this.submit(false);
+				break;
+			case "submitLater":
+				this.submit(true);
+				break;
+			case "escape":
+				this.escape();
+				break;
+			case "eof":
+				if (e.value === "") void this.exit(0);
+				else e.delete();
+				break;
+			case "toggleThinking":
+				this.view.toggleThinking();
+				break;
+			case "redraw":
+				this.resized();
+				break;
+			case "complete":
+				this.complete();
+				break;
+			case "ignore":
+			case "pasteStart":
+			case "pasteEnd":
+			case "interrupt":
+				break;
+			default:
+				e[action.type]();
+		}
+	}
+
+	private submit(later: boolean): void {
+		const raw = this.editor.take();
+		const text = raw.trim();
+		if (text === "") return;
+		const laterCommand = /^\/later(?:\s+([\s\S]*))?$/.exec(text);
+		if (laterCommand) {
+			const rest = (laterCommand[1] ?? "").trim();
+			if (rest === "") this.say("usage: /later <text> queues a follow-up");
+			else this.send(rest, true);
+			return;
+		}
+		if (text.startsWith("/") && !text.startsWith("//")) {
+			void runCommand(text, this.commandContext()).then(() => this.schedule());
+			return;
+		}
+		this.send(text.startsWith("//") ? text.slice(1) : text, later);
+	}
+
+	private send(text: string, later: boolean): void {
+		const agent = this.host.agent;
+		const message: AgentMessage = userMessage(text);
+		if (!agent.state.isStreaming) {
+			// Nothing runs, so there is nothing to follow: a follow-up is simply the next prompt.
+			this.view.labelMessage(message, "prompt");
+			agent.prompt(message).catch((error: unknown) => this.say(`could not start: ${String(error)}`));
+		} else if (later) {
+			this.view.labelMessage(message, "followUp");
+			agent.followUp(message);
+		} else {
+			this.view.labelMessage(message, "steer");
+			agent.steer(message);
+		}
+		this.updateTicker();
+	}
+
+	private escape(): void {
+		if (this.host.agent.state.isStreaming) {
+			this.approvals.declineAll();
+			this.host.agent.abort("aborted by the user (Esc)");
+			this.say("aborting…");
+		} else this.editor.set("");
+	}
+
+	private interrupt(): void {
+		const now = this.clock.now();
+		if (now - this.lastInterrupt <= DOUBLE_CTRL_C_MS) {
+			void this.exit(0);
+			return;
+		}
+		this.lastInterrupt = now;
+		this.editor.set("");
+		this.say("press Ctrl+C again to exit", DOUBLE_CTRL_C_MS);
+	}
+
+	private answerApproval(action: KeyAction, text: string | undefined): void {
+		if (action.type === "escape") {
+			this.escape();
+			return;
+		}
+		const key = action.type === "insert" ? (text ?? action.text) : action.type === "submit" ? "n" : undefined;
+		if (key === undefined) return;
+		// The call's own line (✓ … or ⊘ … blocked) reports the answer; no second line for it.
+		this.approvals.answer(key);
+	}
+
+	private complete(): void {
+		const value = this.editor.value;
+		if (value === "" && this.host.scripted) {
+			this.editor.set(
+				this.host.agent.state.isStreaming ? this.host.scripted.steer : this.host.scripted.prompt,
+			);
+			return;
+		}
+		if (!value.startsWith("/") || value.includes(" ")) return;
+		const matches = COMMAND_NAMES.filter((name) => name.startsWith(value));
+		if (matches.length === 1) this.editor.set(`${matches[0]} `);
+		else if (matches.length > 1) this.say(matches.join("  "));
+	}
+
+	private say(text: string, ms = 4000): void {
+		this.notice = { text, until: this.clock.now() + ms };
+		this.schedule();
+	}
+
+	private commandContext() {
+		return {
+			host: this.host,
+			style: this.style,
+			totals: this.totals,
+			print: (lines: readonly string[]) => {
+				this.screen.print(lines);
+				this.schedule();
+			},
+			showHistory: () => this.showHistory(),
+			exit: (code: number) => void this.exit(code),
+		};
+	}
+
+	private showHistory(): void {
+		this.screen.print([this.style.dim(`— ${this.host.agent.state.messages.length} messages —`)]);
+		this.view.printHistory(this.host.agent.state.messages);
+		this.screen.print([this.style.dim("— end of saved history —"), ""]);
+	}
+
+	private updateTicker(): void {
+		const busy = this.host.agent.state.isStreaming;
+		if (busy && !this.ticker) this.ticker = setInterval(() => this.render(), TICK_MS);
+		else if (!busy && this.ticker) {
+			clearInterval(this.ticker);
+			this.ticker = undefined;
+		}
+		this.schedule();
+	}
+
+	/** Coalesce redraws: many deltas within one frame cost one redraw of the live region. */
+	private schedule(): void {
+		if (this.frame) return;
+		this.frame = setTimeout(() => {
+			this.frame = undefined;
+			this.render();
+		}, FRAME_MS);
+	}
+
+	private render(): void {
+		const width = Math.max(10, this.out.columns - 1);
+		const s = this.style;
+		const rows: string[] = [];
+		const activity = this.view.liveRows().flatMap((row) => wrapRows(row, width));
+		const room = Math.max(2, this.out.rows - 8);
+		rows.push(...activity.slice(-room));
+		const agent = this.host.agent;
+		for (const m of agent.peekSteeringQueue())
+			rows.push(truncateStyled(s.magenta(`↳ steering queued: ${messageText(m)}`), width));
+		for (const m of agent.peekFollowUpQueue())
+			rows.push(truncateStyled(s.magenta(`⏭ follow-up queued: ${messageText(m)}`), width));
+		if (this.notice && this.notice.until > this.clock.now())
+			rows.push(truncateStyled(s.yellow(this.notice.text), width));
+		else this.notice = undefined;
+		rows.push(statusLine(this.host.describeModel(), this.totals, width, s));
+		const request = this.approvals.current;
+		if (request) {
+			const what = request.summary.startsWith(`${request.toolName} `)
+				? request.summary.slice(request.toolName.length + 1)
+				: request.summary;
+			const question = truncateStyled(
+				`${s.yellow("?")} Run ${s.bold(`${request.toolName}: ${what}`)}? [y/N/a=always]`,
+				width,
+			);
+			rows.push(question);
+			this.screen.setLive(rows, { row: rows.length - 1, col: Math.min(width, displayWidth(question)) });
+		} else {
+			const prompt = agent.state.isStreaming ? s.magenta("» ") : s.bold(s.blue("› "));
+			const layout = this.editor.layout(prompt, 2, width, 5);
+			const top = rows.length;
+			const input = layout.rows;
+			if (this.editor.value === "" && this.host.scripted && agent.state.isStreaming)
+				input[0] = `${prompt}${s.dim(oneLine(`steer it: ${this.host.scripted.steer} (Tab fills in)`, width - 2))}`;
+			rows.push(...input);
+			this.screen.setLive(rows, { row: top + layout.cursorRow, col: layout.cursorCol });
+		}
+		this.screen.flush();
+	}
+}
+
+function messageText(message: AgentMessage): string {
+	const content = (message as { content?: unknown }).content;
+	if (typeof content === "string") return oneLine(content, 200);
+	if (Array.isArray(content))
+		return oneLine(content.map((b) => (b as { text?: string }).text ?? "").join(" "), 200);
+	return "";
+}

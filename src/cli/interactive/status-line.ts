@@ -1,0 +1,69 @@
+/**
+ * The status line: model, thinking level, tokens and cost so far, and how full the context window is.
+ * Totals are folded in once per finished reply, so drawing the line costs nothing per delta.
+ */
+import type { AgentMessage, AssistantMessage, Usage } from "../../core/messages.js";
+import type { ModelDescription } from "../host.js";
+import type { Palette } from "./ansi.js";
+import { truncateStyled } from "./text-width.js";
+
+/** Token and cost totals of the conversation, and the size of the last request. */
+export class UsageTotals {
+	input = 0;
+	output = 0;
+	cacheRead = 0;
+	cacheWrite = 0;
+	cost = 0;
+	replies = 0;
+	priceUnknown = false;
+	/** Tokens the last reply's request and answer occupied: what the next request starts from. */
+	contextTokens = 0;
+
+	/** Add one finished reply. */
+	add(reply: AssistantMessage): void {
+		const u: Usage = reply.usage;
+		this.input += u.input;
+		this.output += u.output;
+		this.cacheRead += u.cacheRead;
+		this.cacheWrite += u.cacheWrite;
+		this.cost += u.cost.total;
+		this.replies++;
+		if (u.priceUnknown) this.priceUnknown = true;
+		const used = u.input + u.cacheRead + u.cacheWrite + u.output;
+		if (used > 0) this.contextTokens = used;
+	}
+
+	/** Start over from a transcript (a resumed or cleared session). */
+	reset(messages: readonly AgentMessage[] = []): void {
+		Object.assign(this, new UsageTotals());
+		for (const m of messages)
+			if ((m as { role?: unknown }).role === "assistant") this.add(m as AssistantMessage);
+	}
+}
+
+/** Compact token counts: 950, 12.3k, 1.2M. */
+export function formatTokens(n: number): string {
+	if (n < 1000) return String(n);
+	if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+	return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/** Dollars with enough digits to see small sums. */
+export function formatCost(cost: number): string {
+	return cost >= 1 ? `$${cost.toFixed(2)}` : `$${cost.toFixed(4)}`;
+}
+
+/** The status line for the live region, cut to `width`. */
+export function statusLine(model: ModelDescription, totals: UsageTotals, width: number, s: Palette): string {
+	const parts = [
+		model.scripted ? `${model.spec} (scripted)` : model.spec,
+		`thinking ${model.thinkingLevel}`,
+		`↑${formatTokens(totals.input + totals.cacheRead + totals.cacheWrite)} ↓${formatTokens(totals.output)}`,
+		totals.priceUnknown && totals.cost === 0 ? "cost n/a" : formatCost(totals.cost),
+	];
+	if (model.contextWindow && model.contextWindow > 0) {
+		const share = Math.min(999, Math.round((totals.contextTokens / model.contextWindow) * 100));
+		parts.push(`ctx ${share}% of ${formatTokens(model.contextWindow)}`);
+	}
+	return truncateStyled(s.dim(parts.join(" · ")), width);
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+import { endRunningCommands } from "../workspace/index.js";
+import { main } from "./command.js";
+/** The `capstan` bin: runs the command on this process and exits with its code. */
+import { EXIT } from "./outcome.js";
+
+// A closed pipe (`capstan -p … | head -1`) is the reader's choice, not an error worth a stack trace.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+	if (error.code === "EPIPE") process.exit(EXIT.ok);
+	throw error;
+});
+
+main({
+	argv: process.argv.slice(2),
+	env: process.env,
+	cwd: process.cwd(),
+	stdin: process.stdin,
+	stdout: process.stdout,
+	stderr: process.stderr,
+}).then(
+	(code) => {
+		// A tool that ignored its abort may have left a shell command behind (SPEC I4): it ends with us.
+		endRunningCommands();
+		process.stdout.write("", () => process.exit(code));
+	},
+	(error: unknown) => {
+		process.stderr.write(
+			`capstan: internal error: ${error instanceof Error ? error.stack : String(error)}\n`,
+		);
+		process.exit(70);
+	},
+);

@@ -1,0 +1,152 @@
+/**
+ * Which model the command talks to. In order: `--base-url` (an OpenAI-compatible server, or a catalog
+ * model sent to another address when `--model provider/id` names one), `--model provider/id` from the
+ * catalog, then the first provider whose key is in the environment (ANTHROPIC → OPENAI → GEMINI/GOOGLE),
+ * and with none of these the scripted demo. Keys are only ever read from the environment or `--api-key`.
+ */
+import type { Model } from "../core/model.js";
+import { API_KEY_ENV_VARS, resolveApiKey } from "../providers/base/env.js";
+import { getModel, MODELS } from "../providers/models.js";
+import { openaiCompatible } from "../providers/openai-completions/compatible.js";
+
+/** Default model per provider when the environment picks it, in auto-pick order. */
+export const AUTO_PICK: readonly { provider: string; id: string }[] = [
+	{ provider: "anthropic", id: "claude-sonnet-4-5" },
+	{ provider: "openai", id: "gpt-5-mini" },
+	{ provider: "google", id: "gemini-2.5-flash" },
+];
+
+/** Context window assumed for a `--base-url` model when the settings give none. */
+export const DEFAULT_LOCAL_CONTEXT_WINDOW = 32_768;
+
+/** What model resolution needs to know. */
+export interface ModelRequest {
+	model?: string | undefined;
+	baseUrl?: string | undefined;
+	apiKey?: string | undefined;
+	apiKeyEnv?: string | undefined;
+	contextWindow?: number | undefined;
+	/** Force the scripted demo. */
+	demo?: boolean;
+}
+
+/** The outcome: a real model, or the scripted demo with the reason it runs. */
+export type ModelChoice = { kind: "real"; model: Model } | { kind: "scripted"; reason: string };
+
+/** A model that cannot be used as asked: exit code 2 with this text. */
+export class ModelError extends Error {
+	override readonly name = "ModelError";
+}
+
+/** The reason printed when no model is configured. */
+export const NO_KEY_NOTICE =
+	"scripted demo — no API key found; set ANTHROPIC_API_KEY/OPENAI_API_KEY/GEMINI_API_KEY or --base-url for a real model";
+
+/** Resolve the model. May ask a `--base-url` server for its model list when no id is given. */
+export async function resolveModel(request: ModelRequest): Promise<ModelChoice> {
+	if (request.demo)
+		return { kind: "scripted", reason: "scripted demo (--demo): the loop on a scripted model" };
+	if (request.baseUrl !== undefined) return { kind: "real", model: await baseUrlModel(request) };
+	if (request.model !== undefined) {
+		const model = catalogModel(request.model);
+		requireKey(model, request.apiKey);
+		return { kind: "real", model };
+	}
+	for (const pick of AUTO_PICK) {
+		const model = getModel(pick.provider, pick.id);
+		// Only the environment picks: an --api-key alone does not say which provider it is for.
+		if (resolveApiKey(model) !== undefined) return { kind: "real", model };
+	}
+	if (request.apiKey !== undefined)
+		throw new ModelError("--api-key needs --model provider/id (or --base-url) to say where it goes");
+	return { kind: "scripted", reason: NO_KEY_NOTICE };
+}
+
+/** `provider/id`, or a bare id found in exactly one provider's catalog. */
+export function catalogModel(spec: string): Model {
+	const slash = spec.indexOf("/");
+	if (slash > 0) {
+		const provider = spec.slice(0, slash);
+		const id = spec.slice(slash + 1);
+		try {
+			return getModel(provider, id);
+		} catch (error) {
+			throw new ModelError((error as Error).message);
+		}
+	}
+	const owners = Object.keys(MODELS).filter((provider) => MODELS[provider]?.[spec] !== undefined);
+	const [owner] = owners;
+	if (owners.length === 1 && owner !== undefined) return getModel(owner, spec);
+	throw new ModelError(
+		owners.length > 1
+			? `model "${spec}" is in several catalogs (${owners.join(", ")}): write provider/${spec}`
+			: `unknown model "${spec}": use provider/id from ${catalogSpecs().slice(0, 6).join(", ")}, … or --base-url for another server`,
+	);
+}
+
+/** Every catalog model as `provider/id`. */
+export function catalogSpecs(): string[] {
+	return Object.entries(MODELS).flatMap(([provider, models]) =>
+		Object.keys(models).map((id) => `${provider}/${id}`),
+	);
+}
+
+/** Throw a clear error when a model's key is missing (a keyless local server is fine). */
+export function requireKey(model: Model, apiKey: string | undefined): void {
+	if (model.compat?.requiresApiKey === false) return;
+	if (resolveApiKey(model, apiKey) !== undefined) return;
+	const vars = API_KEY_ENV_VARS[model.provider] ?? [];
+	throw new ModelError(
+		`no API key for ${model.provider}/${model.id}: set ${vars.join(" or ") || "its key variable"} in the environment`,
+	);
+}
+
+/** `provider/id` for a model. */
+export function modelSpec(model: Model): string {
+	return `${model.provider}/${model.id}`;
+}
+
+async function baseUrlModel(request: ModelRequest): Promise<Model> {
+	const baseUrl = (request.baseUrl ?? "").replace(/\/+$/, "");
+	if (!URL.canParse(baseUrl)) throw new ModelError(`--base-url must be an absolute URL (got "${baseUrl}")`);
+	const spec = request.model;
+	const slash = spec?.indexOf("/") ?? -1;
+	// `--model anthropic/claude-…` with a base URL: the catalog model (its wire API) at another address.
+	if (spec !== undefined && slash > 0 && MODELS[spec.slice(0, slash)] !== undefined) {
+		const model = { ...catalogModel(spec), baseUrl };
+		requireKey(model, request.apiKey);
+		return model;
+	}
+	const id = spec ?? (await firstServerModel(baseUrl, request));
+	try {
+		// Keyless unless a key is given or the host is a hosted preset (then its usual variable).
+		return openaiCompatible({
+			baseUrl,
+			model: id,
+			...(request.apiKey === undefined ? {} : { apiKey: request.apiKey }),
+			...(request.apiKeyEnv === undefined ? {} : { apiKeyEnv: request.apiKeyEnv }),
+			contextWindow: request.contextWindow ?? DEFAULT_LOCAL_CONTEXT_WINDOW,
+		}).model;
+	} catch (error) {
+		throw new ModelError(`--base-url ${baseUrl}: ${(error as Error).message}`);
+	}
+}
+
+/** Ask an OpenAI-compatible server (`GET /models`) which model it serves; Ollama and LM Studio need one named. */
+async function firstServerModel(baseUrl: string, request: ModelRequest): Promise<string> {
+	const headers: Record<string, string> = {};
+	const key = request.apiKey ?? (request.apiKeyEnv ? process.env[request.apiKeyEnv] : undefined);
+	if (key) headers.authorization = `Bearer ${key}`;
+	try {
+		const response = await fetch(`${baseUrl}/models`, { headers, signal: AbortSignal.timeout(5000) });
+		if (!response.ok) throw new Error(`HTTP ${response.status}`);
+		const body = (await response.json()) as { data?: { id?: unknown }[] };
+		const id = body.data?.find((entry) => typeof entry.id === "string")?.id;
+		if (typeof id === "string") return id;
+		throw new Error("it lists no model");
+	} catch (error) {
+		throw new ModelError(
+			`cannot ask ${baseUrl}/models which model to use (${(error as Error).message}): pass --model <id>`,
+		);
+	}
+}

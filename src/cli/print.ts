@@ -1,0 +1,73 @@
+/**
+ * Print and JSON modes: one run, then exit. Print writes the final answer to stdout (or, for the scripted
+ * demo and the TTY fallback, a readable trace of the whole run); JSON writes every AgentEvent as one JSON
+ * line. A run that does not complete exits non-zero with one line on stderr saying why.
+ */
+import type { AgentEvent } from "../protocol/events.js";
+import type { CliApp } from "./app.js";
+import { assistantText, EXIT, exitCodeFor, explainEnd, lastAssistant } from "./outcome.js";
+import { traceRenderer } from "./trace.js";
+
+/** Where a mode writes. */
+export interface Output {
+	stdout: (text: string) => void;
+	stderr: (text: string) => void;
+	/** stdout is a terminal (colour allowed). */
+	color: boolean;
+}
+
+/** How the run's events are shown. */
+export type PrintStyle = "answer" | "trace" | "json";
+
+type AgentEnd = Extract<AgentEvent, { type: "agent_end" }>;
+
+/** What one print/JSON invocation does: resume a session file first, then run the prompt. */
+export interface OnceRequest {
+	/** A session file to load first; a batch it left without results runs before the prompt (SPEC L6). */
+	resume?: string | undefined;
+	prompt?: string | undefined;
+}
+
+/** Run the request and report it in `style`. Resolves to the exit code. */
+export async function runOnce(
+	app: CliApp,
+	request: OnceRequest,
+	style: PrintStyle,
+	out: Output,
+): Promise<number> {
+	const { agent } = app;
+	const ends: AgentEnd[] = [];
+	const trace = style === "trace" ? traceRenderer({ write: out.stdout, color: out.color }) : undefined;
+	const unsubscribe = agent.subscribe((event) => {
+		if (event.type === "agent_end") ends.push(event);
+		if (style === "json") out.stdout(`${JSON.stringify(event)}\n`);
+		else trace?.(event);
+	});
+	try {
+		if (request.resume !== undefined) {
+			for (const warning of await app.sessions.resume(request.resume)) out.stderr(`capstan: ${warning}\n`);
+		}
+		const resumed = ends[ends.length - 1];
+		if (resumed && resumed.outcome.type !== "completed") return report(resumed, style, out);
+		if (request.prompt !== undefined) await agent.prompt(request.prompt);
+		else if (!resumed) {
+			out.stderr("capstan: no prompt: pass one as an argument or on stdin\n");
+			return EXIT.usage;
+		}
+	} finally {
+		unsubscribe();
+	}
+	const end = ends[ends.length - 1];
+	if (style === "trace" && app.sessions.current) out.stdout(`session: ${app.sessions.current}\n`);
+	return end ? report(end, style, out) : EXIT.runError;
+}
+
+function report(end: AgentEnd, style: PrintStyle, out: Output): number {
+	if (style === "answer") {
+		const text = assistantText(lastAssistant(end.messages));
+		if (text !== "") out.stdout(text.endsWith("\n") ? text : `${text}\n`);
+	}
+	const reason = explainEnd(end);
+	if (reason !== undefined) out.stderr(`capstan: ${reason}\n`);
+	return exitCodeFor(end);
+}

@@ -1,0 +1,182 @@
+/**
+ * The command's session file (`capstan/sessions`): created with the first message (so a command that never
+ * prompts leaves no empty file), every message appended as its `message_end` fires — before any mode shows
+ * it — `/clear` starting a new file, and `--resume`/`--continue` reopening a file to go on in it; a batch
+ * the file left without results runs first (SPEC L6, Q4).
+ */
+import type { Agent } from "../agent/agent.js";
+import type { AgentMessage } from "../core/messages.js";
+import { findDanglingBatch } from "../loop/pairing.js";
+import {
+	createSessionFile,
+	latestSession,
+	listSessions,
+	loadSession,
+	openSessionFile,
+	recordSession,
+	type SessionFile,
+} from "../sessions/index.js";
+import type { SessionControl, SessionSummary } from "./host.js";
+
+/** A session that cannot be loaded: exit code 2 with this text. */
+export class SessionError extends Error {
+	override readonly name = "SessionError";
+}
+
+/** What {@link openSessions} needs. */
+export interface SessionSetup {
+	agent: Agent;
+	enabled: boolean;
+	/** Absolute folder of this project's sessions. */
+	dir: string;
+	/** The working directory recorded in the header. */
+	cwd: string;
+	version: string;
+}
+
+/** The {@link SessionControl} of the command, with its folder. */
+export interface CliSessions extends SessionControl {
+	readonly dir: string;
+}
+
+/** Start session bookkeeping for an agent (no file is written until its first run starts). */
+export async function openSessions(setup: SessionSetup): Promise<CliSessions> {
+	return new FileSessions(setup);
+}
+
+class FileSessions implements CliSessions {
+	private file: SessionFile | undefined;
+	private stopRecording: (() => void) | undefined;
+
+	constructor(private readonly setup: SessionSetup) {
+		// Recording starts now, before any mode subscribes its output, so a message is on disk before it is
+		// shown; the file itself appears with the first message.
+		this.recordNew();
+	}
+
+	get enabled(): boolean {
+		return this.setup.enabled;
+	}
+
+	get dir(): string {
+		return this.setup.dir;
+	}
+
+	get current(): string | undefined {
+		const file = this.file;
+		return file instanceof LazySessionFile && !file.created ? undefined : file?.path;
+	}
+
+	async list(): Promise<SessionSummary[]> {
+		return listSessions(this.dir).map((session) => {
+			const summary: SessionSummary = {
+				path: session.path,
+				modified: session.modifiedAt.getTime(),
+				messageCount: session.messageCount,
+			};
+			if (session.preview !== undefined) summary.title = session.preview;
+			return summary;
+		});
+	}
+
+	async resume(path: string): Promise<string[]> {
+		const { agent } = this.setup;
+		const loaded = loadOrExplain(path);
+		agent.replaceMessages(loaded.messages);
+		this.closeFile();
+		if (this.enabled) this.record(openSessionFile(path));
+		if (findDanglingBatch(agent.state.messages) !== undefined) await agent.continue();
+		return loaded.warnings.map((warning) => `${path}: ${warning}`);
+	}
+
+	async clear(): Promise<void> {
+		await this.setup.agent.reset();
+		this.closeFile();
+		this.recordNew();
+	}
+
+	private recordNew(): void {
+		if (this.enabled) this.record(new LazySessionFile(() => this.newFile()));
+	}
+
+	private newFile(): SessionFile {
+		const { agent, cwd, dir, version } = this.setup;
+		const { model } = agent.state;
+		return createSessionFile({
+			cwd,
+			dir,
+			model: { provider: model.provider, id: model.id, api: model.api },
+			capstanVersion: version,
+		});
+	}
+
+	private record(file: SessionFile): void {
+		this.file = file;
+		this.stopRecording = recordSession(this.setup.agent, file);
+	}
+
+	private closeFile(): void {
+		this.stopRecording?.();
+		this.stopRecording = undefined;
+		this.file?.close();
+		this.file = undefined;
+	}
+}
+
+/** A session file created on its first entry, so a command that never runs leaves no empty file behind. */
+class LazySessionFile implements SessionFile {
+	private real: SessionFile | undefined;
+
+	constructor(private readonly create: () => SessionFile) {}
+
+	get created(): boolean {
+		return this.real !== undefined;
+	}
+
+	private get file(): SessionFile {
+		this.real ??= this.create();
+		return this.real;
+	}
+
+	get path(): string {
+		return this.file.path;
+	}
+
+	get header(): SessionFile["header"] {
+		return this.file.header;
+	}
+
+	get messageCount(): number {
+		return this.real?.messageCount ?? 0;
+	}
+
+	append(message: AgentMessage): void {
+		this.file.append(message);
+	}
+
+	revise(index: number, message: AgentMessage): void {
+		this.file.revise(index, message);
+	}
+
+	close(): void {
+		this.real?.close();
+	}
+}
+
+function loadOrExplain(path: string): ReturnType<typeof loadSession> {
+	try {
+		return loadSession(path);
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		if (code === "ENOENT") throw new SessionError(`no session file at ${path}`);
+		throw new SessionError(`cannot resume ${path}: ${(error as Error).message}`);
+	}
+}
+
+/** The newest session of the folder, for `--continue`; a clear error when there is none. */
+export function latestSessionPath(sessions: CliSessions): string {
+	const latest = latestSession(sessions.dir);
+	if (!latest)
+		throw new SessionError(`no session to continue in ${sessions.dir}: start one without --continue`);
+	return latest.path;
+}

@@ -1,0 +1,122 @@
+import { randomUUID } from "node:crypto";
+import { closeSync, ftruncateSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { AgentMessage } from "../core/messages.js";
+import {
+	CAPSTAN_VERSION,
+	SESSION_FORMAT_VERSION,
+	type SessionEntry,
+	type SessionHeader,
+	type SessionModel,
+} from "./format.js";
+import { parseSession } from "./load.js";
+
+/** An open session file: entries are written synchronously, so a `kill -9` loses nothing already appended. */
+export interface SessionFile {
+	readonly path: string;
+	readonly header: SessionHeader;
+	/** Messages in the file so far (the index the next appended message gets). */
+	readonly messageCount: number;
+	/** Append one transcript message as a complete line. Throws after `close()`. */
+	append(message: AgentMessage): void;
+	/** Replace message `index` (a reply whose tool arguments `beforeToolCall` revised, SPEC T4). */
+	revise(index: number, message: AgentMessage): void;
+	close(): void;
+}
+
+/** Options of {@link createSessionFile}. */
+export interface CreateSessionOptions {
+	/** The working directory the session belongs to. */
+	cwd: string;
+	/** Where the file goes (default `<cwd>/.capstan/sessions`); created when missing. */
+	dir?: string;
+	/** The model; only `provider`, `id` and `api` are written, never options, headers or keys. */
+	model: SessionModel;
+	/** Default: this capstan's version. */
+	capstanVersion?: string;
+	/** Clock for `createdAt` and the file name (default `Date.now`). */
+	now?: () => number;
+}
+
+/** The default session folder of a working directory. */
+export function defaultSessionDir(cwd: string): string {
+	return join(resolve(cwd), ".capstan", "sessions");
+}
+
+/** Start a new session file with its header line written; named `<time>_<id>.jsonl` so names sort by age. */
+export function createSessionFile(options: CreateSessionOptions): SessionFile {
+	const dir = options.dir ?? defaultSessionDir(options.cwd);
+	mkdirSync(dir, { recursive: true });
+	const createdAt = new Date((options.now ?? Date.now)()).toISOString();
+	const id = randomUUID();
+	const header: SessionHeader = {
+		type: "capstan-session",
+		version: SESSION_FORMAT_VERSION,
+		id,
+		createdAt,
+		cwd: resolve(options.cwd),
+		model: { provider: options.model.provider, id: options.model.id, api: options.model.api },
+		capstanVersion: options.capstanVersion ?? CAPSTAN_VERSION,
+	};
+	const path = join(dir, `${createdAt.replace(/[:.]/g, "-")}_${id.slice(0, 8)}.jsonl`);
+	// Owner-only: a transcript holds whatever the user and the tools put into it.
+	const fd = openSync(path, "wx", 0o600);
+	writeSync(fd, `${JSON.stringify(header)}\n`);
+	return new AppendingSessionFile(path, header, fd, 0);
+}
+
+/**
+ * Open an existing session to append to it (`--resume`, `--continue`). A torn last line from a crash is cut
+ * off first, so the next entry starts on a line of its own.
+ */
+export function openSessionFile(path: string): SessionFile {
+	const parsed = parseSession(path);
+	const fd = openSync(path, "r+");
+	try {
+		ftruncateSync(fd, parsed.completeBytes);
+		closeSync(fd);
+	} catch (error) {
+		closeSync(fd);
+		throw error;
+	}
+	const appendFd = openSync(path, "a");
+	if (parsed.missingFinalNewline) writeSync(appendFd, "\n");
+	return new AppendingSessionFile(path, parsed.header, appendFd, parsed.messages.length);
+}
+
+class AppendingSessionFile implements SessionFile {
+	private fd: number | undefined;
+
+	constructor(
+		readonly path: string,
+		readonly header: SessionHeader,
+		fd: number,
+		public messageCount: number,
+	) {
+		this.fd = fd;
+	}
+
+	append(message: AgentMessage): void {
+		this.write({ type: "message", message });
+		this.messageCount++;
+	}
+
+	revise(index: number, message: AgentMessage): void {
+		if (!Number.isInteger(index) || index < 0 || index >= this.messageCount) {
+			throw new RangeError(`Cannot revise message ${index}: the session has ${this.messageCount} messages.`);
+		}
+		this.write({ type: "revision", index, message });
+	}
+
+	close(): void {
+		if (this.fd === undefined) return;
+		closeSync(this.fd);
+		this.fd = undefined;
+	}
+
+	/** One `writeSync` per entry: the line reaches the kernel before the event that caused it is shown. */
+	private write(entry: SessionEntry): void {
+		if (this.fd === undefined) throw new Error(`Session ${this.path} is closed.`);
+		writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+	}
+}

@@ -1,0 +1,65 @@
+import type { AgentMessage } from "../core/messages.js";
+
+/** The session file format this capstan writes; {@link loadSession} reads it and every older one. */
+export const SESSION_FORMAT_VERSION = 1;
+
+/** The capstan version written into new session headers (kept equal to package.json by a test). */
+export const CAPSTAN_VERSION = "0.1.0";
+
+/** Which model a session was started with: names only, never options, headers or keys. */
+export interface SessionModel {
+	provider: string;
+	id: string;
+	api: string;
+}
+
+/**
+ * The first line of a session file: what a later capstan needs to read or migrate it. The rest of the file
+ * is one {@link SessionEntry} per line.
+ */
+export interface SessionHeader {
+	type: "capstan-session";
+	version: number;
+	/** Random id, also part of the file name. */
+	id: string;
+	/** ISO 8601 time the session started. */
+	createdAt: string;
+	/** The working directory the session ran in. */
+	cwd: string;
+	model: SessionModel;
+	capstanVersion: string;
+}
+
+/** One transcript message, appended when its `message_end` fired. */
+export interface MessageEntry {
+	type: "message";
+	message: AgentMessage;
+}
+
+/**
+ * A `beforeToolCall` hook revised the arguments of a reply already written (SPEC T4): the message at `index`
+ * (0-based among the file's messages) is replaced by this one, as the Agent replaced it in its transcript.
+ */
+export interface RevisionEntry {
+	type: "revision";
+	index: number;
+	message: AgentMessage;
+}
+
+/**
+ * A line after the header. Readers skip entry types they do not know, so a later capstan may add some
+ * (a title, a model switch) without breaking older readers.
+ */
+export type SessionEntry = MessageEntry | RevisionEntry;
+
+/** A session file that cannot be read: not a session, a broken header, or a format from a newer capstan. */
+export class SessionFormatError extends Error {
+	override readonly name = "SessionFormatError";
+	/** The file. */
+	readonly path: string;
+
+	constructor(path: string, problem: string) {
+		super(`Cannot read session ${path}: ${problem}`);
+		this.path = path;
+	}
+}

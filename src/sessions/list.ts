@@ -1,0 +1,74 @@
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { SessionHeader } from "./format.js";
+import { loadSession } from "./load.js";
+
+/** One session in a folder, for a picker or `--continue`. */
+export interface SessionSummary {
+	path: string;
+	header: SessionHeader;
+	messageCount: number;
+	/** The first user message's text, cut to {@link PREVIEW_CHARS} characters. */
+	preview?: string;
+	/** Last write to the file. */
+	modifiedAt: Date;
+}
+
+/** Characters of the first user message shown in a summary. */
+export const PREVIEW_CHARS = 80;
+
+/**
+ * The sessions in `dir` (`*.jsonl` files with a valid header), most recently written first. A missing folder
+ * is an empty list; files that are not readable sessions are left out.
+ */
+export function listSessions(dir: string): SessionSummary[] {
+	let names: string[];
+	try {
+		names = readdirSync(dir).filter((name) => name.endsWith(".jsonl"));
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+		throw error;
+	}
+	const summaries: SessionSummary[] = [];
+	for (const name of names) {
+		const path = join(dir, name);
+		try {
+			const modifiedAt = statSync(path).mtime;
+			const { header, messages } = loadSession(path);
+			const summary: SessionSummary = { path, header, messageCount: messages.length, modifiedAt };
+			const preview = firstUserText(messages);
+			if (preview !== undefined) summary.preview = preview;
+			summaries.push(summary);
+		} catch {
+			// Not a session this capstan can read: a picker shows the others.
+		}
+	}
+	return summaries.sort(
+		(a, b) =>
+			b.modifiedAt.getTime() - a.modifiedAt.getTime() || (b.header.createdAt < a.header.createdAt ? -1 : 1),
+	);
+}
+
+/** The most recently written session in `dir`, or undefined when there is none (`capstan --continue`). */
+export function latestSession(dir: string): SessionSummary | undefined {
+	return listSessions(dir)[0];
+}
+
+function firstUserText(messages: readonly unknown[]): string | undefined {
+	for (const message of messages) {
+		const m = message as { role?: unknown; content?: unknown };
+		if (m.role !== "user") continue;
+		const text =
+			typeof m.content === "string"
+				? m.content
+				: Array.isArray(m.content)
+					? m.content
+							.filter((c): c is { type: "text"; text: string } => c?.type === "text")
+							.map((c) => c.text)
+							.join(" ")
+					: "";
+		const flat = text.replace(/\s+/g, " ").trim();
+		return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS - 1)}…` : flat;
+	}
+	return undefined;
+}

@@ -1,0 +1,39 @@
+import type { Agent, AgentMessage, AssistantMessage } from "../index.js";
+import type { SessionFile } from "./file.js";
+
+/**
+ * Mirror an Agent's transcript into a session file: each message is appended the moment its `message_end`
+ * fires (a discarded reply is not, SPEC X4), and a reply whose tool arguments `beforeToolCall` revised is
+ * revised in the file too, so the file always reads back as `agent.state.messages`. Messages the agent
+ * already has beyond what the file holds are written first. Returns the unsubscribe function. After
+ * `agent.reset()`, start a new file: the old one keeps the old conversation.
+ */
+export function recordSession(agent: Agent, file: SessionFile): () => void {
+	const existing = agent.state.messages;
+	for (const message of existing.slice(file.messageCount)) file.append(message);
+	/** The last assistant reply written and its index, to notice its revision at `turn_end`. */
+	let lastReply: { message: AgentMessage; index: number } | undefined;
+	return agent.subscribe((event) => {
+		if (event.type === "message_end" && !event.discarded) {
+			if ((event.message as { role?: unknown }).role === "assistant") {
+				lastReply = { message: event.message, index: file.messageCount };
+			}
+			file.append(event.message);
+		} else if (event.type === "turn_end" && lastReply && event.message !== lastReply.message) {
+			if (sameToolCalls(lastReply.message as AssistantMessage, event.message)) {
+				file.revise(lastReply.index, event.message);
+				lastReply = { message: event.message, index: lastReply.index };
+			}
+		}
+	});
+}
+
+/** The Agent's own test for "the same reply, revised": the same tool call ids (SPEC T4). */
+function sameToolCalls(a: AssistantMessage, b: AssistantMessage): boolean {
+	const ids = (m: AssistantMessage) =>
+		m.content
+			.filter((c) => c.type === "toolCall")
+			.map((c) => (c as { id: string }).id)
+			.join("\u0000");
+	return ids(a) !== "" && ids(a) === ids(b);
+}

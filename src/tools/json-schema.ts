@@ -1,0 +1,112 @@
+/**
+ * JSON Schema tool parameters, validated by `@cfworker/json-schema`: it interprets schemas instead of
+ * generating code, so validation works where code generation from strings is disallowed (strict CSP,
+ * `node --disallow-code-generation-from-strings`, some edge runtimes), prints nothing, and has no
+ * dependencies. What it does not do is done here: the schema is checked against the draft-07 meta-schema
+ * first (it would accept `type: "no-such-type"` silently), defaults are filled into the copy it validates
+ * (schema-walk.ts), and its errors — a tree of wrappers ("Property "a" does not match schema.") around leaf
+ * failures — are mapped onto the model-readable lines of validation-errors.ts.
+ */
+import {
+	dereference,
+	type Schema,
+	type SchemaDraft,
+	type ValidationResult,
+	validate,
+} from "@cfworker/json-schema";
+import { errorText } from "../core/abort.js";
+import type { JsonSchema } from "../core/model.js";
+import { issuesOf } from "./json-schema-issues.js";
+import { DRAFT_07_META_SCHEMA } from "./meta-schema.js";
+import { fillDefaults, withoutFormats } from "./schema-walk.js";
+import { formatSchemaIssues } from "./validation-errors.js";
+
+/** Outcome of validating one call's arguments. `value` is a fresh copy; the input is never touched. */
+export type JsonSchemaOutcome = { ok: true; value: unknown } | { ok: false; errors: string[] };
+
+/** A compiled JSON Schema: validate a private JSON copy of the arguments, with defaults filled in. */
+export type JsonSchemaValidator = (args: unknown) => JsonSchemaOutcome;
+
+/**
+ * Compile `schema` (its `$schema` already removed; `schemaUri` is what it said). Never throws: a broken schema
+ * yields a validator whose every call reports it, so the call gets an error result instead of a crash.
+ */
+export function compileJsonSchemaValidator(schema: JsonSchema, schemaUri: unknown): JsonSchemaValidator {
+	const draft = draftOf(schemaUri);
+	// Draft-04 differs in shape where it matters here (boolean `exclusiveMinimum`); it is not meta-checked.
+	const broken = draft === "4" ? undefined : schemaProblem(schema);
+	if (broken) return () => ({ ok: false, errors: [invalidSchemaText(broken)] });
+	// The validator annotates the schema nodes it is given (non-enumerable ref bookkeeping), so it gets a
+	// private copy: the tool's schema stays untouched and may even be frozen.
+	const copy = withoutFormats(schema) as Schema;
+	let lookup: Record<string, Schema | boolean>;
+	try {
+		lookup = dereference(copy);
+	} catch (error) {
+		// e.g. two nodes claiming the same `$id`.
+		return () => ({ ok: false, errors: [invalidSchemaText(errorText(error))] });
+	}
+	const resolveRef = refResolver(lookup);
+	return (args) => {
+		const value = jsonCopy(args);
+		if (!value.ok) return value;
+		fillDefaults(copy, value.value, resolveRef);
+		let result: ValidationResult;
+		try {
+			// shortCircuit off: every bad path is reported, not just the first (SPEC T3).
+			result = validate(value.value, copy, draft, lookup, false);
+		} catch (error) {
+			// e.g. a `$ref` to a schema that is not there: only found once an argument reaches it.
+			return { ok: false, errors: [invalidSchemaText(errorText(error))] };
+		}
+		if (result.valid) return { ok: true, value: value.value };
+		return { ok: false, errors: formatSchemaIssues(issuesOf(result.errors, copy), value.value) };
+	};
+}
+
+let metaLookup: Record<string, Schema | boolean> | undefined;
+
+/** The first problems the draft-07 meta-schema finds in `schema`, or undefined when it is a valid schema. */
+function schemaProblem(schema: JsonSchema): string | undefined {
+	const meta = DRAFT_07_META_SCHEMA as Schema;
+	metaLookup ??= dereference(meta);
+	const result = validate(schema, meta, "7", metaLookup, false);
+	if (result.valid) return undefined;
+	return formatSchemaIssues(issuesOf(result.errors, meta), schema).slice(0, 2).join("; ");
+}
+
+function invalidSchemaText(problem: string): string {
+	// The validator's messages can list every known schema URI on further lines; the first line says it.
+	return `root: the tool's parameter schema is invalid (${problem.split("\n")[0]?.trim()})`;
+}
+
+/** Unversioned schemas are draft-07: TypeBox emits draft-07 shapes (e.g. tuple `items: [...]`). */
+function draftOf(schemaUri: unknown): SchemaDraft {
+	if (typeof schemaUri !== "string") return "7";
+	if (schemaUri.includes("2020-12")) return "2020-12";
+	if (schemaUri.includes("2019-09")) return "2019-09";
+	if (schemaUri.includes("draft-04")) return "4";
+	return "7";
+}
+
+function refResolver(lookup: Record<string, Schema | boolean>): (schema: JsonSchema) => unknown {
+	// `__absolute_ref__` is where `dereference` recorded the resolved URI of a node's `$ref`.
+	return (schema) => {
+		const uri = (schema as { __absolute_ref__?: unknown }).__absolute_ref__;
+		return typeof uri === "string" ? lookup[uri] : undefined;
+	};
+}
+
+/**
+ * Tool arguments are JSON by contract; a JSON round trip is an exact private copy of them and drops what
+ * JSON cannot carry (an `undefined` a hook left in revised arguments reads as an absent key).
+ */
+function jsonCopy(args: unknown): { ok: true; value: unknown } | { ok: false; errors: string[] } {
+	try {
+		const text = JSON.stringify(args);
+		if (text !== undefined) return { ok: true, value: JSON.parse(text) as unknown };
+	} catch (error) {
+		return { ok: false, errors: [`root: arguments must be JSON (${errorText(error)})`] };
+	}
+	return { ok: false, errors: ["root: arguments must be a JSON object (received undefined)"] };
+}

@@ -1,0 +1,81 @@
+/**
+ * `tool({...})`: an `AgentTool` whose `execute` arguments are typed by its parameters (infer.ts), so a
+ * schema and the code that reads its arguments cannot drift apart: `args.nope` does not compile.
+ */
+import type { JsonSchema } from "../core/model.js";
+import type { InferToolArgs } from "./infer.js";
+import { isStandardSchema, type StandardSchemaV1 } from "./standard-schema.js";
+import type { AgentTool, ToolExecutionContext, ToolParameters, ToolResult, ZodLikeSchema } from "./types.js";
+import { compileToolParameters, isZodSchema } from "./validate.js";
+
+export type { FromJsonSchema, InferToolArgs } from "./infer.js";
+export type {
+	StandardJsonSchemaConverter,
+	StandardSchemaIssue,
+	StandardSchemaProps,
+	StandardSchemaResult,
+	StandardSchemaV1,
+} from "./standard-schema.js";
+
+/** What `tool()` takes: an `AgentTool` whose `execute` is typed by `parameters`. */
+export interface ToolDefinition<S extends ToolParameters, TDetails = unknown>
+	extends Omit<AgentTool<InferToolArgs<S>, TDetails>, "parameters" | "execute"> {
+	/** A Zod 4 schema, a Standard Schema v1 validator, a TypeBox schema or a JSON Schema literal. */
+	parameters: S;
+	/**
+	 * The JSON Schema the model sees, for a Standard Schema validator without its own converter (Valibot:
+	 * `toJsonSchema` of `@valibot/to-json-schema`). Overrides the validator's `~standard.jsonSchema`; the
+	 * validator still decides what is valid.
+	 */
+	jsonSchema?: S extends ZodLikeSchema ? never : S extends StandardSchemaV1 ? JsonSchema : never;
+	/** Runs the call with validated arguments: defaults filled in, transforms applied. */
+	execute: (
+		toolCallId: string,
+		args: InferToolArgs<S>,
+		signal: AbortSignal,
+		onUpdate: (partial: ToolResult<TDetails>) => void,
+		ctx: ToolExecutionContext,
+	) => Promise<ToolResult<TDetails>>;
+}
+
+/**
+ * Define a tool whose `execute` arguments are inferred from `parameters` (see `InferToolArgs`). The wire
+ * schema is built here, so a schema the model cannot be shown fails where the tool is defined, with a
+ * message saying what to pass.
+ *
+ * @example
+ * ```ts
+ * const read = tool({
+ *   name: "read",
+ *   description: "Read a file",
+ *   parameters: z.object({ path: z.string(), limit: z.number().int().default(100) }),
+ *   execute: async (_id, { path, limit }) => ({ content: [{ type: "text", text: `${path}: ${limit} lines` }] }),
+ * });
+ * ```
+ */
+export function tool<const S extends ToolParameters, TDetails = unknown>(
+	definition: ToolDefinition<S, TDetails>,
+): AgentTool<InferToolArgs<S>, TDetails> {
+	const { parameters, jsonSchema, ...rest } = definition;
+	const resolved = jsonSchema === undefined ? parameters : withJsonSchema(parameters, jsonSchema);
+	compileToolParameters(resolved).jsonSchema;
+	return { ...rest, parameters: resolved } as AgentTool<InferToolArgs<S>, TDetails>;
+}
+
+/** The validator, answering `~standard.jsonSchema` with the given schema (the StandardJSONSchemaV1 shape). */
+function withJsonSchema(parameters: ToolParameters, jsonSchema: JsonSchema): StandardSchemaV1 {
+	if (isZodSchema(parameters) || !isStandardSchema(parameters))
+		throw new TypeError(
+			"tool({ jsonSchema }) is for Standard Schema validators; Zod and JSON Schema parameters are the wire schema",
+		);
+	const props = parameters["~standard"];
+	return {
+		"~standard": {
+			version: 1,
+			vendor: props.vendor,
+			// Called as a method: a library may read its own state through `this`.
+			validate: (value) => props.validate(value),
+			jsonSchema: { input: () => jsonSchema },
+		},
+	};
+}

@@ -1,0 +1,154 @@
+import { readFile, stat } from "node:fs/promises";
+import { structuredPatch } from "diff";
+import { BINARY_SNIFF_BYTES, looksBinary, type WorkspaceToolsOptions } from "./options.js";
+import { resolveInWorkspace, workspaceRelative } from "./paths.js";
+
+/** Arguments of `write_file`. */
+export interface WriteFileArgs {
+	path: string;
+	content: string;
+}
+
+/** Arguments of `edit_file`. */
+export interface EditFileArgs {
+	path: string;
+	/** Exact text to replace; must occur exactly once in the file. */
+	old_string: string;
+	new_string: string;
+}
+
+/**
+ * A planned change to one file, computed without writing: what `write_file`/`edit_file` would do. A host's
+ * confirmation prompt shows `diff` before the tool runs ({@link previewFileChange}).
+ */
+export interface FileChange {
+	/** Real absolute path. */
+	absolute: string;
+	/** Path relative to the workspace root. */
+	path: string;
+	/** The current text, or undefined when the file does not exist yet. */
+	before: string | undefined;
+	after: string;
+	/** Unified diff (`--- a/path`, `+++ b/path`, hunks with 3 lines of context); empty when nothing changes. */
+	diff: string;
+	added: number;
+	removed: number;
+}
+
+/** Plan `write_file`: the whole new content against what is there now. */
+export async function planWrite(options: WorkspaceToolsOptions, args: WriteFileArgs): Promise<FileChange> {
+	const { absolute, path } = await locate(options, args.path);
+	const before = await readFile(absolute, "utf8").catch((error: NodeJS.ErrnoException) => {
+		if (error.code === "ENOENT") return undefined;
+		if (error.code === "EISDIR") throw new Error(`${path} is a directory; cannot write it as a file.`);
+		throw error;
+	});
+	return change(absolute, path, before, args.content);
+}
+
+/** Plan `edit_file`: the one occurrence of `old_string` replaced. Throws a clear error when it is not unique. */
+export async function planEdit(options: WorkspaceToolsOptions, args: EditFileArgs): Promise<FileChange> {
+	const { absolute, path } = await locate(options, args.path);
+	if (args.old_string === "")
+		throw new Error("old_string is empty; to create or replace a whole file use write_file.");
+	if (args.old_string === args.new_string)
+		throw new Error("old_string and new_string are identical; nothing to change.");
+	const before = await readFile(absolute, "utf8").catch((error: NodeJS.ErrnoException) => {
+		if (error.code === "ENOENT") throw new Error(`File not found: ${path}. To create it use write_file.`);
+		if (error.code === "EISDIR") throw new Error(`${path} is a directory, not a file.`);
+		throw error;
+	});
+	if (looksBinary(Buffer.from(before.slice(0, BINARY_SNIFF_BYTES)))) {
+		throw new Error(`${path} looks like a binary file; edit_file changes text files only.`);
+	}
+	const { oldText, newText } = matchLineEndings(before, args.old_string, args.new_string);
+	const count = countOccurrences(before, oldText);
+	if (count === 0) {
+		throw new Error(
+			`old_string was not found in ${path}. It must match the file exactly, including whitespace and indentation; read the file again to copy the text.`,
+		);
+	}
+	if (count > 1) {
+		throw new Error(
+			`old_string occurs ${count} times in ${path}; it must match exactly once. Include more surrounding lines to make it unique.`,
+		);
+	}
+	const at = before.indexOf(oldText);
+	// Slicing, not String.replace: a `$&` or `$1` in the new text must stay literal.
+	const after = before.slice(0, at) + newText + before.slice(at + oldText.length);
+	return change(absolute, path, before, after);
+}
+
+/**
+ * The change a `write_file` or `edit_file` call would make, for a confirmation prompt; undefined for any other
+ * tool. Throws what the tool would throw (outside the workspace, no unique match, …).
+ */
+export async function previewFileChange(
+	options: WorkspaceToolsOptions,
+	toolName: string,
+	args: Record<string, unknown>,
+): Promise<FileChange | undefined> {
+	if (toolName === "write_file") return planWrite(options, args as unknown as WriteFileArgs);
+	if (toolName === "edit_file") return planEdit(options, args as unknown as EditFileArgs);
+	return undefined;
+}
+
+async function locate(
+	options: WorkspaceToolsOptions,
+	given: string,
+): Promise<{ absolute: string; path: string }> {
+	const root = await resolveInWorkspace(options.cwd, ".");
+	const absolute = await resolveInWorkspace(options.cwd, given);
+	if (absolute === root) throw new Error(`${given} is the workspace directory itself, not a file.`);
+	const path = workspaceRelative(root, absolute);
+	const stats = await stat(absolute).catch(() => undefined);
+	// Reading a FIFO to diff it would block until something writes to it.
+	if (stats && !stats.isFile() && !stats.isDirectory()) {
+		throw new Error(`${path} is not a regular file (a FIFO, socket or device); refused.`);
+	}
+	return { absolute, path };
+}
+
+/**
+ * Models read CRLF files through tools that show plain lines and send LF back; when the LF text does not
+ * occur but its CRLF spelling does, edit in the file's own line endings.
+ */
+function matchLineEndings(
+	file: string,
+	oldText: string,
+	newText: string,
+): { oldText: string; newText: string } {
+	if (file.includes(oldText) || !file.includes("\r\n") || oldText.includes("\r")) return { oldText, newText };
+	const crlf = (s: string) => s.replace(/\r?\n/g, "\r\n");
+	return file.includes(crlf(oldText))
+		? { oldText: crlf(oldText), newText: crlf(newText) }
+		: { oldText, newText };
+}
+
+function countOccurrences(text: string, needle: string): number {
+	let count = 0;
+	for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) count++;
+	return count;
+}
+
+function change(absolute: string, path: string, before: string | undefined, after: string): FileChange {
+	const patch = structuredPatch(`a/${path}`, `b/${path}`, before ?? "", after, undefined, undefined, {
+		context: 3,
+	});
+	let added = 0;
+	let removed = 0;
+	const lines = [before === undefined ? "--- /dev/null" : `--- a/${path}`, `+++ b/${path}`];
+	for (const hunk of patch.hunks) {
+		// Unified diff convention (GNU, git): an empty range names the line before it, so a new file is `-0,0`.
+		const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart;
+		const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart;
+		lines.push(`@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`);
+		for (const line of hunk.lines) {
+			if (line.startsWith("+")) added++;
+			else if (line.startsWith("-")) removed++;
+			lines.push(line);
+		}
+	}
+	const diff = patch.hunks.length === 0 ? "" : `${lines.join("\n")}\n`;
+	return { absolute, path, before, after, diff, added, removed };
+}

@@ -1,0 +1,86 @@
+import { readdir, readlink, stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { AgentTool } from "../tools/types.js";
+import { textResult, WORKSPACE_DEFAULTS, type WorkspaceToolsOptions } from "./options.js";
+import { resolveInWorkspace, workspaceRelative } from "./paths.js";
+
+/** Arguments of `list_dir`. */
+export interface ListDirArgs {
+	/** Directory, relative to the working directory (default `.`). */
+	path?: string;
+}
+
+/** One entry of a `list_dir` result. */
+export interface DirEntry {
+	name: string;
+	type: "file" | "dir" | "symlink" | "other";
+	/** Where a symlink points, as stored in the link. */
+	target?: string;
+}
+
+/** `details` of a `list_dir` result. */
+export interface ListDirDetails {
+	path: string;
+	entries: DirEntry[];
+	/** Entries in the directory, including those left out by the cap. */
+	total: number;
+	truncated: boolean;
+}
+
+/** `list_dir`: the entries of one directory, sorted by name; `name/` for directories, `name -> target` for links. */
+export function listDirTool(options: WorkspaceToolsOptions): AgentTool<ListDirArgs, ListDirDetails> {
+	const maxEntries = options.maxListEntries ?? WORKSPACE_DEFAULTS.maxListEntries;
+	return {
+		name: "list_dir",
+		label: "List directory",
+		description:
+			"List the entries of a directory in the workspace (not recursive). Directories end with '/', " +
+			`symlinks show their target. At most ${maxEntries} entries.`,
+		parameters: {
+			type: "object",
+			properties: {
+				path: {
+					type: "string",
+					description: "Directory path, relative to the working directory. Default '.'.",
+				},
+			},
+			additionalProperties: false,
+		},
+		concurrency: "shared",
+		async execute(_id, args) {
+			const root = await resolveInWorkspace(options.cwd, ".");
+			const absolute = await resolveInWorkspace(options.cwd, args.path ?? ".");
+			const path = workspaceRelative(root, absolute);
+			const stats = await stat(absolute).catch((error: NodeJS.ErrnoException) => {
+				if (error.code === "ENOENT") throw new Error(`Directory not found: ${path}`);
+				throw error;
+			});
+			if (!stats.isDirectory()) throw new Error(`${path} is a file, not a directory; use read_file.`);
+			const dirents = await readdir(absolute, { withFileTypes: true });
+			dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+			const entries: DirEntry[] = [];
+			for (const dirent of dirents.slice(0, maxEntries)) {
+				if (dirent.isSymbolicLink()) {
+					const target = await readlink(join(absolute, dirent.name)).catch(() => "?");
+					entries.push({ name: dirent.name, type: "symlink", target });
+				} else {
+					entries.push({
+						name: dirent.name,
+						type: dirent.isDirectory() ? "dir" : dirent.isFile() ? "file" : "other",
+					});
+				}
+			}
+			const truncated = dirents.length > entries.length;
+			const lines = entries.map(formatEntry);
+			if (entries.length === 0) lines.push("[empty directory]");
+			if (truncated) lines.push(`[${dirents.length - entries.length} more entries not shown]`);
+			return textResult(lines.join("\n"), { path, entries, total: dirents.length, truncated });
+		},
+	};
+}
+
+function formatEntry(entry: DirEntry): string {
+	if (entry.type === "dir") return `${entry.name}/`;
+	if (entry.type === "symlink") return `${entry.name} -> ${entry.target}`;
+	return entry.name;
+}

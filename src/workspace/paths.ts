@@ -1,0 +1,72 @@
+import { lstat, readlink, realpath } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+
+/** Thrown when a tool is asked to touch a path outside its workspace (after resolving symlinks). */
+export class WorkspaceEscapeError extends Error {
+	override readonly name = "WorkspaceEscapeError";
+	/** The path as the caller gave it. */
+	readonly path: string;
+	/** The workspace root (real path). */
+	readonly workspace: string;
+
+	constructor(path: string, workspace: string, resolvedTo?: string) {
+		const via = resolvedTo === undefined ? "" : ` (it resolves through a symlink to ${resolvedTo})`;
+		super(
+			`Path "${path}" is outside the workspace ${workspace}${via}: tools may only touch files under the working directory.`,
+		);
+		this.path = path;
+		this.workspace = workspace;
+	}
+}
+
+/** Hops allowed through chained symlinks before giving up, like the kernel's ELOOP limit. */
+const MAX_SYMLINK_HOPS = 40;
+
+/**
+ * Resolve `path` (relative to `cwd`, or absolute) to its real absolute path and check that it lies inside the
+ * real `cwd`. Symlinks are resolved first — also for a file that does not exist yet, whose nearest existing
+ * ancestor (or dangling link) decides where it would be written. Throws {@link WorkspaceEscapeError} for
+ * anything outside. The returned path is the one to operate on: `..` is resolved against real directories,
+ * never lexically through a symlink.
+ */
+export async function resolveInWorkspace(cwd: string, path: string): Promise<string> {
+	if (typeof path !== "string") throw new TypeError("path must be a string");
+	if (path.includes("\0")) throw new Error(`Path ${JSON.stringify(path)} contains a NUL byte.`);
+	const root = await realpath(cwd);
+	const lexical = isAbsolute(path) ? resolve(path) : resolve(root, path);
+	const real = await realpathLenient(lexical, 0);
+	if (isInside(root, real)) return real;
+	// Name the symlink only when one is to blame: `../x` and `/etc/passwd` are plain escapes.
+	throw new WorkspaceEscapeError(path, root, isInside(root, lexical) ? real : undefined);
+}
+
+/** The path, relative to the workspace root, for messages and details (`.` for the root itself). */
+export function workspaceRelative(root: string, absolute: string): string {
+	const rel = relative(root, absolute);
+	return rel === "" ? "." : rel.split(sep).join("/");
+}
+
+function isInside(root: string, candidate: string): boolean {
+	const rel = relative(root, candidate);
+	return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+}
+
+/** `realpath` that also resolves paths that do not exist (yet), following dangling symlinks to their target. */
+async function realpathLenient(path: string, hops: number): Promise<string> {
+	if (hops > MAX_SYMLINK_HOPS) throw new Error(`Too many levels of symbolic links at ${path}`);
+	try {
+		return await realpath(path);
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+	}
+	const parent = dirname(path);
+	if (parent === path) return path;
+	const realParent = await realpathLenient(parent, hops);
+	const here = join(realParent, basename(path));
+	const stats = await lstat(here).catch(() => undefined);
+	if (stats?.isSymbolicLink()) {
+		return realpathLenient(resolve(realParent, await readlink(here)), hops + 1);
+	}
+	return here;
+}

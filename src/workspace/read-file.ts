@@ -1,0 +1,168 @@
+import { createReadStream } from "node:fs";
+import { open, stat } from "node:fs/promises";
+import { createInterface } from "node:readline";
+import type { AgentTool } from "../tools/types.js";
+import {
+	BINARY_SNIFF_BYTES,
+	looksBinary,
+	textResult,
+	throwIfAborted,
+	WORKSPACE_DEFAULTS,
+	type WorkspaceToolsOptions,
+} from "./options.js";
+import { resolveInWorkspace, workspaceRelative } from "./paths.js";
+
+/** Arguments of `read_file`. */
+export interface ReadFileArgs {
+	path: string;
+	/** First line to return, 1-based (default 1). */
+	start_line?: number;
+	/** Last line to return, inclusive (default: the end of the file, within the size limit). */
+	end_line?: number;
+}
+
+/** `details` of a `read_file` result. */
+export interface ReadFileDetails {
+	/** The path relative to the workspace root. */
+	path: string;
+	startLine: number;
+	/** The last line returned (`startLine - 1` when none was). */
+	endLine: number;
+	/** The file's line count, known when the read reached its end. */
+	totalLines?: number;
+	/** True when the size limit cut the range short. */
+	truncated: boolean;
+	/** The file's size in bytes. */
+	bytes: number;
+}
+
+/** `read_file`: a text file or a line range of it, capped at `maxReadBytes` with a note saying how to go on. */
+export function readFileTool(options: WorkspaceToolsOptions): AgentTool<ReadFileArgs, ReadFileDetails> {
+	const maxBytes = options.maxReadBytes ?? WORKSPACE_DEFAULTS.maxReadBytes;
+	return {
+		name: "read_file",
+		label: "Read file",
+		description:
+			`Read a text file in the workspace. Optional start_line/end_line (1-based, inclusive) select a range. ` +
+			`At most ${maxBytes} bytes are returned; a note then says which line to continue from.`,
+		parameters: {
+			type: "object",
+			properties: {
+				path: { type: "string", description: "File path, relative to the working directory." },
+				start_line: { type: "integer", minimum: 1, description: "First line to read (1-based)." },
+				end_line: { type: "integer", minimum: 1, description: "Last line to read (inclusive)." },
+			},
+			required: ["path"],
+			additionalProperties: false,
+		},
+		concurrency: "shared",
+		async execute(_id, args, signal) {
+			const root = await resolveInWorkspace(options.cwd, ".");
+			const absolute = await resolveInWorkspace(options.cwd, args.path);
+			const path = workspaceRelative(root, absolute);
+			const startLine = args.start_line ?? 1;
+			if (args.end_line !== undefined && args.end_line < startLine) {
+				throw new Error(`end_line (${args.end_line}) is before start_line (${startLine}).`);
+			}
+			const bytes = await checkTextFile(absolute, path);
+			throwIfAborted(signal);
+			const range = { startLine, endLine: args.end_line, fileBytes: bytes };
+			const read = await readLines(absolute, range, maxBytes, signal);
+			if (read.totalLines !== undefined && startLine > Math.max(read.totalLines, 1)) {
+				throw new Error(`start_line ${startLine} is past the end of ${path} (${read.totalLines} lines).`);
+			}
+			const endLine = startLine + read.lines.length - 1;
+			const details: ReadFileDetails = { path, startLine, endLine, truncated: read.truncated, bytes };
+			if (read.totalLines !== undefined) details.totalLines = read.totalLines;
+			return textResult(read.lines.join("\n") + readNote(details, maxBytes, read.cutLine), details);
+		},
+	};
+}
+
+/** The note after the text: what was cut and where to continue. Empty when the whole range was returned. */
+function readNote(details: ReadFileDetails, maxBytes: number, cutLine: boolean): string {
+	if (details.bytes === 0) return "[empty file]";
+	if (!details.truncated) return "";
+	const cut = cutLine ? ` Line ${details.endLine} was cut at the limit.` : "";
+	return (
+		`\n\n[truncated at ${maxBytes} bytes: showing lines ${details.startLine}-${details.endLine}` +
+		`${details.totalLines === undefined ? "" : ` of ${details.totalLines}`}.${cut} ` +
+		`Continue with start_line=${details.endLine + 1}.]`
+	);
+}
+
+/** Refuse directories and binary files with a clear error; returns the size. */
+async function checkTextFile(absolute: string, path: string): Promise<number> {
+	// stat before open: opening a FIFO for reading would block until something writes to it.
+	const stats = await stat(absolute).catch((error: NodeJS.ErrnoException) => {
+		if (error.code === "ENOENT") throw new Error(`File not found: ${path}`);
+		throw error;
+	});
+	if (stats.isDirectory()) throw new Error(`${path} is a directory; use list_dir to see its entries.`);
+	if (!stats.isFile()) throw new Error(`${path} is not a regular file (a FIFO, socket or device); not read.`);
+	const handle = await open(absolute, "r");
+	try {
+		const head = new Uint8Array(Math.min(BINARY_SNIFF_BYTES, stats.size));
+		await handle.read(head, 0, head.length, 0);
+		if (looksBinary(head))
+			throw new Error(`${path} looks like a binary file (${stats.size} bytes); not shown.`);
+		return stats.size;
+	} finally {
+		await handle.close();
+	}
+}
+
+interface LinesRead {
+	lines: string[];
+	truncated: boolean;
+	/** The last returned line was itself longer than the limit and was cut. */
+	cutLine: boolean;
+	totalLines?: number;
+}
+
+/** Up to this size a read goes on to the end after its range to count the lines, for the note and the UI. */
+const COUNT_LINES_UP_TO_BYTES = 16 * 1024 * 1024;
+
+/** Stream the file line by line, so a large log costs only the range asked for, not the whole file. */
+async function readLines(
+	absolute: string,
+	range: { startLine: number; endLine: number | undefined; fileBytes: number },
+	maxBytes: number,
+	signal: AbortSignal,
+): Promise<LinesRead> {
+	const input = createReadStream(absolute, { encoding: "utf8", signal });
+	const reader = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+	const countAll = range.fileBytes <= COUNT_LINES_UP_TO_BYTES;
+	const lines: string[] = [];
+	let used = 0;
+	let lineNo = 0;
+	let stopped: { truncated: boolean; cutLine: boolean } | undefined;
+	let reachedEnd = true;
+	try {
+		for await (const line of reader) {
+			lineNo++;
+			if (stopped !== undefined || lineNo < range.startLine) continue;
+			if (range.endLine !== undefined && lineNo > range.endLine) {
+				stopped = { truncated: false, cutLine: false };
+			} else if (used + Buffer.byteLength(line) + 1 > maxBytes) {
+				const cutLine = lines.length === 0;
+				if (cutLine) lines.push(Buffer.from(line).subarray(0, maxBytes).toString("utf8"));
+				stopped = { truncated: true, cutLine };
+			} else {
+				lines.push(line);
+				used += Buffer.byteLength(line) + 1;
+			}
+			if (stopped !== undefined && !countAll) {
+				reachedEnd = false;
+				break;
+			}
+		}
+	} finally {
+		reader.close();
+		input.destroy();
+	}
+	throwIfAborted(signal);
+	const read: LinesRead = { lines, ...(stopped ?? { truncated: false, cutLine: false }) };
+	if (reachedEnd) read.totalLines = lineNo;
+	return read;
+}

@@ -1,0 +1,183 @@
+import { readFile, stat } from "node:fs/promises";
+import ignore from "ignore";
+import type { AgentTool } from "../tools/types.js";
+import {
+	BINARY_SNIFF_BYTES,
+	looksBinary,
+	textResult,
+	throwIfAborted,
+	WORKSPACE_DEFAULTS,
+	type WorkspaceToolsOptions,
+} from "./options.js";
+import { resolveInWorkspace, workspaceRelative } from "./paths.js";
+import { walkFiles } from "./walk.js";
+
+/** Arguments of `search_text`. */
+export interface SearchTextArgs {
+	/** A JavaScript regular expression, matched against each line. */
+	pattern: string;
+	/** Directory or file to search, relative to the working directory (default `.`). */
+	path?: string;
+	/** Only files whose path matches this gitignore-style glob, e.g. `*.ts` or `src/**\/*.md`. */
+	include?: string;
+	ignore_case?: boolean;
+	/** Stop after this many matches (at most the configured cap). */
+	max_matches?: number;
+}
+
+/** One matching line. */
+export interface SearchMatch {
+	path: string;
+	/** 1-based line number. */
+	line: number;
+	/** The line, cut to {@link MAX_MATCH_LINE_CHARS} characters. */
+	text: string;
+}
+
+/** `details` of a `search_text` result. */
+export interface SearchTextDetails {
+	pattern: string;
+	path: string;
+	matches: SearchMatch[];
+	filesSearched: number;
+	/** True when the match cap stopped the search early. */
+	truncated: boolean;
+	skippedBinary: number;
+	skippedLarge: number;
+}
+
+/** Characters of a matching line shown; minified files would otherwise flood the model's context. */
+export const MAX_MATCH_LINE_CHARS = 240;
+
+/** `search_text`: a regex over the files of the tree, respecting `.gitignore`, skipping binaries and `.git/`. */
+export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<SearchTextArgs, SearchTextDetails> {
+	const cap = options.maxSearchMatches ?? WORKSPACE_DEFAULTS.maxSearchMatches;
+	const maxFileBytes = options.maxSearchFileBytes ?? WORKSPACE_DEFAULTS.maxSearchFileBytes;
+	return {
+		name: "search_text",
+		label: "Search text",
+		description:
+			"Search the workspace's files for a regular expression (JavaScript syntax), line by line. " +
+			"Respects .gitignore, skips binary files and .git/. Returns path:line: text for each match, " +
+			`at most ${cap} matches.`,
+		parameters: {
+			type: "object",
+			properties: {
+				pattern: { type: "string", description: "Regular expression (JavaScript syntax)." },
+				path: { type: "string", description: "Directory or file to search. Default '.'." },
+				include: { type: "string", description: "Only files matching this glob, e.g. '*.ts'." },
+				ignore_case: { type: "boolean", description: "Case-insensitive match." },
+				max_matches: { type: "integer", minimum: 1, description: `Stop after this many (max ${cap}).` },
+			},
+			required: ["pattern"],
+			additionalProperties: false,
+		},
+		concurrency: "shared",
+		async execute(_id, args, signal) {
+			const regex = compilePattern(args.pattern, args.ignore_case === true);
+			const include = args.include ? ignore().add(args.include) : undefined;
+			const limit = Math.min(args.max_matches ?? cap, cap);
+			const root = await resolveInWorkspace(options.cwd, ".");
+			const start = await resolveInWorkspace(options.cwd, args.path ?? ".");
+			const details: SearchTextDetails = {
+				pattern: args.pattern,
+				path: workspaceRelative(root, start),
+				matches: [],
+				filesSearched: 0,
+				truncated: false,
+				skippedBinary: 0,
+				skippedLarge: 0,
+			};
+			const startStats = await stat(start).catch(() => {
+				throw new Error(`Path not found: ${details.path}`);
+			});
+			const files = startStats.isDirectory() ? walkFiles(root, start, signal) : single(start);
+			for await (const file of files) {
+				const path = workspaceRelative(root, file);
+				if (include && !include.ignores(path)) continue;
+				const text = await readSearchable(file, maxFileBytes, details);
+				if (text === undefined) continue;
+				details.filesSearched++;
+				if (collectMatches(text, path, regex, limit, details.matches)) {
+					details.truncated = true;
+					break;
+				}
+				throwIfAborted(signal);
+			}
+			return textResult(formatSearch(details), details);
+		},
+	};
+}
+
+async function* single(file: string): AsyncGenerator<string> {
+	yield file;
+}
+
+function compilePattern(pattern: string, ignoreCase: boolean): RegExp {
+	try {
+		return new RegExp(pattern, ignoreCase ? "i" : "");
+	} catch (error) {
+		throw new Error(`Invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message}`);
+	}
+}
+
+/** The file's text, or undefined (counted) when it is too large or binary. */
+async function readSearchable(
+	file: string,
+	maxFileBytes: number,
+	details: SearchTextDetails,
+): Promise<string | undefined> {
+	const stats = await stat(file).catch(() => undefined);
+	if (stats === undefined) return undefined;
+	if (stats.size > maxFileBytes) {
+		details.skippedLarge++;
+		return undefined;
+	}
+	const bytes = await readFile(file).catch(() => undefined);
+	if (bytes === undefined) return undefined;
+	if (looksBinary(bytes.subarray(0, BINARY_SNIFF_BYTES))) {
+		details.skippedBinary++;
+		return undefined;
+	}
+	return bytes.toString("utf8");
+}
+
+/** Push the file's matching lines; true when the limit was reached. */
+function collectMatches(
+	text: string,
+	path: string,
+	regex: RegExp,
+	limit: number,
+	out: SearchMatch[],
+): boolean {
+	const lines = text.split("\n");
+	for (let i = 0; i < lines.length; i++) {
+		const line = lines[i]!.replace(/\r$/, "");
+		if (!regex.test(line)) continue;
+		if (out.length >= limit) return true;
+		out.push({
+			path,
+			line: i + 1,
+			text: line.length > MAX_MATCH_LINE_CHARS ? `${line.slice(0, MAX_MATCH_LINE_CHARS)}…` : line,
+		});
+	}
+	return false;
+}
+
+function formatSearch(details: SearchTextDetails): string {
+	const lines = details.matches.map((m) => `${m.path}:${m.line}: ${m.text}`);
+	if (lines.length === 0)
+		lines.push(
+			`No matches for /${details.pattern}/ in ${details.path} (${details.filesSearched} files searched).`,
+		);
+	if (details.truncated) {
+		lines.push(
+			`[stopped at ${details.matches.length} matches; narrow the pattern, path or include to see the rest]`,
+		);
+	}
+	const skipped = details.skippedBinary + details.skippedLarge;
+	if (skipped > 0) {
+		lines.push(`[skipped ${details.skippedBinary} binary and ${details.skippedLarge} large files]`);
+	}
+	return lines.join("\n");
+}

@@ -1,0 +1,78 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
+import ignore from "ignore";
+import { throwIfAborted } from "./options.js";
+
+/** The rules of one `.gitignore` file and the directory its patterns are relative to. */
+interface IgnoreLevel {
+	base: string;
+	rules: ignore.Ignore;
+}
+
+/**
+ * The `.gitignore` files that apply in one directory, outermost first. Evaluated like git: a deeper file's
+ * rules override an outer one's, so `!keep.log` in a subdirectory re-includes what the root ignored.
+ */
+export class GitignoreChain {
+	private constructor(private readonly levels: readonly IgnoreLevel[]) {}
+
+	/** The chain for `dir`: every `.gitignore` from the workspace `root` down to `dir` itself. */
+	static async forDirectory(root: string, dir: string): Promise<GitignoreChain> {
+		let chain = new GitignoreChain([]);
+		const parts = relative(root, dir).split(sep).filter(Boolean);
+		let current = root;
+		chain = await chain.descend(current);
+		for (const part of parts) {
+			current = join(current, part);
+			chain = await chain.descend(current);
+		}
+		return chain;
+	}
+
+	/** The chain for a subdirectory: this one plus the subdirectory's own `.gitignore`, if it has one. */
+	async descend(dir: string): Promise<GitignoreChain> {
+		const text = await readFile(join(dir, ".gitignore"), "utf8").catch(() => undefined);
+		if (text === undefined) return this;
+		return new GitignoreChain([...this.levels, { base: dir, rules: ignore().add(text) }]);
+	}
+
+	/** Whether git would ignore this path. */
+	ignores(absolute: string, isDirectory: boolean): boolean {
+		let ignored = false;
+		for (const level of this.levels) {
+			const rel = relative(level.base, absolute);
+			if (rel === "" || rel.startsWith("..")) continue;
+			const result = level.rules.test(rel.split(sep).join("/") + (isDirectory ? "/" : ""));
+			if (result.ignored) ignored = true;
+			else if (result.unignored) ignored = false;
+		}
+		return ignored;
+	}
+}
+
+/**
+ * Every regular file under `dir`, depth first in name order, skipping `.git/`, what `.gitignore` files
+ * exclude, and symlinks (following them could leave the workspace or loop).
+ */
+export async function* walkFiles(root: string, dir: string, signal: AbortSignal): AsyncGenerator<string> {
+	yield* walkDirectory(dir, await GitignoreChain.forDirectory(root, dir), signal);
+}
+
+async function* walkDirectory(
+	dir: string,
+	chain: GitignoreChain,
+	signal: AbortSignal,
+): AsyncGenerator<string> {
+	throwIfAborted(signal);
+	const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+	entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+	for (const entry of entries) {
+		const absolute = join(dir, entry.name);
+		if (entry.isDirectory()) {
+			if (entry.name === ".git" || chain.ignores(absolute, true)) continue;
+			yield* walkDirectory(absolute, await chain.descend(absolute), signal);
+		} else if (entry.isFile() && !chain.ignores(absolute, false)) {
+			yield absolute;
+		}
+	}
+}

@@ -1,0 +1,96 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { AgentTool } from "../tools/types.js";
+import {
+	type EditFileArgs,
+	type FileChange,
+	planEdit,
+	planWrite,
+	type WriteFileArgs,
+} from "./file-change.js";
+import { textResult, throwIfAborted, type WorkspaceToolsOptions } from "./options.js";
+
+/** `details` of a `write_file` or `edit_file` result. */
+export interface FileChangeDetails {
+	path: string;
+	/** True when `write_file` created the file. */
+	created: boolean;
+	/** Bytes written. */
+	bytes: number;
+	/** Unified diff of the change (empty when the content was already the same). */
+	diff: string;
+	added: number;
+	removed: number;
+}
+
+/** `write_file`: create or overwrite a file (parent directories created). Exclusive: it changes the tree. */
+export function writeFileTool(options: WorkspaceToolsOptions): AgentTool<WriteFileArgs, FileChangeDetails> {
+	return {
+		name: "write_file",
+		label: "Write file",
+		description:
+			"Create a file, or replace a file's whole content, in the workspace. Parent directories are created. " +
+			"To change part of an existing file prefer edit_file.",
+		parameters: {
+			type: "object",
+			properties: {
+				path: { type: "string", description: "File path, relative to the working directory." },
+				content: { type: "string", description: "The complete new content of the file." },
+			},
+			required: ["path", "content"],
+			additionalProperties: false,
+		},
+		concurrency: "exclusive",
+		async execute(_id, args, signal) {
+			const planned = await planWrite(options, args);
+			throwIfAborted(signal);
+			await mkdir(dirname(planned.absolute), { recursive: true });
+			const details = await commit(planned);
+			const verb = details.created ? "Created" : "Wrote";
+			return textResult(
+				`${verb} ${details.path} (${details.bytes} bytes, +${details.added} -${details.removed} lines).`,
+				details,
+			);
+		},
+	};
+}
+
+/** `edit_file`: replace one exact, unique occurrence of a string; the result carries the unified diff. */
+export function editFileTool(options: WorkspaceToolsOptions): AgentTool<EditFileArgs, FileChangeDetails> {
+	return {
+		name: "edit_file",
+		label: "Edit file",
+		description:
+			"Replace an exact string in a file with a new one. old_string must match the file exactly once " +
+			"(including whitespace); include enough surrounding lines to make it unique. Returns the diff.",
+		parameters: {
+			type: "object",
+			properties: {
+				path: { type: "string", description: "File path, relative to the working directory." },
+				old_string: { type: "string", description: "The exact text to replace (must occur once)." },
+				new_string: { type: "string", description: "The replacement text." },
+			},
+			required: ["path", "old_string", "new_string"],
+			additionalProperties: false,
+		},
+		concurrency: "exclusive",
+		async execute(_id, args, signal) {
+			const planned = await planEdit(options, args);
+			throwIfAborted(signal);
+			const details = await commit(planned);
+			return textResult(`Edited ${details.path}:\n${details.diff}`, details);
+		},
+	};
+}
+
+async function commit(planned: FileChange): Promise<FileChangeDetails> {
+	await writeFile(planned.absolute, planned.after, "utf8");
+	return {
+		path: planned.path,
+		created: planned.before === undefined,
+		bytes: Buffer.byteLength(planned.after),
+		diff: planned.diff,
+		added: planned.added,
+		removed: planned.removed,
+	};
+}

@@ -1,0 +1,98 @@
+/**
+ * The command's front door, run in-process through `main()` with its own streams (the same function the
+ * bin calls): help, version, and every bad command line or settings file exits 2 with one clear line.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { HELP } from "../../src/cli/args.js";
+import { main } from "../../src/cli/command.js";
+import { API_KEY_ENV_VARS } from "../../src/providers/base/env.js";
+import { cleanEnv, cleanUpAfterEach, tempProject } from "./support.js";
+
+cleanUpAfterEach();
+
+// In-process, the providers read this process's environment: no developer key may turn a test into a call.
+beforeEach(() => {
+	for (const name of Object.values(API_KEY_ENV_VARS).flat()) vi.stubEnv(name, "");
+	return () => vi.unstubAllEnvs();
+});
+
+async function run(
+	argv: string[],
+	cwd = tempProject(),
+): Promise<{ code: number; stdout: string; stderr: string }> {
+	const stdout = new PassThrough();
+	const stderr = new PassThrough();
+	let out = "";
+	let err = "";
+	stdout.on("data", (chunk: Buffer) => {
+		out += chunk.toString();
+	});
+	stderr.on("data", (chunk: Buffer) => {
+		err += chunk.toString();
+	});
+	const stdin = new PassThrough();
+	stdin.end();
+	vi.stubEnv("TMPDIR", cwd); // a demo sandbox made before a usage error lands in the test's own directory
+	const code = await main({ argv, env: cleanEnv(cwd), cwd, stdin, stdout, stderr });
+	return { code, stdout: out, stderr: err };
+}
+
+describe("capstan --help / --version", () => {
+	it("prints the help", async () => {
+		expect(await run(["--help"])).toEqual({ code: 0, stdout: HELP, stderr: "" });
+	});
+
+	it("prints the package version", async () => {
+		const { version } = (await import("../../package.json", { with: { type: "json" } })).default;
+		expect(await run(["-v"])).toEqual({ code: 0, stdout: `capstan ${version}\n`, stderr: "" });
+	});
+});
+
+describe("bad usage exits 2 with a clear line", () => {
+	it.each([
+		[["--bogus"], /Unknown option '--bogus'.*\nRun capstan --help/s],
+		[["--thinking", "huge"], /--thinking must be one of off, minimal, low, medium, high, xhigh/],
+		[["--json", "--rpc"], /choose one mode: --json or --rpc/],
+		[["--rpc", "hello"], /--rpc takes its prompts as commands on stdin/],
+		[["--no-session", "--continue"], /--no-session cannot be combined with --resume or --continue/],
+		[["--model", "nope/x", "-p", "hi"], /Unknown provider "nope"/],
+		[["--model", "gpt-nine", "-p", "hi"], /unknown model "gpt-nine": use provider\/id from anthropic\//],
+		[
+			["--model", "anthropic/claude-sonnet-4-5", "-p", "hi"],
+			/no API key for anthropic\/claude-sonnet-4-5: set ANTHROPIC_API_KEY/,
+		],
+		[["--base-url", "not a url", "-p", "hi"], /--base-url must be an absolute URL/],
+		[["--api-key", "k", "-p", "hi"], /--api-key needs --model provider\/id \(or --base-url\)/],
+		[["--resume", "missing.jsonl", "--demo", "-p", "x"], /no session file at .*missing\.jsonl/],
+		[["--continue", "--demo", "-p", "x", "--session-dir", "none"], /no session to continue in .*none/],
+	])("capstan %j", async (argv, message) => {
+		const { code, stderr } = await run(argv);
+		expect(stderr).toMatch(message);
+		expect(code).toBe(2);
+	});
+
+	it("names the broken settings file and the key", async () => {
+		const cwd = tempProject();
+		writeFileSync(join(cwd, "capstan.json"), '{"thinking": "lots"}');
+		expect(await run(["-p", "hi"], cwd)).toEqual({
+			code: 2,
+			stdout: "",
+			stderr: `capstan: ${join(cwd, "capstan.json")}: "thinking" must be one of off, minimal, low, medium, high, xhigh\n`,
+		});
+	});
+
+	it("reads the user settings from $XDG_CONFIG_HOME and says so when the JSON is broken", async () => {
+		const cwd = tempProject();
+		const { mkdirSync } = await import("node:fs");
+		mkdirSync(join(cwd, ".config", "capstan"), { recursive: true });
+		writeFileSync(join(cwd, ".config", "capstan", "config.json"), "{ model: 1 }");
+		const { code, stderr } = await run(["-p", "hi"], cwd);
+		expect(code).toBe(2);
+		expect(stderr).toMatch(
+			new RegExp(`^capstan: ${join(cwd, ".config", "capstan", "config.json")} is not valid JSON`),
+		);
+	});
+});

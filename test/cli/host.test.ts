@@ -1,0 +1,85 @@
+/**
+ * `CliApp` as the interactive mode sees it (the `InteractiveHost` contract), built in-process by the same
+ * `CliApp.create` the command uses: model description and switching, thinking, sessions, approval policy.
+ */
+import { join } from "node:path";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { CliApp } from "../../src/cli/app.js";
+import { parseCliArgs } from "../../src/cli/args.js";
+import { API_KEY_ENV_VARS } from "../../src/providers/base/env.js";
+import { cleanUpAfterEach, tempProject } from "./support.js";
+
+cleanUpAfterEach();
+
+beforeEach(() => {
+	for (const name of Object.values(API_KEY_ENV_VARS).flat()) vi.stubEnv(name, "");
+	return () => vi.unstubAllEnvs();
+});
+
+async function app(argv: string[], cwd = tempProject()): Promise<CliApp> {
+	vi.stubEnv("TMPDIR", cwd);
+	return CliApp.create({ args: parseCliArgs(argv), config: {}, cwd, version: "9.9.9" });
+}
+
+describe("the InteractiveHost of the command", () => {
+	it("describes a --base-url model and switches to another id on the same server", async () => {
+		const cwd = tempProject();
+		const host = await app(
+			["--base-url", "http://127.0.0.1:9/v1", "--model", "qwen3:8b", "--thinking", "low"],
+			cwd,
+		);
+		expect(host.describeModel()).toEqual({
+			provider: "openai-compatible",
+			id: "qwen3:8b",
+			spec: "openai-compatible/qwen3:8b",
+			thinkingLevel: "low",
+			contextWindow: 32_768,
+			scripted: false,
+			baseUrl: "http://127.0.0.1:9/v1",
+		});
+		expect(host.cwd).toBe(cwd);
+		expect(host.version).toBe("9.9.9");
+		expect(host.autoApprove).toBe(false);
+		expect(host.scripted).toBeUndefined();
+		host.setModel("llama3.2");
+		expect(host.describeModel()).toMatchObject({ id: "llama3.2", baseUrl: "http://127.0.0.1:9/v1" });
+		host.setThinking("high");
+		expect(host.agent.state.thinkingLevel).toBe("high");
+		expect(host.listModels()[0]).toBe("openai-compatible/llama3.2");
+		expect(host.listModels()).toContain("anthropic/claude-sonnet-4-5");
+		// A catalog model without its key is refused with the variable to set; the model stays as it was.
+		expect(() => host.setModel("anthropic/claude-sonnet-4-5")).toThrow(/set ANTHROPIC_API_KEY/);
+		expect(host.describeModel().id).toBe("llama3.2");
+	});
+
+	it("runs the demo in a sandbox with its own session folder, and writes no file before the first run", async () => {
+		const cwd = tempProject();
+		const host = await app([], cwd);
+		expect(host.scripted).toMatchObject({
+			longTool: "watch_build",
+			notice: expect.stringContaining("no API key found"),
+		});
+		expect(host.scripted?.sandbox.startsWith(join(cwd, "capstan-demo-"))).toBe(true);
+		expect(host.describeModel()).toMatchObject({ provider: "scripted", scripted: true });
+		expect(() => host.setModel("x")).toThrow(/scripted demo has no other model/);
+		expect(host.autoApprove).toBe(true); // it only writes inside its sandbox
+		expect(host.sessions).toMatchObject({ enabled: true, current: undefined });
+		expect(await host.sessions.list()).toEqual([]);
+		await host.agent.prompt("hello"); // the whole script: nobody steers here
+		const [saved] = await host.sessions.list();
+		expect(saved).toMatchObject({ path: host.sessions.current, title: "hello", messageCount: 10 });
+		await host.sessions.clear();
+		expect(host.sessions.current).toBeUndefined();
+		expect(host.agent.state.messages).toEqual([]);
+		await host.sessions.resume(saved?.path ?? "");
+		expect(host.agent.state.messages).toHaveLength(10); // nobody steered: watch_build ran its 3 s
+		expect(host.sessions.current).toBe(saved?.path);
+	});
+
+	it("says how a run ended", async () => {
+		const host = await app(["--demo"]);
+		expect(
+			host.explainEnd({ type: "agent_end", messages: [], outcome: { type: "aborted", reason: "Esc" } }),
+		).toBe("aborted: Esc");
+	});
+});

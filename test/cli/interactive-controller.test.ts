@@ -1,0 +1,282 @@
+import { tmpdir } from "node:os";
+import { afterEach, describe, expect, it } from "vitest";
+import { Agent } from "../../src/agent/agent.js";
+import type { InteractiveHost, ToolApprover } from "../../src/cli/host.js";
+import { createPalette } from "../../src/cli/interactive/ansi.js";
+import { InteractiveController } from "../../src/cli/interactive/controller.js";
+import { LiveScreen } from "../../src/cli/interactive/screen.js";
+import type { RetryInfo } from "../../src/core/model.js";
+import { errorReply, scriptedModel, textReply, toolReply } from "../../src/testing/index.js";
+import type { AgentTool } from "../../src/tools/types.js";
+import { shellTool } from "../../src/workspace/index.js";
+import { VirtualTerminal } from "./interactive-vt.js";
+
+/** Interruptible tool that runs until its signal fires. */
+const waitTool: AgentTool = {
+	name: "watch_build",
+	description: "waits",
+	parameters: { type: "object", properties: {} },
+	interruptible: true,
+	execute: (_id, _args, signal) =>
+		new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("stopped")))),
+};
+
+const writeTool: AgentTool = {
+	name: "write_file",
+	description: "writes",
+	parameters: { type: "object", properties: { path: { type: "string" } } },
+	execute: async () => ({ content: [{ type: "text", text: "written" }] }),
+};
+
+function setup(
+	script: Parameters<typeof scriptedModel>[0],
+	size: { columns?: number; rows?: number } = {},
+	extraTools: AgentTool[] = [],
+) {
+	const scripted = scriptedModel(script);
+	let approver: ToolApprover | undefined;
+	const agent = new Agent({
+		model: scripted.model,
+		streamFn: scripted.stream,
+		tools: [waitTool, writeTool, ...extraTools],
+		beforeToolCall: async (ctx, signal) => {
+			if (ctx.tool.name !== "write_file") return undefined;
+			const request = {
+				toolCallId: ctx.toolCall.id,
+				toolName: "write_file",
+				args: ctx.args,
+				summary: "write_file a.txt",
+			};
+			const ok = approver ? await approver(request, signal) : false;
+			return ok ? undefined : { block: true, reason: "The user declined." };
+		},
+	});
+	const host: InteractiveHost = {
+		agent,
+		cwd: "/tmp/project",
+		version: "test",
+		describeModel: () => ({
+			provider: "scripted",
+			id: "m",
+			spec: "scripted/m",
+			thinkingLevel: "off",
+			contextWindow: 1000,
+			scripted: true,
+		}),
+		listModels: () => ["scripted/m"],
+		setModel: () => undefined,
+		setThinking: () => undefined,
+		sessions: {
+			current: undefined,
+			enabled: false,
+			list: async () => [],
+			resume: async () => [],
+			clear: () => agent.reset(),
+		},
+		autoApprove: false,
+		setApprover: (next) => {
+			approver = next;
+		},
+		explainEnd: (e) =>
+			e.outcome.type === "error" ? "the conversation no longer fits: /clear or a new session" : undefined,
+	};
+	const retries = new Set<(info: RetryInfo) => void>();
+	Object.assign(host, {
+		onRetry: (listener: (info: RetryInfo) => void) => {
+			retries.add(listener);
+			return () => retries.delete(listener);
+		},
+	});
+	const vt = new VirtualTerminal(size.columns ?? 100, size.rows ?? 40);
+	const controller = new InteractiveController(host, new LiveScreen(vt), vt, createPalette(false));
+	stops.push(controller.start());
+	const type = (text: string) => {
+		for (const ch of text) controller.handle({ type: "insert", text: ch }, ch);
+	};
+	const retry = (info: RetryInfo) => {
+		for (const listener of retries) listener(info);
+	};
+	return { agent, vt, controller, scripted, type, retry };
+}
+
+const stops: (() => void)[] = [];
+afterEach(() => {
+	for (const stop of stops.splice(0)) stop();
+});
+
+async function until(vt: VirtualTerminal, text: string): Promise<void> {
+	for (let i = 0; i < 200; i++) {
+		if (vt.screen().join("\n").includes(text)) return;
+		await new Promise((r) => setTimeout(r, 10));
+	}
+	throw new Error(`never saw ${JSON.stringify(text)} on:\n${vt.screen().join("\n")}`);
+}
+
+describe("InteractiveController: the live input line drives the agent", () => {
+	it("Enter sends a prompt; the streamed reply lands in the transcript once", async () => {
+		const { vt, type, controller } = setup([textReply("Hello **there**.\n- one\n- two")]);
+		type("hi");
+		controller.handle({ type: "submit" });
+		await until(vt, "— done");
+		const screen = vt.screen();
+		expect(screen).toContain("› hi");
+		expect(screen).toContain("Hello there.");
+		expect(screen.filter((l) => l === "• two")).toHaveLength(1);
+	});
+
+	it("SPEC T10: Enter during a run steers; the running tool shows it was interrupted by the message", async () => {
+		const { vt, type, controller, agent, scripted } = setup([
+			toolReply("watch_build"),
+			textReply("Stopped as asked."),
+		]);
+		type("build");
+		controller.handle({ type: "submit" });
+		await until(vt, "⠋ watch_build");
+		type("stop now");
+		controller.handle({ type: "submit" });
+		await until(vt, "— done");
+		const screen = vt.screen().join("\n");
+		expect(screen).toMatch(/⏹ watch_build +interrupted by your message \(\d+\.\d s\)/);
+		expect(screen).toContain("› stop now (steering)");
+		expect(screen).toContain("Stopped as asked.");
+		expect(agent.state.messages.map((m) => (m as { role: string }).role)).toEqual([
+			"user",
+			"assistant",
+			"toolResult",
+			"user",
+			"assistant",
+		]);
+		expect(scripted.calls).toHaveLength(2);
+	});
+
+	it("SPEC L9: Alt+Enter during a run queues a follow-up, shown as queued, run after the model stops", async () => {
+		const { vt, type, controller, agent } = setup([
+			toolReply("watch_build"),
+			textReply("first"),
+			textReply("second"),
+		]);
+		type("build");
+		controller.handle({ type: "submit" });
+		await until(vt, "⠋ watch_build");
+		type("and then this");
+		controller.handle({ type: "submitLater" });
+		await until(vt, "⏭ follow-up queued: and then this");
+		controller.handle({ type: "escape" });
+		await until(vt, "run aborted");
+		// SPEC A6: the abort left the follow-up queued; it is still shown and still in the queue.
+		expect(agent.peekFollowUpQueue()).toHaveLength(1);
+		expect(vt.screen().join("\n")).toMatch(/⏹ watch_build +aborted/);
+	});
+
+	it("SPEC T4: a mutating call asks first; n blocks it with a reason the model reads, y lets it run", async () => {
+		const { vt, type, controller, scripted } = setup([
+			toolReply("write_file", { path: "a.txt" }),
+			textReply("ok"),
+			toolReply("write_file", { path: "a.txt" }),
+			textReply("done"),
+		]);
+		type("write");
+		controller.handle({ type: "submit" });
+		await until(vt, "? Run write_file: a.txt? [y/N/a=always]");
+		controller.handle({ type: "insert", text: "n" }, "n");
+		await until(vt, "— done");
+		expect(vt.screen().join("\n")).toMatch(/⊘ write_file a\.txt blocked: .*The user declined\./);
+		const blocked = scripted.calls[1]?.context.messages.at(-1);
+		expect(blocked).toMatchObject({ role: "toolResult", isError: true });
+		type("write again");
+		controller.handle({ type: "submit" });
+		await until(vt, "? Run write_file");
+		controller.handle({ type: "insert", text: "y" }, "y");
+		await until(vt, "✓ write_file a.txt");
+	});
+
+	it("Esc while a question is open declines it and aborts the run", async () => {
+		const { vt, type, controller, agent } = setup([toolReply("write_file", { path: "a.txt" })]);
+		type("write");
+		controller.handle({ type: "submit" });
+		await until(vt, "? Run write_file");
+		controller.handle({ type: "escape" });
+		await until(vt, "run aborted");
+		expect(agent.state.isStreaming).toBe(false);
+	});
+
+	it("Ctrl+C once warns, twice within 1.5 s exits with 0", async () => {
+		const { vt, controller } = setup([]);
+		controller.handle({ type: "interrupt" });
+		await until(vt, "press Ctrl+C again to exit");
+		controller.handle({ type: "interrupt" });
+		await expect(controller.done).resolves.toBe(0);
+	});
+
+	it("slash commands report in the transcript; an unknown one says how to find the others", async () => {
+		const { vt, type, controller } = setup([]);
+		type("/nope");
+		controller.handle({ type: "submit" });
+		await until(vt, "unknown command /nope — /help lists them");
+		type("/thinking loud");
+		controller.handle({ type: "submit" });
+		await until(vt, '/thinking: unknown level "loud"');
+		type("/tools");
+		controller.handle({ type: "submit" });
+		await until(vt, "write_file (asks first)");
+		type("/us");
+		controller.handle({ type: "complete" });
+		controller.handle({ type: "submit" });
+		await until(vt, "replies      0");
+	});
+
+	it("SPEC A8: a provider retry is shown with its wait; an error stop says what to do", async () => {
+		const { vt, type, controller, retry } = setup([
+			errorReply("prompt is too long: 210000 tokens", "context_overflow"),
+		]);
+		retry({ attempt: 2, delayMs: 4000, errorKind: "rate_limit", errorMessage: "429 Too Many Requests" });
+		await until(vt, "↻ retry 2 in 4.0 s (rate_limit: 429 Too Many Requests)");
+		type("hello");
+		controller.handle({ type: "submit" });
+		await until(vt, "→ the conversation no longer fits: /clear or a new session");
+		const screen = vt.screen().join("\n");
+		expect(screen).toContain("✗ model error (context_overflow): prompt is too long: 210000 tokens");
+		expect(screen).toMatch(/✗ run failed after \d+\.\d s/);
+	});
+
+	it("thinking is collapsed to one line; Ctrl+T expands it, printing the last block in full", async () => {
+		const { vt, type, controller } = setup([
+			{
+				content: [
+					{ type: "thinking", thinking: "step one\nstep two" },
+					{ type: "text", text: "answer" },
+				],
+			},
+		]);
+		type("q");
+		controller.handle({ type: "submit" });
+		await until(vt, "— done");
+		expect(vt.screen().join("\n")).toMatch(/✻ thought for \d+\.\d s · 2 lines · Ctrl\+T shows thinking/);
+		expect(vt.screen()).not.toContain("step two");
+		controller.handle({ type: "toggleThinking" });
+		await until(vt, "thinking expanded");
+		expect(vt.screen()).toContain("step two");
+	});
+
+	it("on a narrow terminal every live row fits the width; long input wraps instead of overflowing", async () => {
+		const { vt, type } = setup([], { columns: 24, rows: 12 });
+		type("a long line of input that needs more than one row");
+		await until(vt, "row");
+		const live = vt.screen().slice(-4);
+		expect(live.map((row) => row.length <= 23)).toEqual([true, true, true, true]);
+		// The screen model trims trailing blanks, so compare without spaces.
+		expect(live.slice(1).join("").replace(/ /g, "")).toBe("›alonglineofinputthatneedsmorethanonerow");
+	});
+
+	it("Esc ends a running shell command: the run stops at once, not when the command would have", async () => {
+		const shell = shellTool({ cwd: tmpdir(), shell: { killGraceMs: 200 } });
+		const { vt, type, controller, agent } = setup([toolReply("shell", { command: "sleep 30" })], {}, [shell]);
+		type("run it");
+		controller.handle({ type: "submit" });
+		await until(vt, "shell sleep 30");
+		controller.handle({ type: "escape" });
+		await until(vt, "run aborted");
+		expect(vt.screen().join("\n")).toMatch(/⏹ shell sleep 30 aborted \(\d+\.\d s\)/);
+		expect(agent.state.isStreaming).toBe(false);
+	});
+});

@@ -1,0 +1,124 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { type KeyAction, keyAction, readKeys } from "../../src/cli/interactive/keys.js";
+import { LineEditor } from "../../src/cli/interactive/line-editor.js";
+
+/** Decode raw terminal bytes through the real readline decoder into actions. */
+async function decode(chunks: string[], gapMs = 0): Promise<KeyAction[]> {
+	const input = new PassThrough() as unknown as NodeJS.ReadStream;
+	const actions: KeyAction[] = [];
+	let pasting = false;
+	const stop = readKeys(input, (text, key) => {
+		const action = keyAction(text, key, pasting);
+		if (action.type === "pasteStart") pasting = true;
+		if (action.type === "pasteEnd") pasting = false;
+		actions.push(action);
+	});
+	for (const chunk of chunks) {
+		(input as unknown as PassThrough).write(chunk);
+		if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
+	}
+	await new Promise((r) => setTimeout(r, 120)); // past the lone-Esc timeout
+	stop();
+	return actions;
+}
+
+describe("keys: terminal bytes to actions", () => {
+	it("tells a lone Esc from escape sequences and Alt+Enter (ESC CR)", async () => {
+		expect(await decode(["\x1b"])).toEqual([{ type: "escape" }]);
+		expect(await decode(["\x1b[A", "\x1b[B", "\x1b[D", "\x1b[C", "\x1bOH"])).toEqual([
+			{ type: "historyPrev" },
+			{ type: "historyNext" },
+			{ type: "left" },
+			{ type: "right" },
+			{ type: "home" },
+		]);
+		expect(await decode(["\x1b\r"])).toEqual([{ type: "submitLater" }]);
+		expect(await decode(["\r"])).toEqual([{ type: "submit" }]);
+	});
+
+	it("reads Ctrl keys and non-ASCII text", async () => {
+		expect(await decode(["\x03", "\x04", "\x14", "é", "中", "👍"])).toEqual([
+			{ type: "interrupt" },
+			{ type: "eof" },
+			{ type: "toggleThinking" },
+			{ type: "insert", text: "é" },
+			{ type: "insert", text: "中" },
+			{ type: "insert", text: "👍" },
+		]);
+	});
+
+	it("keeps a bracketed paste as text: its newline does not send", async () => {
+		const actions = await decode(["\x1b[200~a\rb\x1b[201~"]);
+		expect(actions).toEqual([
+			{ type: "pasteStart" },
+			{ type: "insert", text: "a" },
+			{ type: "insert", text: "\n" },
+			{ type: "insert", text: "b" },
+			{ type: "pasteEnd" },
+		]);
+	});
+
+	it("ignores control characters it has no meaning for", () => {
+		expect(keyAction("\x07", { name: "g", ctrl: true }, false)).toEqual({ type: "ignore" });
+		expect(keyAction("\x1b[15~", { name: "f5" }, false)).toEqual({ type: "ignore" });
+	});
+});
+
+describe("LineEditor: editing by grapheme, layout by cell", () => {
+	it("moves and deletes whole graphemes (emoji sequences, combining accents)", () => {
+		const e = new LineEditor();
+		e.insert("a👨‍👩‍👧e\u0301");
+		e.backspace();
+		expect(e.value).toBe("a👨‍👩‍👧");
+		e.left();
+		e.insert("-");
+		expect(e.value).toBe("a-👨‍👩‍👧");
+		e.home();
+		e.delete();
+		expect(e.value).toBe("-👨‍👩‍👧");
+	});
+
+	it("word motions, kill to start and end, history with the draft kept", () => {
+		const e = new LineEditor();
+		e.insert("one two three");
+		e.deleteWordBack();
+		expect(e.value).toBe("one two ");
+		e.wordLeft();
+		e.killToEnd();
+		expect(e.value).toBe("one ");
+		e.insert("x");
+		expect(e.take()).toBe("one x");
+		e.insert("second");
+		expect(e.take()).toBe("second");
+		e.insert("draft");
+		e.historyPrev();
+		expect(e.value).toBe("second");
+		e.historyPrev();
+		expect(e.value).toBe("one x");
+		e.historyNext();
+		e.historyNext();
+		expect(e.value).toBe("draft");
+		e.killToStart();
+		expect(e.value).toBe("");
+	});
+
+	it("lays out wide characters by cell and puts the cursor after them", () => {
+		const e = new LineEditor();
+		e.insert("中文ab");
+		expect(e.layout("› ", 2, 20, 5)).toEqual({ rows: ["› 中文ab"], cursorRow: 0, cursorCol: 8 });
+		e.left();
+		e.left();
+		expect(e.layout("› ", 2, 20, 5).cursorCol).toBe(6);
+	});
+
+	it("wraps a long input on a narrow terminal and keeps the cursor row in view", () => {
+		const e = new LineEditor();
+		e.insert("x".repeat(25));
+		const layout = e.layout("› ", 2, 10, 2);
+		expect(layout.rows).toEqual(["xxxxxxxxxx", "xxxxxxx"]);
+		expect(layout).toMatchObject({ cursorRow: 1, cursorCol: 7 });
+		e.insert("\nz");
+		expect(e.layout("› ", 2, 40, 3).rows).toEqual([`› ${"x".repeat(25)}↵z`]);
+	});
+});

@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { LiveScreen } from "../../src/cli/interactive/screen.js";
+import { VirtualTerminal } from "./interactive-vt.js";
+
+describe("LiveScreen: transcript lines once, live region diffed", () => {
+	it("prints transcript lines above the live region and keeps the region at the bottom", () => {
+		const vt = new VirtualTerminal(40, 10);
+		const screen = new LiveScreen(vt);
+		screen.print(["first line", "second line"]);
+		screen.setLive(["status", "› hi"], { row: 1, col: 4 });
+		screen.flush();
+		expect(vt.screen()).toEqual(["first line", "second line", "status", "› hi"]);
+		screen.print(["third line"]);
+		screen.setLive(["⠋ tool 0.1 s", "status", "› hi"], { row: 2, col: 4 });
+		screen.flush();
+		expect(vt.screen()).toEqual([
+			"first line",
+			"second line",
+			"third line",
+			"⠋ tool 0.1 s",
+			"status",
+			"› hi",
+		]);
+	});
+
+	it("redraws only from the first changed row: a spinner tick never rewrites the transcript or the rows above it", () => {
+		const vt = new VirtualTerminal(40, 10);
+		const screen = new LiveScreen(vt);
+		screen.print(["a transcript line that must be written once"]);
+		screen.setLive(["partial text", "⠋ tool 0.1 s", "status", "›"], { row: 3, col: 2 });
+		screen.flush();
+		vt.take();
+		screen.setLive(["partial text", "⠙ tool 0.2 s", "status", "›"], { row: 3, col: 2 });
+		screen.flush();
+		const frame = vt.take();
+		expect(frame).toContain("⠙ tool 0.2 s");
+		expect(frame).not.toContain("transcript line");
+		expect(frame).not.toContain("partial text");
+		expect(vt.screen()).toEqual([
+			"a transcript line that must be written once",
+			"partial text",
+			"⠙ tool 0.2 s",
+			"status",
+			"›",
+		]);
+	});
+
+	it("writes nothing when nothing changed, and clears rows a shrinking region no longer has", () => {
+		const vt = new VirtualTerminal(40, 10);
+		const screen = new LiveScreen(vt);
+		screen.setLive(["⠋ tool", "⠋ other", "status", "› x"], { row: 3, col: 3 });
+		screen.flush();
+		vt.take();
+		screen.setLive(["⠋ tool", "⠋ other", "status", "› x"], { row: 3, col: 3 });
+		screen.flush();
+		expect(vt.take()).toBe("");
+		screen.setLive(["status", "› x"], { row: 1, col: 3 });
+		screen.flush();
+		expect(vt.screen()).toEqual(["status", "› x"]);
+		screen.setLive(["status", "› x", "extra"], { row: 1, col: 3 });
+		screen.flush();
+		expect(vt.screen()).toEqual(["status", "› x", "extra"]);
+	});
+
+	it("streams a long reply with per-frame cost bounded by the live region, not the transcript", () => {
+		const vt = new VirtualTerminal(60, 12);
+		const screen = new LiveScreen(vt);
+		let biggest = 0;
+		for (let i = 0; i < 200; i++) {
+			screen.print([`line ${i}`]);
+			screen.setLive([`partial ${i}`, "status", "›"], { row: 2, col: 2 });
+			screen.flush();
+			biggest = Math.max(biggest, vt.take().length);
+		}
+		expect(biggest).toBeLessThan(120);
+		expect(vt.lines.filter((l) => l.startsWith("line ")).length).toBe(200);
+		expect(vt.screen().slice(-3)).toEqual(["partial 199", "status", "›"]);
+	});
+
+	it("never keeps more live rows than fit the screen (rows scrolled off could not be redrawn)", () => {
+		const vt = new VirtualTerminal(40, 5);
+		const screen = new LiveScreen(vt);
+		const rows = Array.from({ length: 9 }, (_, i) => `row ${i}`);
+		screen.setLive(rows, { row: 8, col: 0 });
+		screen.flush();
+		expect(vt.screen()).toEqual(["row 5", "row 6", "row 7", "row 8"]);
+	});
+
+	it("after a resize the region is cleared where it starts and drawn again", () => {
+		const vt = new VirtualTerminal(40, 10);
+		const screen = new LiveScreen(vt);
+		screen.print(["kept"]);
+		screen.setLive(["status", "› abc"], { row: 1, col: 5 });
+		screen.flush();
+		screen.resized();
+		screen.setLive(["status!", "› abc"], { row: 1, col: 5 });
+		screen.flush();
+		expect(vt.screen()).toEqual(["kept", "status!", "› abc"]);
+	});
+});

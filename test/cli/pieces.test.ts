@@ -1,0 +1,258 @@
+/**
+ * The command's decisions as tables, in-process: the demo script's reply per conversation, the approval
+ * hook on a real Agent, settings validation, how a run's end reads and exits, and the trace's summaries.
+ */
+import { describe, expect, it } from "vitest";
+import { Agent } from "../../src/agent/agent.js";
+import { approvalHook, blockedWithoutYes, declinedByUser } from "../../src/cli/approval.js";
+import { ConfigError, parseConfig } from "../../src/cli/config.js";
+import { DEMO_TEXT, demoReply } from "../../src/cli/demo.js";
+import type { ApprovalRequest } from "../../src/cli/host.js";
+import { EXIT, exitCodeFor, explainEnd } from "../../src/cli/outcome.js";
+import { summarizeArgs, usageLine } from "../../src/cli/trace.js";
+import type { AssistantMessage, Message, ToolResultMessage } from "../../src/core/messages.js";
+import type { AgentEvent } from "../../src/protocol/events.js";
+import { scriptedModel, textReply, toolReply } from "../../src/testing/scripted-model.js";
+import type { AgentTool } from "../../src/tools/types.js";
+
+const user = (content: string): Message => ({ role: "user", content, timestamp: 0 });
+const reply = (text = ""): AssistantMessage => ({
+	role: "assistant",
+	content: text ? [{ type: "text", text }] : [],
+	api: "scripted",
+	provider: "scripted",
+	model: "m",
+	usage: {
+		input: 10,
+		output: 2,
+		cacheRead: 0,
+		cacheWrite: 0,
+		totalTokens: 12,
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.0015 },
+	},
+	stopReason: "stop",
+	timestamp: 0,
+});
+const result = (toolName: string): ToolResultMessage => ({
+	role: "toolResult",
+	toolCallId: "c",
+	toolName,
+	content: [{ type: "text", text: "ok" }],
+	isError: false,
+	timestamp: 0,
+});
+const calls = (r: ReturnType<typeof demoReply>): string[] =>
+	(r.content ?? []).map((block) => (block.type === "toolCall" ? block.name : block.type));
+
+describe("the demo script reacts to the transcript", () => {
+	it.each<[string, Message[], string[]]>([
+		[
+			"first prompt: thinking, text, two shared reads",
+			[user(DEMO_TEXT.prompt)],
+			["thinking", "text", "read_file", "list_dir"],
+		],
+		[
+			"after the reads: the exclusive write, then a read of it",
+			[user("p"), reply(), result("list_dir")],
+			["text", "write_file", "read_file"],
+		],
+		[
+			"after the write: the long tool",
+			[user("p"), reply(), result("x"), reply(), result("x")],
+			["text", "watch_build"],
+		],
+		[
+			"the long tool ran to the end (nobody steered)",
+			[user("p"), reply(), reply(), reply(), result("watch_build")],
+			["text"],
+		],
+		[
+			"a steer after the long tool: thinking and an answer",
+			[user("p"), reply(), reply(), reply(), result("watch_build"), user("stop")],
+			["thinking", "text"],
+		],
+		[
+			"the follow-up: the summary",
+			[user("p"), reply(), reply(), reply(), user("stop"), reply(), user("sum up")],
+			["text"],
+		],
+	])("%s", (_name, messages, expected) => {
+		expect(calls(demoReply(messages))).toEqual(expected);
+	});
+
+	it("quotes what the user typed, and says honestly that it is scripted afterwards", () => {
+		const steered = demoReply([user("p"), reply(), reply(), reply(), user("use staging")]);
+		expect(JSON.stringify(steered.content)).toContain("use staging");
+		const later = demoReply([
+			user("p"),
+			reply(),
+			reply(),
+			reply(),
+			user("s"),
+			reply(),
+			user("f"),
+			reply(),
+			user("more?"),
+		]);
+		expect(JSON.stringify(later.content)).toContain("scripted demo: this model only plays its script");
+	});
+});
+
+describe("approval of mutating tools (SPEC T4 beforeToolCall)", () => {
+	const writes: string[] = [];
+	const writeTool: AgentTool<{ path: string }> = {
+		name: "write_file",
+		description: "write",
+		parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+		execute: async (_id, { path }) => {
+			writes.push(path);
+			return { content: [{ type: "text", text: "written" }] };
+		},
+	};
+	const mutating = new Set(["write_file"]);
+
+	async function runWith(policy: Parameters<typeof approvalHook>[0]): Promise<ToolResultMessage> {
+		const scripted = scriptedModel([toolReply("write_file", { path: "a.txt" }), textReply("done")]);
+		const agent = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools: [writeTool],
+			beforeToolCall: approvalHook(policy, mutating),
+		});
+		await agent.prompt("write");
+		return agent.state.messages.find((m) => m.role === "toolResult") as ToolResultMessage;
+	}
+
+	it("blocks without --yes and without an approver, telling the model about --yes", async () => {
+		writes.length = 0;
+		const blocked = await runWith({ autoApprove: false, approver: undefined });
+		expect(blocked).toMatchObject({
+			isError: true,
+			content: [
+				{
+					type: "text",
+					text: `The tool call was blocked and not executed: ${blockedWithoutYes("write_file")}`,
+				},
+			],
+		});
+		expect(writes).toEqual([]);
+	});
+
+	it("asks the approver with a one-line summary; no → declined, yes → runs", async () => {
+		writes.length = 0;
+		const asked: ApprovalRequest[] = [];
+		const declined = await runWith({
+			autoApprove: false,
+			approver: async (request) => {
+				asked.push(request);
+				return false;
+			},
+		});
+		expect(asked).toEqual([
+			{ toolCallId: "call_1", toolName: "write_file", args: { path: "a.txt" }, summary: "write_file a.txt" },
+		]);
+		expect(declined.content).toEqual([
+			{ type: "text", text: `The tool call was blocked and not executed: ${declinedByUser("write_file")}` },
+		]);
+		const approved = await runWith({ autoApprove: false, approver: async () => true });
+		expect(approved.isError).toBe(false);
+		expect(writes).toEqual(["a.txt"]);
+	});
+
+	it("runs without asking with --yes", async () => {
+		writes.length = 0;
+		let asked = false;
+		await runWith({
+			autoApprove: true,
+			approver: async () => {
+				asked = true;
+				return false;
+			},
+		});
+		expect(asked).toBe(false);
+		expect(writes).toEqual(["a.txt"]);
+	});
+});
+
+describe("settings files", () => {
+	it("keeps known keys, warns about unknown ones (and about keys that look like secrets)", () => {
+		const warnings: string[] = [];
+		const config = parseConfig(
+			'{"model":"m","session":false,"apiKey":"sk-1","colour":"red"}',
+			"capstan.json",
+			warnings,
+		);
+		expect(config).toEqual({ model: "m", session: false });
+		expect(warnings).toEqual([
+			'capstan.json: unknown setting "apiKey" ignored (keys belong in the environment, not in files)',
+			'capstan.json: unknown setting "colour" ignored',
+		]);
+	});
+
+	it.each([
+		["[]", "capstan.json must hold a JSON object"],
+		['{"baseUrl":"localhost"}', 'capstan.json: "baseUrl" must be an absolute URL'],
+		['{"contextWindow":-1}', 'capstan.json: "contextWindow" must be a positive integer'],
+		['{"session":"no"}', 'capstan.json: "session" must be true or false'],
+	])("%s is refused", (text, message) => {
+		expect(() => parseConfig(text, "capstan.json", [])).toThrow(new ConfigError(message));
+	});
+});
+
+describe("how a run's end reads (one line, never a stack) and exits", () => {
+	const end = (
+		outcome: Extract<AgentEvent, { type: "agent_end" }>["outcome"],
+		last?: Partial<AssistantMessage>,
+	) =>
+		({ type: "agent_end", outcome, messages: last ? [{ ...reply(), ...last }] : [] }) as Extract<
+			AgentEvent,
+			{ type: "agent_end" }
+		>;
+
+	it.each([
+		[end({ type: "completed" }), EXIT.ok, undefined],
+		[
+			end({ type: "aborted", reason: "interrupted (SIGINT)" }),
+			EXIT.interrupted,
+			"aborted: interrupted (SIGINT)",
+		],
+		[end({ type: "deadline" }), EXIT.runError, "stopped: the deadline passed"],
+		[
+			end(
+				{ type: "error", error: "x" },
+				{ stopReason: "error", errorKind: "context_overflow", errorMessage: "too long" },
+			),
+			EXIT.runError,
+			expect.stringMatching(
+				/^the conversation no longer fits the model's context window: start over with \/clear/,
+			),
+		],
+		[
+			end(
+				{ type: "error", error: "x" },
+				{ stopReason: "error", errorKind: "rate_limit", errorMessage: "429" },
+			),
+			EXIT.runError,
+			"the provider is busy or rate-limiting (429): retry in a moment",
+		],
+		[end({ type: "error", error: "hook threw" }), EXIT.runError, "error: hook threw"],
+	])("%#", (event, code, line) => {
+		expect(exitCodeFor(event)).toBe(code);
+		expect(explainEnd(event)).toEqual(line);
+	});
+});
+
+describe("trace summaries", () => {
+	it("summarizes arguments by their telling field", () => {
+		expect(summarizeArgs({ path: "notes.md", content: "héllo" })).toBe("notes.md (6 bytes)");
+		expect(summarizeArgs({ command: "npm   test\n--silent" })).toBe("npm test --silent");
+		expect(summarizeArgs({})).toBe("");
+		expect(summarizeArgs({ n: 1 })).toBe('{"n":1}');
+	});
+
+	it("sums usage over the assistant messages", () => {
+		expect(usageLine([user("a"), reply(), result("x"), reply()])).toBe(
+			"usage: 2 model calls · 20 input · 4 output tokens · $0.0030",
+		);
+	});
+});

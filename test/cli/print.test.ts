@@ -1,0 +1,185 @@
+/**
+ * Print and JSON modes on the real provider path: the command, spawned as a child process, talks HTTP to
+ * the loopback replay server serving recorded provider streams (`--base-url` for an OpenAI-compatible
+ * server, or a catalog Anthropic model sent to the loopback address).
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { AgentEvent } from "../../src/protocol/events.js";
+import { anthropicFacts } from "../providers/anthropic/facts.js";
+import { chatFacts } from "../providers/openai-completions/facts.js";
+import { firstBodyMatching } from "../providers/support/fixtures.js";
+import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
+import { jsonResponse } from "../providers/support/replay-server.js";
+import {
+	cleanUpAfterEach,
+	jsonLines,
+	runCli,
+	tempProject,
+	unbalancedEvents,
+	unpairedCalls,
+} from "./support.js";
+
+closeServersAfterEach();
+cleanUpAfterEach();
+
+const CHAT_TEXT = firstBodyMatching(["openai-chat"], "openai-text");
+const ANTHROPIC_TOOLS = firstBodyMatching(["anthropic-messages"], "multi_tool_streaming");
+const ANTHROPIC_TEXT = firstBodyMatching(["anthropic-messages"], "anthropic-text.chunks");
+
+interface ChatBody {
+	model: string;
+	messages: { role: string; content: unknown }[];
+	tools?: { function: { name: string } }[];
+}
+
+describe("print mode (-p) against an OpenAI-compatible server (--base-url)", () => {
+	it("prints the final answer and exits 0; the request is the coding agent's", async () => {
+		const server = await serve({ type: "sse", body: CHAT_TEXT, split: { seed: 5 } });
+		const cwd = tempProject();
+		const run = await runCli(
+			["-p", "Say hello", "--base-url", `${server.baseUrl}/v1`, "--model", "test-model"],
+			{
+				cwd,
+			},
+		);
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe(`${chatFacts(CHAT_TEXT).text}\n`);
+		const [request] = server.requests;
+		expect(request?.path).toBe("/v1/chat/completions");
+		expect(request?.headers.authorization).toBeUndefined(); // a local server needs no key
+		const body = JSON.parse(request?.body ?? "{}") as ChatBody;
+		expect(body.model).toBe("test-model");
+		expect(body.messages.at(-1)).toEqual({ role: "user", content: "Say hello" });
+		expect(JSON.stringify(body.messages[0])).toContain(`Working directory: ${cwd}`);
+		expect(body.tools?.map((tool) => tool.function.name)).toEqual([
+			"read_file",
+			"list_dir",
+			"search_text",
+			"write_file",
+			"edit_file",
+			"shell",
+		]);
+	});
+
+	it("reads the prompt from stdin when it is piped", async () => {
+		const server = await serve({ type: "sse", body: CHAT_TEXT, split: false });
+		const run = await runCli(["--base-url", `${server.baseUrl}/v1`, "--model", "m"], {
+			cwd: tempProject(),
+			input: "What is in this repo?\n",
+		});
+		expect(run.code).toBe(0);
+		const body = JSON.parse(server.requests[0]?.body ?? "{}") as ChatBody;
+		expect(body.messages.at(-1)).toEqual({ role: "user", content: "What is in this repo?" });
+	});
+
+	it("asks the server which model to use when --model is not given", async () => {
+		const server = await serve(jsonResponse(200, { object: "list", data: [{ id: "served-model" }] }), {
+			type: "sse",
+			body: CHAT_TEXT,
+			split: false,
+		});
+		const run = await runCli(["-p", "hi", "--base-url", `${server.baseUrl}/v1`], { cwd: tempProject() });
+		expect(run.code).toBe(0);
+		expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+			"GET /v1/models",
+			"POST /v1/chat/completions",
+		]);
+		expect((JSON.parse(server.requests[1]?.body ?? "{}") as ChatBody).model).toBe("served-model");
+	});
+
+	it("takes the server and model from capstan.json; flags win", async () => {
+		const server = await serve(
+			{ type: "sse", body: CHAT_TEXT, split: false },
+			{ type: "sse", body: CHAT_TEXT, split: false },
+		);
+		const cwd = tempProject();
+		writeFileSync(
+			join(cwd, "capstan.json"),
+			JSON.stringify({ baseUrl: `${server.baseUrl}/v1`, model: "cfg" }),
+		);
+		expect((await runCli(["-p", "a"], { cwd })).code).toBe(0);
+		expect((await runCli(["-p", "b", "--model", "flag"], { cwd })).code).toBe(0);
+		const models = server.requests.map((r) => (JSON.parse(r.body) as ChatBody).model);
+		expect(models).toEqual(["cfg", "flag"]);
+	});
+
+	it("exits 1 with the reason on stderr when the run ends in an error (refused key)", async () => {
+		const server = await serve(
+			jsonResponse(401, { error: { message: "Incorrect API key provided", type: "auth" } }),
+		);
+		const run = await runCli(["-p", "hi", "--base-url", `${server.baseUrl}/v1`, "--model", "m"], {
+			cwd: tempProject(),
+		});
+		expect(run.code).toBe(1);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toMatch(
+			/^capstan: the provider refused the API key \(.*Incorrect API key provided.*\)/,
+		);
+		expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+	});
+
+	it("tells the user what to do on a context-window overflow", async () => {
+		const server = await serve(
+			jsonResponse(400, {
+				error: {
+					message: "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens.",
+				},
+			}),
+		);
+		const run = await runCli(["-p", "hi", "--base-url", `${server.baseUrl}/v1`, "--model", "m"], {
+			cwd: tempProject(),
+		});
+		expect(run.code).toBe(1);
+		expect(run.stderr).toBe(
+			"capstan: the conversation no longer fits the model's context window: start over with /clear (interactive) or a new session (run without --continue/--resume), or pick a model with a larger window\n",
+		);
+	});
+});
+
+describe("a catalog model on the real Anthropic path (--model anthropic/… --base-url loopback)", () => {
+	it("runs the recorded tool calls (unknown to the CLI: error results), then prints the recorded answer", async () => {
+		const server = await serve(
+			{ type: "sse", body: ANTHROPIC_TOOLS, split: { seed: 2 } },
+			{ type: "sse", body: ANTHROPIC_TEXT, split: { seed: 3 } },
+		);
+		const run = await runCli(
+			["-p", "Add 2 and 3", "--model", "anthropic/claude-sonnet-4-5", "--base-url", server.baseUrl],
+			{ cwd: tempProject(), env: { ANTHROPIC_API_KEY: "sk-ant-test-secret" } },
+		);
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe(`${anthropicFacts(ANTHROPIC_TEXT).texts.join("")}\n`);
+		expect(server.requests.map((r) => r.path)).toEqual(["/v1/messages", "/v1/messages"]);
+		expect(server.requests[0]?.headers["x-api-key"]).toBe("sk-ant-test-secret");
+		const second = JSON.parse(server.requests[1]?.body ?? "{}") as {
+			model: string;
+			messages: { role: string }[];
+		};
+		expect(second.model).toBe("claude-sonnet-4-5");
+		expect(second.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+	});
+});
+
+describe("JSON mode (--json) on the real provider path", () => {
+	it("writes every AgentEvent as one JSON line, balanced, secrets absent", async () => {
+		const server = await serve(
+			{ type: "sse", body: ANTHROPIC_TOOLS, split: { seed: 4 } },
+			{ type: "sse", body: ANTHROPIC_TEXT, split: { seed: 5 } },
+		);
+		const run = await runCli(
+			["-p", "Add 2 and 3", "--json", "--model", "anthropic/claude-sonnet-4-5", "--base-url", server.baseUrl],
+			{ cwd: tempProject(), env: { ANTHROPIC_API_KEY: "sk-ant-test-secret" } },
+		);
+		expect(run.code).toBe(0);
+		const events = jsonLines(run.stdout) as unknown as AgentEvent[];
+		expect(unbalancedEvents(events)).toEqual([]); // SPEC L4
+		expect(events.filter((e) => e.type === "message_update").length).toBeGreaterThan(5);
+		const end = events[events.length - 1] as Extract<AgentEvent, { type: "agent_end" }>;
+		expect(end.outcome.type).toBe("completed");
+		expect(unpairedCalls(end.messages)).toEqual([]); // SPEC I1
+		expect(run.stdout + run.stderr).not.toContain("sk-ant-test-secret"); // SPEC E3
+	});
+});

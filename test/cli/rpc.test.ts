@@ -1,0 +1,205 @@
+/**
+ * RPC mode end to end (`capstan --rpc`, docs/rpc.md): a child process driven by JSON-line commands, on the
+ * scripted demo model (no key) and on the real Chat Completions path against the loopback replay server.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { chunk, DONE, textReply, usageChunk } from "../providers/openai-completions/synthetic.js";
+import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
+import { cleanUpAfterEach, RpcClient, runCli, startCli, tempProject, unpairedCalls } from "./support.js";
+
+closeServersAfterEach();
+cleanUpAfterEach();
+
+type Messages = Parameters<typeof unpairedCalls>[0];
+
+describe("capstan --rpc on the scripted demo model", () => {
+	it("prompt, getState and steer mid-run, a malformed line, unknown commands, then EOF exits 0", async () => {
+		const rpc = new RpcClient(startCli(["--rpc"], { cwd: tempProject() }));
+		const ready = await rpc.waitFor((line) => line.type === "ready");
+		expect(ready).toMatchObject({
+			model: { provider: "scripted", scripted: true },
+			scripted: expect.stringContaining("scripted demo"),
+		});
+
+		rpc.sendRaw("this is not json\n");
+		expect(await rpc.waitFor((line) => line.type === "response" && line.command === null)).toMatchObject({
+			ok: false,
+			error: expect.stringContaining("malformed command (not JSON)"),
+		});
+		rpc.send({ id: 1, type: "fly" });
+		expect(await rpc.response(1)).toMatchObject({
+			ok: false,
+			command: "fly",
+			error: expect.stringContaining('unknown command "fly"'),
+		});
+
+		rpc.send({ id: 2, type: "prompt", message: "Look around." });
+		expect(await rpc.response(2)).toEqual({ type: "response", id: 2, command: "prompt", ok: true });
+		rpc.send({ id: 3, type: "prompt", message: "again" });
+		expect(await rpc.response(3)).toMatchObject({
+			ok: false,
+			error: expect.stringContaining("a run is active"),
+		}); // SPEC Q3
+
+		const watch = await rpc.event("tool_execution_start", (e) => e.toolName === "watch_build");
+		rpc.send({ id: 4, type: "getState" });
+		const state = (await rpc.response(4)).data as Record<string, unknown>;
+		expect(state).toMatchObject({
+			isStreaming: true,
+			pendingToolCalls: [watch.toolCallId],
+			queued: { steer: 0, followUp: 0 },
+		});
+
+		// SPEC T10: the steer interrupts the running interruptible tool; SPEC T12: it is injected after the batch.
+		rpc.send({ id: 5, type: "steer", message: "Stop watching." });
+		expect(await rpc.response(5)).toMatchObject({ ok: true });
+		expect(await rpc.event("tool_execution_end", (e) => e.toolName === "watch_build")).toMatchObject({
+			status: "aborted",
+		});
+		const end = await rpc.event("agent_end");
+		expect(end.outcome).toEqual({ type: "completed" });
+
+		rpc.send({ id: 6, type: "getMessages" });
+		const { messages } = (await rpc.response(6)).data as { messages: Messages };
+		expect(unpairedCalls(messages)).toEqual([]);
+		expect(messages.filter((m) => m.role === "user").map((m) => (m as { content: unknown }).content)).toEqual(
+			["Look around.", "Stop watching."],
+		);
+		rpc.send({ id: 7, type: "setThinking", level: "loud" });
+		expect(await rpc.response(7)).toMatchObject({
+			ok: false,
+			error: expect.stringContaining('"level" must be one of'),
+		});
+		rpc.send({ id: 8, type: "steer" });
+		expect(await rpc.response(8)).toMatchObject({
+			ok: false,
+			error: '"steer" needs a non-empty string "message"',
+		});
+		expect(await rpc.end()).toBe(0);
+	});
+
+	it("abort ends the run with every call paired; reset starts a new session file", async () => {
+		const cwd = tempProject();
+		const rpc = new RpcClient(startCli(["--rpc", "--session-dir", "sessions"], { cwd }));
+		rpc.send({ id: 1, type: "prompt", message: "Look around." });
+		await rpc.event("tool_execution_start", (e) => e.toolName === "watch_build");
+		rpc.send({ id: 2, type: "abort", reason: "client pressed stop" });
+		expect(await rpc.response(2)).toMatchObject({ ok: true });
+		const end = await rpc.event("agent_end");
+		expect(end.outcome).toEqual({ type: "aborted", reason: "client pressed stop" }); // SPEC A1
+		expect(unpairedCalls(end.messages as Messages)).toEqual([]); // SPEC I1
+
+		rpc.send({ id: 3, type: "getState" });
+		const before = ((await rpc.response(3)).data as { session: string }).session;
+		expect(before).toMatch(new RegExp(`^${join(cwd, "sessions")}/.*\\.jsonl$`));
+		rpc.send({ id: 4, type: "reset" });
+		expect(await rpc.response(4)).toMatchObject({ ok: true, data: { session: null } });
+		rpc.send({ id: 5, type: "prompt", message: "Fresh start." });
+		await rpc.event("agent_end");
+		rpc.send({ id: 6, type: "getState" });
+		const after = ((await rpc.response(6)).data as { session: string; messageCount: number }).session;
+		expect(after).not.toBe(before);
+		expect(readFileSync(after, "utf8")).toContain("Fresh start.");
+		expect(readFileSync(before, "utf8")).not.toContain("Fresh start.");
+		expect(await rpc.end()).toBe(0);
+	});
+});
+
+/** A SYNTHETIC Chat Completions reply calling `write_file` (no recording calls the CLI's own tools). */
+function writeFileCall(path: string, content: string): string {
+	const call = { index: 0, id: "call_w1", type: "function", function: { name: "write_file", arguments: "" } };
+	return (
+		chunk({ role: "assistant", content: null, tool_calls: [call] }) +
+		chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify({ path, content }) } }] }) +
+		chunk({}, "tool_calls") +
+		usageChunk(10, 5) +
+		DONE
+	);
+}
+
+describe("approval of mutating tools over RPC (real Chat Completions path)", () => {
+	it("asks the client with approval_request; deny blocks the call, approve runs it", async () => {
+		const server = await serve(
+			{ type: "sse", body: writeFileCall("denied.txt", "no"), split: false },
+			{ type: "sse", body: textReply("Understood, not written."), split: false },
+			{ type: "sse", body: writeFileCall("approved.txt", "yes"), split: false },
+			{ type: "sse", body: textReply("Written."), split: false },
+		);
+		const cwd = tempProject();
+		const rpc = new RpcClient(
+			startCli(["--rpc", "--base-url", `${server.baseUrl}/v1`, "--model", "m"], { cwd }),
+		);
+		rpc.send({ id: 1, type: "prompt", message: "write denied.txt" });
+		const first = await rpc.waitFor((line) => line.type === "approval_request");
+		expect(first).toMatchObject({
+			toolCallId: "call_w1",
+			toolName: "write_file",
+			summary: "write_file denied.txt (2 bytes)",
+		});
+		rpc.send({ id: 2, type: "getState" });
+		expect((await rpc.response(2)).data).toMatchObject({ pendingApprovals: ["call_w1"] });
+		rpc.send({ id: 3, type: "deny", toolCallId: "call_w1" });
+		expect(await rpc.response(3)).toMatchObject({ ok: true });
+		expect(await rpc.event("tool_execution_end")).toMatchObject({ status: "blocked" }); // SPEC T4
+		await rpc.event("agent_end");
+		expect(existsSync(join(cwd, "denied.txt"))).toBe(false);
+		const second = JSON.parse(server.requests[1]?.body ?? "{}") as {
+			messages: { role: string; content: string }[];
+		};
+		expect(second.messages.at(-1)).toMatchObject({
+			role: "tool",
+			content: expect.stringContaining("the user declined this write_file call"),
+		});
+
+		rpc.send({ id: 4, type: "prompt", message: "write approved.txt" });
+		await rpc.waitFor((line) => line.type === "approval_request");
+		rpc.send({ id: 5, type: "approve", toolCallId: "call_w1" });
+		expect(await rpc.event("tool_execution_end")).toMatchObject({ status: "ok" });
+		await rpc.event("agent_end");
+		expect(readFileSync(join(cwd, "approved.txt"), "utf8")).toBe("yes");
+		rpc.send({ id: 6, type: "approve", toolCallId: "call_w1" });
+		expect(await rpc.response(6)).toMatchObject({
+			ok: false,
+			error: 'no approval is pending for tool call "call_w1"',
+		});
+		expect(await rpc.end()).toBe(0);
+	});
+});
+
+describe("approval in print mode (no one to ask)", () => {
+	it("blocks a mutating call without --yes, with a reason that tells the model about --yes", async () => {
+		const server = await serve(
+			{ type: "sse", body: writeFileCall("x.txt", "hi"), split: false },
+			{ type: "sse", body: textReply("I could not write it."), split: false },
+		);
+		const cwd = tempProject();
+		const run = await runCli(["-p", "write x.txt", "--base-url", `${server.baseUrl}/v1`, "--model", "m"], {
+			cwd,
+		});
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe("I could not write it.\n");
+		expect(existsSync(join(cwd, "x.txt"))).toBe(false);
+		const second = JSON.parse(server.requests[1]?.body ?? "{}") as {
+			messages: { role: string; content: string }[];
+		};
+		expect(second.messages.at(-1)?.content).toContain("re-run capstan with --yes");
+	});
+
+	it("runs it with --yes", async () => {
+		const server = await serve(
+			{ type: "sse", body: writeFileCall("x.txt", "hi"), split: false },
+			{ type: "sse", body: textReply("Done."), split: false },
+		);
+		const cwd = tempProject();
+		const run = await runCli(
+			["-p", "write x.txt", "--yes", "--base-url", `${server.baseUrl}/v1`, "--model", "m"],
+			{
+				cwd,
+			},
+		);
+		expect(run.code).toBe(0);
+		expect(readFileSync(join(cwd, "x.txt"), "utf8")).toBe("hi");
+	});
+});

@@ -1,0 +1,134 @@
+/**
+ * Sessions through the real command: every message lands in `.capstan/sessions/*.jsonl` as it ends,
+ * `--continue` and `--resume` go on in the same file, `--no-session` writes nothing — and a process killed
+ * with SIGKILL while a tool runs resumes into a complete, paired transcript (SPEC L6, Q4, I1).
+ */
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { textReply } from "../providers/openai-completions/synthetic.js";
+import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
+import {
+	cleanUpAfterEach,
+	RpcClient,
+	runCli,
+	sessionFiles,
+	sessionMessages,
+	startCli,
+	tempProject,
+	unpairedCalls,
+	waitForOutput,
+} from "./support.js";
+
+closeServersAfterEach();
+cleanUpAfterEach();
+
+const roles = (path: string): string[] => sessionMessages(path).map((m) => (m as { role: string }).role);
+
+describe("session files", () => {
+	it("are written per message; --continue and --resume go on in the same file", async () => {
+		const server = await serve(
+			{ type: "sse", body: textReply("First answer."), split: false },
+			{ type: "sse", body: textReply("Second answer."), split: false },
+			{ type: "sse", body: textReply("Third answer."), split: false },
+		);
+		const cwd = tempProject();
+		const model = ["--base-url", `${server.baseUrl}/v1`, "--model", "m"];
+		expect((await runCli(["-p", "one", ...model], { cwd })).stdout).toBe("First answer.\n");
+		const [file, ...others] = sessionFiles(join(cwd, ".capstan", "sessions"));
+		expect(others).toEqual([]);
+		if (!file) throw new Error("no session file");
+		const header = JSON.parse(readFileSync(file, "utf8").split("\n")[0] ?? "{}");
+		expect(header).toMatchObject({
+			type: "capstan-session",
+			cwd,
+			model: { provider: "openai-compatible", id: "m" },
+		});
+		expect(roles(file)).toEqual(["user", "assistant"]);
+
+		expect((await runCli(["-p", "two", "--continue", ...model], { cwd })).stdout).toBe("Second answer.\n");
+		const second = JSON.parse(server.requests[1]?.body ?? "{}") as {
+			messages: { role: string; content: string }[];
+		};
+		expect(second.messages.slice(1).map((m) => `${m.role}:${m.content}`)).toEqual([
+			"user:one",
+			"assistant:First answer.",
+			"user:two",
+		]);
+		expect(roles(file)).toEqual(["user", "assistant", "user", "assistant"]);
+
+		const relative = join(".capstan", "sessions", file.split("/").pop() ?? "");
+		expect((await runCli(["-p", "three", "--resume", relative, ...model], { cwd })).stdout).toBe(
+			"Third answer.\n",
+		);
+		expect(roles(file)).toHaveLength(6);
+		expect(sessionFiles(join(cwd, ".capstan", "sessions"))).toEqual([file]);
+	});
+
+	it("are not written with --no-session", async () => {
+		const server = await serve({ type: "sse", body: textReply("ok"), split: false });
+		const cwd = tempProject();
+		const run = await runCli(
+			["-p", "hi", "--no-session", "--base-url", `${server.baseUrl}/v1`, "--model", "m"],
+			{
+				cwd,
+			},
+		);
+		expect(run.code).toBe(0);
+		expect(existsSync(join(cwd, ".capstan"))).toBe(false);
+	});
+});
+
+describe("crash: SIGKILL while a tool runs, then --resume", () => {
+	it("resumes the dangling batch first and leaves a complete, paired transcript", async () => {
+		const cwd = tempProject();
+		const dir = join(cwd, "sessions");
+		const child = startCli(["--demo", "--session-dir", dir], { cwd });
+		child.stdin.end();
+		await waitForOutput(child, (out) => out.includes("→ watch_build"));
+		child.kill("SIGKILL");
+		await new Promise((resolveExit) => child.once("close", resolveExit));
+
+		const [file] = sessionFiles(dir);
+		if (!file) throw new Error("no session file after the crash");
+		const crashed = sessionMessages(file);
+		// Everything up to the reply that started watch_build was on disk before the kill.
+		expect(crashed.map((m) => (m as { role: string }).role)).toEqual([
+			"user",
+			"assistant",
+			"toolResult",
+			"toolResult",
+			"assistant",
+			"toolResult",
+			"toolResult",
+			"assistant",
+		]);
+		expect(unpairedCalls(crashed)).toEqual(["call_5: no result"]);
+
+		const copy = join(cwd, "crashed-copy.jsonl");
+		copyFileSync(file, copy);
+		const resumed = await runCli(["--demo", "--resume", file, "--session-dir", dir], { cwd });
+		expect(resumed.stderr).toBe("");
+		expect(resumed.code).toBe(0);
+		// SPEC L6: the batch left without results runs first, then the loop goes on.
+		expect(resumed.stdout).toMatch(/^→ watch_build$/m);
+		const after = sessionMessages(file);
+		expect(unpairedCalls(after)).toEqual([]); // SPEC I1
+		expect(after.slice(0, crashed.length)).toEqual(crashed);
+		const results = after.filter((m) => (m as { toolCallId?: string }).toolCallId === "call_5");
+		expect(results).toHaveLength(1);
+		expect(sessionFiles(dir)).toEqual([file]);
+
+		// The same crash resumed over RPC: the dangling batch is a run the client sees and can steer.
+		const rpc = new RpcClient(startCli(["--rpc", "--demo", "--resume", copy], { cwd }));
+		await rpc.waitFor((line) => line.type === "ready");
+		await rpc.event("tool_execution_start", (e) => e.toolCallId === "call_5");
+		rpc.send({ id: 1, type: "steer", message: "Enough." });
+		expect(await rpc.event("tool_execution_end", (e) => e.toolCallId === "call_5")).toMatchObject({
+			status: "aborted",
+		});
+		await rpc.event("agent_end");
+		expect(await rpc.end()).toBe(0);
+		expect(unpairedCalls(sessionMessages(copy))).toEqual([]);
+	});
+});

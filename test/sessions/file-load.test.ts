@@ -1,0 +1,156 @@
+import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { AgentMessage, Model, UserMessage } from "../../src/index.js";
+import {
+	CAPSTAN_VERSION,
+	createSessionFile,
+	defaultSessionDir,
+	loadSession,
+	openSessionFile,
+	SESSION_FORMAT_VERSION,
+	SessionFormatError,
+} from "../../src/sessions/index.js";
+import { REPO_ROOT } from "../providers/support/fixtures.js";
+import { MODEL, tempCwd } from "./support.js";
+
+const user = (text: string, timestamp = 1): UserMessage => ({ role: "user", content: text, timestamp });
+const lines = (path: string) => readFileSync(path, "utf8").split("\n");
+
+describe("session files", () => {
+	it("start with a header line and get one line per message the moment it is appended", () => {
+		const cwd = tempCwd();
+		const file = createSessionFile({ cwd, model: MODEL, now: () => Date.UTC(2026, 0, 2, 3, 4, 5, 6) });
+		expect(file.path.startsWith(join(cwd, ".capstan", "sessions"))).toBe(true);
+		expect(defaultSessionDir(cwd)).toBe(join(cwd, ".capstan", "sessions"));
+		expect(basename(file.path)).toMatch(/^2026-01-02T03-04-05-006Z_[0-9a-f]{8}\.jsonl$/);
+		const header = JSON.parse(lines(file.path)[0]!);
+		expect(header).toEqual({
+			type: "capstan-session",
+			version: SESSION_FORMAT_VERSION,
+			id: file.header.id,
+			createdAt: "2026-01-02T03:04:05.006Z",
+			cwd,
+			model: MODEL,
+			capstanVersion: CAPSTAN_VERSION,
+		});
+		file.append(user("hello"));
+		// No close, no flush: the line is in the file as soon as append returns (a kill -9 keeps it).
+		expect(lines(file.path)[1]).toBe(JSON.stringify({ type: "message", message: user("hello") }));
+		expect(file.messageCount).toBe(1);
+		expect(statSync(file.path).mode & 0o777).toBe(0o600);
+		file.close();
+		expect(() => file.append(user("late"))).toThrow(`Session ${file.path} is closed.`);
+	});
+
+	it("stores the model's provider, id and api only — never its headers or other options", () => {
+		const cwd = tempCwd();
+		const model = {
+			...MODEL,
+			baseUrl: "https://proxy.invalid",
+			headers: { authorization: "Bearer sk-live-secret" },
+			compat: { apiKeyEnv: "MY_SECRET_KEY" },
+		} as unknown as Model;
+		const file = createSessionFile({ cwd, model, dir: join(cwd, "elsewhere") });
+		file.append(user("hi"));
+		file.close();
+		const text = readFileSync(file.path, "utf8");
+		expect(text).not.toContain("sk-live-secret");
+		expect(text).not.toContain("MY_SECRET_KEY");
+		expect(text).not.toContain("proxy.invalid");
+		expect(file.path.startsWith(join(cwd, "elsewhere"))).toBe(true);
+	});
+
+	it("CAPSTAN_VERSION is package.json's version", () => {
+		const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
+		expect(CAPSTAN_VERSION).toBe(pkg.version);
+	});
+});
+
+describe("loadSession", () => {
+	function sessionWith(messages: AgentMessage[]): string {
+		const file = createSessionFile({ cwd: tempCwd(), model: MODEL });
+		for (const message of messages) file.append(message);
+		file.close();
+		return file.path;
+	}
+
+	it("reads back exactly what was appended (SPEC M6), with no warnings", () => {
+		const messages = [user("a"), user("b", 2)];
+		const path = sessionWith(messages);
+		const loaded = loadSession(path);
+		expect(loaded.messages).toEqual(messages);
+		expect(loaded.warnings).toEqual([]);
+		expect(loaded.header.model).toEqual(MODEL);
+	});
+
+	it("drops a torn last line (a crash mid-write) with a warning and keeps every complete line", () => {
+		const path = sessionWith([user("a"), user("b")]);
+		appendFileSync(path, '{"type":"message","message":{"role":"user","con');
+		const loaded = loadSession(path);
+		expect(loaded.messages).toEqual([user("a"), user("b")]);
+		expect(loaded.warnings).toEqual([
+			"line 4: incomplete last line dropped (the session was cut off mid-write)",
+		]);
+	});
+
+	it("keeps a complete last line that lost only its newline, and skips a corrupt middle line with a warning", () => {
+		const path = sessionWith([user("a")]);
+		appendFileSync(path, `garbage\n${JSON.stringify({ type: "message", message: user("c") })}`);
+		const loaded = loadSession(path);
+		expect(loaded.messages).toEqual([user("a"), user("c")]);
+		expect(loaded.warnings).toEqual(["line 3: not valid JSON, skipped"]);
+	});
+
+	it("skips entry types it does not know (a later capstan's) and applies revisions", () => {
+		const path = sessionWith([user("a"), user("b")]);
+		appendFileSync(path, `${JSON.stringify({ type: "title", title: "later feature" })}\n`);
+		appendFileSync(path, `${JSON.stringify({ type: "revision", index: 0, message: user("A") })}\n`);
+		appendFileSync(path, `${JSON.stringify({ type: "revision", index: 9, message: user("?") })}\n`);
+		const loaded = loadSession(path);
+		expect(loaded.messages).toEqual([user("A"), user("b")]);
+		expect(loaded.warnings).toEqual(["line 6: revision of message 9 which the file does not have, skipped"]);
+	});
+
+	it("refuses a format from a newer capstan, a file that is not a session, and an empty file, clearly", () => {
+		const path = sessionWith([user("a")]);
+		const [header, ...rest] = lines(path);
+		const newer = { ...JSON.parse(header!), version: SESSION_FORMAT_VERSION + 1, capstanVersion: "9.0.0" };
+		writeFileSync(path, [JSON.stringify(newer), ...rest].join("\n"));
+		expect(() => loadSession(path)).toThrow(SessionFormatError);
+		expect(() => loadSession(path)).toThrow(
+			`Cannot read session ${path}: it was written by a newer capstan (9.0.0, format 2); this capstan reads formats up to 1. Upgrade capstan to resume it.`,
+		);
+		writeFileSync(path, '{"role":"user"}\n');
+		expect(() => loadSession(path)).toThrow("the first line is not a capstan session header.");
+		writeFileSync(path, "");
+		expect(() => loadSession(path)).toThrow("the file is empty.");
+		writeFileSync(path, `${JSON.stringify({ ...newer, version: 1, model: { provider: "x" } })}\n`);
+		expect(() => loadSession(path)).toThrow("the header names no model");
+	});
+});
+
+describe("openSessionFile", () => {
+	it("cuts a torn tail before appending, so the next entry is a line of its own", () => {
+		const file = createSessionFile({ cwd: tempCwd(), model: MODEL });
+		file.append(user("a"));
+		file.close();
+		appendFileSync(file.path, '{"type":"mess');
+		const reopened = openSessionFile(file.path);
+		expect(reopened.messageCount).toBe(1);
+		expect(reopened.header).toEqual(file.header);
+		reopened.append(user("b"));
+		reopened.close();
+		expect(loadSession(file.path)).toMatchObject({ messages: [user("a"), user("b")], warnings: [] });
+	});
+
+	it("adds the missing newline after a complete last line before appending", () => {
+		const file = createSessionFile({ cwd: tempCwd(), model: MODEL });
+		file.close();
+		appendFileSync(file.path, JSON.stringify({ type: "message", message: user("a") }));
+		const reopened = openSessionFile(file.path);
+		reopened.append(user("b"));
+		reopened.close();
+		expect(loadSession(file.path)).toMatchObject({ messages: [user("a"), user("b")], warnings: [] });
+	});
+});

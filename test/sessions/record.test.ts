@@ -1,0 +1,169 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { Agent, type AgentMessage, type ToolResultMessage } from "../../src/index.js";
+import {
+	createSessionFile,
+	latestSession,
+	listSessions,
+	loadSession,
+	openSessionFile,
+	recordSession,
+} from "../../src/sessions/index.js";
+import { type ScriptedReply, scriptedModel, textReply, toolReply } from "../../src/testing/index.js";
+import { createWorkspaceTools, type ShellDetails } from "../../src/workspace/index.js";
+import { assertPaired } from "../support/trace.js";
+import { MODEL, tempCwd } from "./support.js";
+
+function agentIn(cwd: string, script: ScriptedReply[], options: { messages?: AgentMessage[] } = {}) {
+	const scripted = scriptedModel(script);
+	const agent = new Agent({
+		model: scripted.model,
+		streamFn: scripted.stream,
+		tools: createWorkspaceTools({ cwd }),
+		...options,
+	});
+	return { agent, scripted };
+}
+
+const roles = (messages: readonly AgentMessage[]) => messages.map((m) => (m as { role: string }).role);
+
+describe("recordSession", () => {
+	it("the file reads back as agent.state.messages: prompt, tool batch, steering, follow-up", async () => {
+		const cwd = tempCwd();
+		writeFileSync(join(cwd, "notes.txt"), "remember the milk\n");
+		const { agent } = agentIn(cwd, [
+			{
+				content: [
+					{ type: "toolCall", name: "read_file", arguments: { path: "notes.txt" } },
+					{ type: "toolCall", name: "read_file", arguments: { path: "../escape.txt" } },
+				],
+			},
+			toolReply("shell", { command: "sleep 0.2; echo shell-done" }),
+			textReply("steered"),
+			textReply("followed up"),
+		]);
+		const file = createSessionFile({ cwd, model: MODEL });
+		recordSession(agent, file);
+		agent.subscribe((event) => {
+			if (event.type === "tool_execution_start" && event.toolName === "shell") {
+				agent.steer("while you run: also check the eggs");
+				agent.followUp("and then the bread");
+			}
+		});
+		await agent.prompt("what do my notes say?");
+		const loaded = loadSession(file.path);
+		expect(loaded.warnings).toEqual([]);
+		expect(loaded.messages).toEqual(agent.state.messages);
+		expect(roles(loaded.messages)).toEqual([
+			"user",
+			"assistant",
+			"toolResult",
+			"toolResult",
+			"assistant",
+			"toolResult",
+			"user",
+			"assistant",
+			"user",
+			"assistant",
+		]);
+		assertPaired(loaded.messages);
+		// SPEC T10: the shell is not interruptible, so the steer waited and the command kept its real result.
+		const shell = loaded.messages[5] as ToolResultMessage<ShellDetails>;
+		expect(shell.isError).toBe(false);
+		expect(shell.details?.exitCode).toBe(0);
+		expect((loaded.messages[3] as ToolResultMessage).isError).toBe(true); // the escape, refused
+	});
+
+	it("SPEC T4: a reply whose arguments beforeToolCall revised is revised in the file too", async () => {
+		const cwd = tempCwd();
+		writeFileSync(join(cwd, "safe.txt"), "safe\n");
+		const scripted = scriptedModel([toolReply("read_file", { path: "other.txt" }), textReply("done")]);
+		const agent = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools: createWorkspaceTools({ cwd }),
+			beforeToolCall: () => ({ args: { path: "safe.txt" } }),
+		});
+		const file = createSessionFile({ cwd, model: MODEL });
+		recordSession(agent, file);
+		await agent.prompt("read");
+		const loaded = loadSession(file.path);
+		expect(loaded.messages).toEqual(agent.state.messages);
+		const reply = loaded.messages[1] as { content: { arguments?: unknown }[] };
+		expect(reply.content[0]?.arguments).toEqual({ path: "safe.txt" });
+	});
+
+	it("writes first the messages the agent already has, then stops writing after unsubscribe", async () => {
+		const cwd = tempCwd();
+		const earlier: AgentMessage[] = [{ role: "user", content: "earlier", timestamp: 1 }];
+		const { agent } = agentIn(cwd, [textReply("one"), textReply("two")], { messages: earlier });
+		const file = createSessionFile({ cwd, model: MODEL });
+		const stop = recordSession(agent, file);
+		await agent.prompt("next");
+		stop();
+		await agent.prompt("unrecorded");
+		expect(loadSession(file.path).messages).toEqual(agent.state.messages.slice(0, 3));
+	});
+});
+
+describe("resuming a session (SPEC L6, Q4)", () => {
+	it("a session that ended between a tool call and its result runs that batch first, then goes on", async () => {
+		const cwd = tempCwd();
+		writeFileSync(join(cwd, "a.txt"), "alpha\n");
+		// A real reply with its tool call; the run is cut off as the tool starts, like a crash would.
+		const first = agentIn(cwd, [toolReply("read_file", { path: "a.txt" })]);
+		first.agent.subscribe((event) => {
+			if (event.type === "tool_execution_start") first.agent.abort("crash");
+		});
+		await first.agent.prompt("read a.txt");
+		// Only the messages up to the reply made it into the file.
+		const crashed = createSessionFile({ cwd, model: MODEL });
+		for (const message of first.agent.state.messages.slice(0, 2)) crashed.append(message);
+		crashed.close();
+
+		const loaded = loadSession(crashed.path);
+		expect(roles(loaded.messages)).toEqual(["user", "assistant"]);
+		const { agent, scripted } = agentIn(cwd, [textReply("it says alpha")], { messages: loaded.messages });
+		recordSession(agent, openSessionFile(crashed.path));
+		await agent.continue();
+		const after = loadSession(crashed.path).messages;
+		expect(after).toEqual(agent.state.messages);
+		expect(roles(after)).toEqual(["user", "assistant", "toolResult", "assistant"]);
+		assertPaired(after);
+		expect((after[2] as ToolResultMessage).content).toEqual([{ type: "text", text: "alpha" }]);
+		// The model saw the real result of the resumed batch.
+		expect(roles(scripted.calls[0]!.context.messages)).toEqual(["user", "assistant", "toolResult"]);
+	});
+});
+
+describe("listSessions and latestSession", () => {
+	it("lists a folder's sessions most recently written first, with message counts and a preview", async () => {
+		const cwd = tempCwd();
+		const dir = join(cwd, "sessions");
+		const old = createSessionFile({ cwd, dir, model: MODEL, now: () => 1000 });
+		old.append({
+			role: "user",
+			content: [{ type: "text", text: "first   question\nwith lines" }],
+			timestamp: 1,
+		});
+		old.close();
+		const recent = createSessionFile({ cwd, dir, model: MODEL, now: () => 2000 });
+		recent.append({ role: "user", content: "x".repeat(200), timestamp: 2 });
+		recent.append({ role: "user", content: "second", timestamp: 3 });
+		recent.close();
+		writeFileSync(join(dir, "broken.jsonl"), "not a session\n");
+		writeFileSync(join(dir, "notes.txt"), "ignored\n");
+		const list = listSessions(dir);
+		expect(list.map((s) => s.path)).toEqual([recent.path, old.path]);
+		expect(list[1]).toMatchObject({
+			messageCount: 1,
+			preview: "first question with lines",
+			header: old.header,
+		});
+		expect(list[0]?.preview).toBe(`${"x".repeat(79)}…`);
+		expect(latestSession(dir)?.path).toBe(recent.path);
+		expect(listSessions(join(cwd, "missing"))).toEqual([]);
+		expect(latestSession(join(cwd, "missing"))).toBeUndefined();
+	});
+});

@@ -1,0 +1,125 @@
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+	type ListDirDetails,
+	listDirTool,
+	type ReadFileDetails,
+	readFileTool,
+} from "../../src/workspace/index.js";
+import { call, link, textOf, workspace } from "./support.js";
+
+const numbered = (from: number, to: number) =>
+	Array.from({ length: to - from + 1 }, (_, i) => `line ${from + i}`).join("\n");
+
+describe("read_file", () => {
+	it("returns the whole file, or a 1-based inclusive line range, with details", async () => {
+		const { cwd } = workspace({ "a.txt": `${numbered(1, 10)}\n` });
+		const tool = readFileTool({ cwd });
+		const all = await call(tool, { path: "a.txt" });
+		expect(textOf(all)).toBe(numbered(1, 10));
+		expect(all.details).toEqual({
+			path: "a.txt",
+			startLine: 1,
+			endLine: 10,
+			totalLines: 10,
+			truncated: false,
+			bytes: 71,
+		});
+		const range = await call(tool, { path: "a.txt", start_line: 3, end_line: 5 });
+		expect(textOf(range)).toBe(numbered(3, 5));
+		expect(range.details).toMatchObject({ startLine: 3, endLine: 5, totalLines: 10, truncated: false });
+		const tail = await call(tool, { path: "./a.txt", start_line: 9 });
+		expect(textOf(tail)).toBe(numbered(9, 10));
+	});
+
+	it("stops at the size limit with a note naming the line to continue from", async () => {
+		const { cwd } = workspace({ "big.txt": `${numbered(1, 1000)}\n` });
+		const tool = readFileTool({ cwd, maxReadBytes: 100 });
+		const first = await call(tool, { path: "big.txt" });
+		const details = first.details as ReadFileDetails;
+		expect(details.truncated).toBe(true);
+		expect(details.endLine).toBe(13); // 9 lines of 7 bytes + 4 of 8 = 95; the 14th would pass 100
+		expect(textOf(first)).toBe(
+			`${numbered(1, 13)}\n\n[truncated at 100 bytes: showing lines 1-13 of 1000. Continue with start_line=14.]`,
+		);
+		const next = await call(tool, { path: "big.txt", start_line: 14 });
+		expect(textOf(next).startsWith("line 14\n")).toBe(true);
+	});
+
+	it("cuts a single line longer than the limit and says so", async () => {
+		const { cwd } = workspace({ "min.js": `${"x".repeat(500)}\nsecond\n` });
+		const result = await call(readFileTool({ cwd, maxReadBytes: 50 }), { path: "min.js" });
+		expect(textOf(result)).toBe(
+			`${"x".repeat(50)}\n\n[truncated at 50 bytes: showing lines 1-1 of 2. Line 1 was cut at the limit. Continue with start_line=2.]`,
+		);
+	});
+
+	it("refuses binary files, directories, missing files and bad ranges with clear errors", async () => {
+		const { cwd } = workspace({
+			"img.png": Buffer.from([0x89, 0x50, 0x00, 0x01]),
+			"d/x": "",
+			"s.txt": "a\nb\n",
+		});
+		const tool = readFileTool({ cwd });
+		await expect(call(tool, { path: "img.png" })).rejects.toThrow(
+			"img.png looks like a binary file (4 bytes)",
+		);
+		await expect(call(tool, { path: "d" })).rejects.toThrow("d is a directory; use list_dir");
+		await expect(call(tool, { path: "nope.txt" })).rejects.toThrow("File not found: nope.txt");
+		await expect(call(tool, { path: "s.txt", start_line: 5 })).rejects.toThrow(
+			"start_line 5 is past the end of s.txt (2 lines)",
+		);
+		await expect(call(tool, { path: "s.txt", start_line: 2, end_line: 1 })).rejects.toThrow(
+			"end_line (1) is before start_line (2)",
+		);
+	});
+
+	it("refuses a FIFO without blocking on it", async () => {
+		const { cwd } = workspace();
+		execFileSync("mkfifo", [join(cwd, "pipe")]);
+		await expect(call(readFileTool({ cwd }), { path: "pipe" })).rejects.toThrow("pipe is not a regular file");
+	});
+
+	it("says when a file is empty", async () => {
+		const { cwd } = workspace({ "empty.txt": "" });
+		expect(textOf(await call(readFileTool({ cwd }), { path: "empty.txt" }))).toBe("[empty file]");
+	});
+
+	it("honours its abort signal", async () => {
+		const { cwd } = workspace({ "a.txt": "a\n" });
+		const controller = new AbortController();
+		controller.abort("stop");
+		await expect(
+			call(readFileTool({ cwd }), { path: "a.txt" }, { signal: controller.signal }),
+		).rejects.toThrow(/abort/i);
+	});
+});
+
+describe("list_dir", () => {
+	it("lists one level sorted by name: folders with '/', links with their target", async () => {
+		const { cwd } = workspace({ "b.txt": "", "a/inner.txt": "", ".hidden": "" });
+		link(cwd, "c-link", "b.txt");
+		const result = await call(listDirTool({ cwd }), {});
+		expect(textOf(result)).toBe(".hidden\na/\nb.txt\nc-link -> b.txt");
+		expect((result.details as ListDirDetails).entries).toEqual([
+			{ name: ".hidden", type: "file" },
+			{ name: "a", type: "dir" },
+			{ name: "b.txt", type: "file" },
+			{ name: "c-link", type: "symlink", target: "b.txt" },
+		]);
+		expect(textOf(await call(listDirTool({ cwd }), { path: "a" }))).toBe("inner.txt");
+	});
+
+	it("caps the entries with a note, and says when a folder is empty or not a folder", async () => {
+		const files = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`f${i}`, ""]));
+		const { cwd } = workspace({ ...files, "empty/.keep": "" });
+		const capped = await call(listDirTool({ cwd, maxListEntries: 3 }), {});
+		expect(textOf(capped)).toBe("empty/\nf0\nf1\n[3 more entries not shown]");
+		expect(capped.details).toMatchObject({ total: 6, truncated: true });
+		await expect(call(listDirTool({ cwd }), { path: "f0" })).rejects.toThrow("f0 is a file, not a directory");
+		await expect(call(listDirTool({ cwd }), { path: "missing" })).rejects.toThrow(
+			"Directory not found: missing",
+		);
+	});
+});

@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { type SearchTextDetails, searchTextTool } from "../../src/workspace/index.js";
+import { call, link, textOf, workspace } from "./support.js";
+
+describe("search_text", () => {
+	it("finds a regex line by line across the tree, in path order, as path:line: text", async () => {
+		const { cwd } = workspace({
+			"src/b.ts": "const x = 1;\n// TODO: two\n",
+			"src/a.ts": "// todo one\n",
+			"README.md": "nothing\r\nTODO three\r\n",
+		});
+		const tool = searchTextTool({ cwd });
+		const result = await call(tool, { pattern: "TODO" });
+		expect(textOf(result)).toBe("README.md:2: TODO three\nsrc/b.ts:2: // TODO: two");
+		const insensitive = await call(tool, { pattern: "todo", ignore_case: true, path: "src" });
+		expect(textOf(insensitive)).toBe("src/a.ts:1: // todo one\nsrc/b.ts:2: // TODO: two");
+		expect(insensitive.details).toMatchObject({ path: "src", filesSearched: 2, truncated: false });
+		const included = await call(tool, { pattern: "TODO", include: "*.md" });
+		expect(textOf(included)).toBe("README.md:2: TODO three");
+	});
+
+	it("respects .gitignore files at every level, negations included, and never enters .git/", async () => {
+		const { cwd } = workspace({
+			".gitignore": "*.log\nbuild/\n",
+			"keep.ts": "needle\n",
+			"debug.log": "needle\n",
+			"build/out.js": "needle\n",
+			"pkg/.gitignore": "!important.log\nlocal.ts\n",
+			"pkg/important.log": "needle\n",
+			"pkg/local.ts": "needle\n",
+			"pkg/other.log": "needle\n",
+			".git/config": "needle\n",
+		});
+		const result = await call(searchTextTool({ cwd }), { pattern: "needle" });
+		expect(textOf(result)).toBe("keep.ts:1: needle\npkg/important.log:1: needle");
+		// The root's rules still apply when the search starts below it.
+		expect(textOf(await call(searchTextTool({ cwd }), { pattern: "needle", path: "pkg" }))).toBe(
+			"pkg/important.log:1: needle",
+		);
+	});
+
+	it("skips binary and large files, counting them, and does not follow symlinks", async () => {
+		const { cwd, outside } = workspace({
+			"bin.dat": Buffer.concat([Buffer.from("needle"), Buffer.from([0])]),
+			"big.txt": `needle\n${"x".repeat(2000)}`,
+			"ok.txt": "needle\n",
+		});
+		link(cwd, "out", outside);
+		link(cwd, "ok-link.txt", "ok.txt");
+		const result = await call(searchTextTool({ cwd, maxSearchFileBytes: 1000 }), {
+			pattern: "needle|secret",
+		});
+		expect(textOf(result)).toBe("ok.txt:1: needle\n[skipped 1 binary and 1 large files]");
+		expect(result.details).toMatchObject({ skippedBinary: 1, skippedLarge: 1, filesSearched: 1 });
+	});
+
+	it("caps the matches with a note saying how to see the rest; the model may ask for fewer", async () => {
+		const { cwd } = workspace({ "many.txt": Array.from({ length: 50 }, (_, i) => `hit ${i}`).join("\n") });
+		const capped = await call(searchTextTool({ cwd, maxSearchMatches: 10 }), { pattern: "hit" });
+		const details = capped.details as SearchTextDetails;
+		expect(details.matches).toHaveLength(10);
+		expect(details.truncated).toBe(true);
+		expect(textOf(capped)).toMatch(
+			/many.txt:10: hit 9\n\[stopped at 10 matches; narrow the pattern, path or include/,
+		);
+		const fewer = await call(searchTextTool({ cwd, maxSearchMatches: 10 }), {
+			pattern: "hit",
+			max_matches: 50,
+		});
+		expect((fewer.details as SearchTextDetails).matches).toHaveLength(10);
+		const exact = await call(searchTextTool({ cwd }), { pattern: "hit 4\\d", max_matches: 10 });
+		expect((exact.details as SearchTextDetails).truncated).toBe(false);
+	});
+
+	it("cuts very long matching lines, and reports no match plainly", async () => {
+		const { cwd } = workspace({ "min.js": `${"a".repeat(1000)}needle` });
+		const long = await call(searchTextTool({ cwd }), { pattern: "^a" });
+		expect(textOf(long)).toBe(`min.js:1: ${"a".repeat(240)}…`);
+		expect(textOf(await call(searchTextTool({ cwd }), { pattern: "zzz" }))).toBe(
+			"No matches for /zzz/ in . (1 files searched).",
+		);
+	});
+
+	it("honours its abort signal", async () => {
+		const { cwd } = workspace({ "a.txt": "needle\n" });
+		const controller = new AbortController();
+		controller.abort("enough");
+		await expect(
+			call(searchTextTool({ cwd }), { pattern: "needle" }, { signal: controller.signal }),
+		).rejects.toThrow("Aborted: enough");
+	});
+
+	it("an invalid regex or a missing path is a clear error", async () => {
+		const { cwd } = workspace();
+		await expect(call(searchTextTool({ cwd }), { pattern: "(" })).rejects.toThrow(
+			'Invalid regular expression "("',
+		);
+		await expect(call(searchTextTool({ cwd }), { pattern: "x", path: "nope" })).rejects.toThrow(
+			"Path not found: nope",
+		);
+	});
+});

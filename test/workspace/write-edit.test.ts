@@ -1,0 +1,124 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+	editFileTool,
+	type FileChangeDetails,
+	previewFileChange,
+	writeFileTool,
+} from "../../src/workspace/index.js";
+import { call, textOf, workspace } from "./support.js";
+
+const read = (cwd: string, path: string) => readFileSync(join(cwd, path), "utf8");
+
+describe("write_file", () => {
+	it("creates a file with its folders, and overwrites with a diff in the details", async () => {
+		const { cwd } = workspace();
+		const tool = writeFileTool({ cwd });
+		const created = await call(tool, { path: "src/deep/new.ts", content: "one\ntwo\n" });
+		expect(read(cwd, "src/deep/new.ts")).toBe("one\ntwo\n");
+		expect(textOf(created)).toBe("Created src/deep/new.ts (8 bytes, +2 -0 lines).");
+		expect(created.details).toEqual({
+			path: "src/deep/new.ts",
+			created: true,
+			bytes: 8,
+			diff: "--- /dev/null\n+++ b/src/deep/new.ts\n@@ -0,0 +1,2 @@\n+one\n+two\n",
+			added: 2,
+			removed: 0,
+		});
+		const over = await call(tool, { path: "src/deep/new.ts", content: "one\n2\n" });
+		expect((over.details as FileChangeDetails).diff).toBe(
+			"--- a/src/deep/new.ts\n+++ b/src/deep/new.ts\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n",
+		);
+		expect(tool.concurrency).toBe("exclusive");
+	});
+
+	it("refuses to write over a directory or the workspace itself", async () => {
+		const { cwd } = workspace({ "d/x": "" });
+		await expect(call(writeFileTool({ cwd }), { path: "d", content: "" })).rejects.toThrow(
+			"d is a directory",
+		);
+		await expect(call(writeFileTool({ cwd }), { path: ".", content: "" })).rejects.toThrow(
+			"is the workspace directory itself",
+		);
+	});
+});
+
+describe("edit_file", () => {
+	it("replaces the one exact match and returns the unified diff in content and details", async () => {
+		const { cwd } = workspace({ "a.ts": "l1\nl2\nl3\nconst a = 1;\nl5\nl6\nl7\nl8\n" });
+		const tool = editFileTool({ cwd });
+		const result = await call(tool, {
+			path: "a.ts",
+			old_string: "const a = 1;",
+			new_string: "const a = 2;\nconst b = 3;",
+		});
+		expect(read(cwd, "a.ts")).toBe("l1\nl2\nl3\nconst a = 2;\nconst b = 3;\nl5\nl6\nl7\nl8\n");
+		const diff =
+			"--- a/a.ts\n+++ b/a.ts\n@@ -1,7 +1,8 @@\n l1\n l2\n l3\n-const a = 1;\n+const a = 2;\n+const b = 3;\n l5\n l6\n l7\n";
+		expect(textOf(result)).toBe(`Edited a.ts:\n${diff}`);
+		expect(result.details).toMatchObject({ path: "a.ts", created: false, diff, added: 2, removed: 1 });
+		expect(tool.concurrency).toBe("exclusive");
+	});
+
+	it("keeps $ patterns in the new text literal", async () => {
+		const { cwd } = workspace({ "a.txt": "price\n" });
+		await call(editFileTool({ cwd }), { path: "a.txt", old_string: "price", new_string: "$& $1 $$" });
+		expect(read(cwd, "a.txt")).toBe("$& $1 $$\n");
+	});
+
+	it("refuses no match and several matches with what to do, and changes nothing", async () => {
+		const { cwd } = workspace({ "a.txt": "x = 1\nx = 1\n" });
+		const tool = editFileTool({ cwd });
+		await expect(call(tool, { path: "a.txt", old_string: "x = 1", new_string: "x = 2" })).rejects.toThrow(
+			"old_string occurs 2 times in a.txt; it must match exactly once. Include more surrounding lines",
+		);
+		await expect(call(tool, { path: "a.txt", old_string: "x  = 1", new_string: "x = 2" })).rejects.toThrow(
+			"old_string was not found in a.txt. It must match the file exactly, including whitespace",
+		);
+		await expect(call(tool, { path: "a.txt", old_string: "", new_string: "y" })).rejects.toThrow(
+			"old_string is empty",
+		);
+		await expect(call(tool, { path: "a.txt", old_string: "x", new_string: "x" })).rejects.toThrow(
+			"identical",
+		);
+		await expect(call(tool, { path: "b.txt", old_string: "x", new_string: "y" })).rejects.toThrow(
+			"File not found: b.txt. To create it use write_file.",
+		);
+		expect(read(cwd, "a.txt")).toBe("x = 1\nx = 1\n");
+	});
+
+	it("refuses to edit a binary file or a FIFO", async () => {
+		const { cwd } = workspace({ "bin.dat": Buffer.from([0x61, 0, 0x62]) });
+		execFileSync("mkfifo", [join(cwd, "pipe")]);
+		const tool = editFileTool({ cwd });
+		await expect(call(tool, { path: "bin.dat", old_string: "a", new_string: "c" })).rejects.toThrow(
+			"bin.dat looks like a binary file; edit_file changes text files only.",
+		);
+		await expect(call(writeFileTool({ cwd }), { path: "pipe", content: "x" })).rejects.toThrow(
+			"pipe is not a regular file",
+		);
+	});
+
+	it("edits a CRLF file when the model sends LF line endings, keeping CRLF", async () => {
+		const { cwd } = workspace({ "w.txt": "one\r\ntwo\r\nthree\r\n" });
+		await call(editFileTool({ cwd }), { path: "w.txt", old_string: "one\ntwo", new_string: "1\n2" });
+		expect(read(cwd, "w.txt")).toBe("1\r\n2\r\nthree\r\n");
+	});
+
+	it("previewFileChange shows a host the diff of a pending write or edit without writing", async () => {
+		const { cwd } = workspace({ "a.txt": "old\n" });
+		const edit = await previewFileChange({ cwd }, "edit_file", {
+			path: "a.txt",
+			old_string: "old",
+			new_string: "new",
+		});
+		expect(edit?.diff).toBe("--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,1 @@\n-old\n+new\n");
+		const write = await previewFileChange({ cwd }, "write_file", { path: "b.txt", content: "b\n" });
+		expect(write).toMatchObject({ path: "b.txt", before: undefined, after: "b\n", added: 1 });
+		expect(await previewFileChange({ cwd }, "shell", { command: "ls" })).toBeUndefined();
+		expect(read(cwd, "a.txt")).toBe("old\n");
+		expect(() => read(cwd, "b.txt")).toThrow();
+	});
+});
