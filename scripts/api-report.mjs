@@ -55,10 +55,14 @@ for (const { specifier: entry, reportName: name, dts } of entries) {
 	});
 	const result = Extractor.invoke(config, { localBuild: !check, showVerboseMessages: false });
 	if (check && result.apiReportChanged) {
-		console.error(`${entry}: the public API differs from etc/${name}.api.md — run \`npm run api\` and commit it`);
+		console.error(
+			`${entry}: the public API differs from etc/${name}.api.md — run \`npm run api\` and commit it`,
+		);
 		failed = true;
 	} else if (!result.succeeded) {
-		console.error(`${entry}: API Extractor reported ${result.errorCount} errors, ${result.warningCount} warnings`);
+		console.error(
+			`${entry}: API Extractor reported ${result.errorCount} errors, ${result.warningCount} warnings`,
+		);
 		failed = true;
 	} else {
 		console.log(`${entry}: etc/${name}.api.md ${result.apiReportChanged ? "updated" : "unchanged"}`);

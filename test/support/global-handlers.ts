@@ -15,6 +15,8 @@ afterEach(async () => {
 	await new Promise<void>((resolve) => setImmediate(resolve));
 	if (leaked.length === 0) return;
 	const found = leaked.splice(0);
-	const lines = found.map(({ kind, error }) => `${kind}: ${error instanceof Error ? error.stack : String(error)}`);
+	const lines = found.map(
+		({ kind, error }) => `${kind}: ${error instanceof Error ? error.stack : String(error)}`,
+	);
 	throw new Error(`The test leaked ${found.length} unhandled error(s):\n${lines.join("\n")}`);
 });
