@@ -7,12 +7,23 @@
 import { afterEach } from "vitest";
 
 const leaked: { kind: string; error: unknown }[] = [];
-process.on("unhandledRejection", (error) => leaked.push({ kind: "unhandled rejection", error }));
+let expected = 0;
+
+/** For a test that creates an unhandled rejection on purpose: the next `count` ones are not leaks. */
+export function expectUnhandledRejections(count = 1): void {
+	expected += count;
+}
+
+process.on("unhandledRejection", (error) => {
+	if (expected > 0) expected--;
+	else leaked.push({ kind: "unhandled rejection", error });
+});
 process.on("uncaughtException", (error) => leaked.push({ kind: "uncaught exception", error }));
 
 afterEach(async () => {
 	// Let a rejection created at the very end of the test reach the handler first.
 	await new Promise<void>((resolve) => setImmediate(resolve));
+	expected = 0;
 	if (leaked.length === 0) return;
 	const found = leaked.splice(0);
 	const lines = found.map(
