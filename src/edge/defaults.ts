@@ -1,6 +1,7 @@
 import { EventStream } from "../core/event-stream.js";
 import type { AssistantMessageEventStream } from "../core/events.js";
 import type { StreamFunction } from "../core/model.js";
+import { hasImmutableSnapshots, markImmutableSnapshots } from "../core/snapshot-brand.js";
 import type { ReplyGuardResolver } from "../protocol/reply-guard.js";
 
 type Registry = typeof import("../providers/registry.js");
@@ -29,6 +30,9 @@ export const registryStream: StreamFunction = (model, context, options) => {
 
 /** Relay the first call's stream. Once `out` is failed (abort), pushes are ignored; the provider stops on the signal. */
 async function pipe(from: AssistantMessageEventStream, out: AssistantMessageEventStream): Promise<void> {
+	// The relay passes events through untouched, so it keeps the source's snapshot guarantee (SPEC L5). Marked
+	// before the first event: the loop asks at its first event.
+	if (hasImmutableSnapshots(from)) markImmutableSnapshots(out);
 	try {
 		for await (const event of from) out.push(event);
 		out.end(await from.result());

@@ -3,10 +3,12 @@ import { EventStream } from "../core/event-stream.js";
 import type { AssistantMessageEvent } from "../core/events.js";
 import { closeInterruptedMessage } from "../core/interrupt.js";
 import { type AssistantMessage, type ErrorKind, emptyUsage } from "../core/messages.js";
+import { hasImmutableSnapshots } from "../core/snapshot-brand.js";
 import { MAX_REPLY_ATTEMPTS, type ReplyGuard } from "../protocol/reply-guard.js";
 import { appendMessage, emit } from "./emit.js";
 import { withUniqueToolCallIds } from "./pairing.js";
 import type { ProviderCall } from "./provider-call.js";
+import { ReplySnapshots } from "./reply-snapshot.js";
 import type { RunState } from "./run-state.js";
 import { untilAborted } from "./signals.js";
 
@@ -72,15 +74,16 @@ function commitReply(state: RunState, message: AssistantMessage): AssistantMessa
 async function consumeReply(state: RunState, call: ProviderCall): Promise<AssistantMessage> {
 	const { signal } = state;
 	const completed = new Set<string>();
-	let partial: AssistantMessage | undefined;
-	if (signal.aborted) return abortedMessage(state, partial, completed);
+	if (signal.aborted) return abortedMessage(state, undefined, completed);
 
 	let stream: AsyncIterable<AssistantMessageEvent>;
 	try {
 		stream = state.streamFn(state.config.model, call.context, call.options);
 	} catch (error) {
-		return interrupted(state, partial, completed, "error", errorText(error), "internal");
+		return interrupted(state, undefined, completed, "error", errorText(error), "internal");
 	}
+	// SPEC L5: every snapshot emitted or committed is the loop's own (copied unless the stream is capstan's).
+	const snapshots = new ReplySnapshots(() => hasImmutableSnapshots(stream));
 	// SPEC A2: one listener per stream. Our own EventStream is failed on abort, which wakes a pending read
 	// at once; any other async iterable is raced against a single abort promise.
 	const own =
@@ -95,16 +98,18 @@ async function consumeReply(state: RunState, call: ProviderCall): Promise<Assist
 
 	const iterator = stream[Symbol.asyncIterator]();
 	let finished = false;
+	// Everything below reads the loop's own snapshot; the provider's objects are never kept.
+	const partial = (): AssistantMessage | undefined => snapshots.current;
 	try {
 		for (;;) {
-			if (signal.aborted) return abortedMessage(state, partial, completed);
+			if (signal.aborted) return abortedMessage(state, partial(), completed);
 			const step = wake ? await Promise.race([iterator.next(), wake]) : await iterator.next();
-			if (step === ABORTED || signal.aborted) return abortedMessage(state, partial, completed);
+			if (step === ABORTED || signal.aborted) return abortedMessage(state, partial(), completed);
 			if (step.done) {
 				finished = true;
 				return interrupted(
 					state,
-					partial,
+					partial(),
 					completed,
 					"error",
 					"The provider stream ended without a terminal event",
@@ -113,21 +118,21 @@ async function consumeReply(state: RunState, call: ProviderCall): Promise<Assist
 			const event = step.value;
 			if (event.type === "done") {
 				finished = true;
-				return event.message;
+				return snapshots.final(event.message);
 			}
 			if (event.type === "error") {
 				finished = true;
-				return event.error;
+				return snapshots.final(event.error);
 			}
-			partial = event.partial;
-			if (state.open.message === undefined) emit(state, { type: "message_start", message: partial });
-			if (event.type === "start") continue;
-			if (event.type === "toolcall_end") completed.add(event.toolCall.id);
-			emit(state, { type: "message_update", message: partial, assistantMessageEvent: event });
+			const own = snapshots.take(event);
+			if (state.open.message === undefined) emit(state, { type: "message_start", message: own.partial });
+			if (own.type === "start") continue;
+			if (own.type === "toolcall_end") completed.add(own.toolCall.id);
+			emit(state, { type: "message_update", message: own.partial, assistantMessageEvent: own });
 		}
 	} catch (error) {
-		if (error === ABORTED || signal.aborted) return abortedMessage(state, partial, completed);
-		return interrupted(state, partial, completed, "error", errorText(error), "internal");
+		if (error === ABORTED || signal.aborted) return abortedMessage(state, partial(), completed);
+		return interrupted(state, partial(), completed, "error", errorText(error), "internal");
 	} finally {
 		signal.removeEventListener("abort", onAbort);
 		// Cancel a provider we stopped reading early; never wait for it (a stalled provider cannot hang us).

@@ -252,6 +252,8 @@ function describeTool(span: Span, record: ToolCallRecord, content: ToolCallConte
 	}
 	if (record.status === "error") fail(span, "tool_error");
 	else if (record.status === "aborted") fail(span, "aborted");
+	// SPEC T10: cut short by a steer; its own error.type so traces tell a steer from an abort.
+	else if (record.status === "interrupted") fail(span, "interrupted");
 }
 
 /**

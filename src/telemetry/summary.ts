@@ -22,6 +22,7 @@ export function summarizeRun(
 		skipped: 0,
 		blocked: 0,
 		aborted: 0,
+		interrupted: 0,
 	};
 	let toolTimeMs = 0;
 	for (const call of records.toolCalls) {

@@ -9,6 +9,7 @@ import { EventStream } from "../core/event-stream.js";
 import type { AssistantMessageEvent, AssistantMessageEventStream } from "../core/events.js";
 import type { AssistantMessage, ErrorKind, StopDetails, Usage } from "../core/messages.js";
 import type { Context, Model, StreamFunction, StreamOptions } from "../core/model.js";
+import { markImmutableSnapshots } from "../core/snapshot-brand.js";
 
 /** One content block of a scripted reply. */
 export type ScriptedBlock =
@@ -144,6 +145,7 @@ export function scriptedModel(script: Script, options: ScriptedModelOptions = {}
 		const reply = chooseReply(script, call, options.onExhausted ?? "error");
 		if (reply.throws === "sync") throw new Error(reply.error?.message ?? "scripted stream function threw");
 		const events: AssistantMessageEventStream = new EventStream<AssistantMessageEvent, AssistantMessage>();
+		markImmutableSnapshots(events); // only the builder pushes into it (SPEC L5)
 		const builder = new AssistantMessageBuilder(
 			{ api: callModel.api, provider: callModel.provider, model: callModel.id, timestamp: now() },
 			events,

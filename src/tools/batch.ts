@@ -15,7 +15,8 @@
  *   arguments, so events agree with history (SPEC T4). A call that never reaches `execute` gets its start
  *   right before its end.
  * - Statuses: a steering skip of a call that had not started is `skipped`; an interruptible tool abandoned
- *   while executing is `aborted` (it did start). Both carry the `interrupted` placeholder (SPEC T11).
+ *   while executing is `interrupted` (SPEC T10: it did start, and a steer is not a user abort). Both carry
+ *   the `interrupted` placeholder (SPEC T11), whose text says which of the two happened.
  */
 import { abortReasonText, errorText } from "../core/abort.js";
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../core/messages.js";
@@ -295,7 +296,7 @@ function interruptForSteering(run: BatchRun): void {
 		const notStarted = phase.kind === "waiting" || phase.kind === "approving";
 		const abandon = notStarted || (phase.kind === "executing" && phase.interruptible);
 		if (abandon) {
-			settlePlaceholder(run, state, "interrupted", notStarted ? "skipped" : "aborted");
+			settlePlaceholder(run, state, "interrupted", notStarted ? "skipped" : "interrupted");
 			run.interrupted = true;
 		}
 		state.steering.abort(reason);

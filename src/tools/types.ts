@@ -78,8 +78,11 @@ export interface AgentTool<TArgs = any, TDetails = unknown> {
 	intent?: boolean;
 }
 
-/** How a tool call ended, for events and telemetry (SPEC X3). */
-export type ToolCallStatus = "ok" | "error" | "skipped" | "blocked" | "aborted";
+/**
+ * How a tool call ended, for events and telemetry (SPEC X3). `interrupted`: the tool was running and a steer
+ * cut it short (SPEC T10), as opposed to `aborted` by the user, a deadline or the run's signal (SPEC A1).
+ */
+export type ToolCallStatus = "ok" | "error" | "skipped" | "blocked" | "aborted" | "interrupted";
 
 /** Why a synthetic placeholder result was written instead of running the tool (SPEC A3, T11, S2, X1). */
 export type PlaceholderReason =

@@ -33,7 +33,11 @@ export function oneLine(text: string, limit: number): string {
 /** How a finished call is shown: its status as the user should read it. */
 export type ToolOutcome = ToolCallStatus | "interrupted";
 
-/** The outcome to show, from the event's status and the synthetic details the loop attaches. */
+/**
+ * The outcome to show, from the event's status and the synthetic details the loop attaches. The loop reports
+ * a steer-cut call as `interrupted` itself (SPEC T10); `aborted` with reason `interrupted` is what runs
+ * recorded before it did.
+ */
 export function toolOutcome(status: ToolCallStatus, details: unknown): ToolOutcome {
 	const reason = (details as { synthetic?: unknown; reason?: unknown } | undefined)?.reason;
 	if (status === "aborted" && reason === "interrupted") return "interrupted";

@@ -17,6 +17,7 @@ import { EventStream } from "../../core/event-stream.js";
 import type { AssistantMessageEvent, AssistantMessageEventStream } from "../../core/events.js";
 import type { AssistantMessage, ErrorKind } from "../../core/messages.js";
 import type { Model } from "../../core/model.js";
+import { markImmutableSnapshots } from "../../core/snapshot-brand.js";
 import { missingApiKeyMessage } from "./advice.js";
 import { CallContext, type ProviderCallContext, type ProviderStreamOptions } from "./attempt.js";
 import { resolveApiKey, withoutSecret } from "./env.js";
@@ -61,6 +62,8 @@ export function runProviderStream(
 ): AssistantMessageEventStream {
 	const opts: ProviderStreamOptions = options ?? {};
 	const stream: AssistantMessageEventStream = new EventStream<AssistantMessageEvent, AssistantMessage>();
+	// Only the builder pushes into this stream, so its snapshots are immutable (SPEC L5: the loop need not copy).
+	markImmutableSnapshots(stream);
 	if (!model || typeof model !== "object") {
 		// SPEC E3 even for a caller bug: an error message, not a throw or a rejected result.
 		const builder = new AssistantMessageBuilder(
