@@ -1,6 +1,6 @@
 /**
  * Plain JSON copies of values that come from outside the library (tool `details`, a foreign provider's
- * message). A transcript must survive `JSON.stringify` and load back the same (SPEC M6, I5), whatever a tool
+ * message). A transcript must survive `JSON.stringify` and load back the same (rule M6, I5), whatever a tool
  * returned; the rules mirror `JSON.stringify` where it has one and pick a lossless-as-possible value where it
  * would throw:
  *

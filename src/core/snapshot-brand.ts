@@ -1,6 +1,6 @@
 /**
  * Streams whose event snapshots are immutable by construction: every `partial`, `toolCall`, `arguments` and
- * final message they carry is never touched again once pushed (SPEC L5). Only streams driven entirely by
+ * final message they carry is never touched again once pushed (rule L5). Only streams driven entirely by
  * capstan's `AssistantMessageBuilder` are marked (the provider runner, the scripted model, the lazy
  * default relay of a marked stream); the loop then uses their snapshots as they are instead of copying.
  * Module-private state: a stream from outside the library can never claim it.

@@ -1,5 +1,5 @@
 /**
- * SPEC L5: the loop owns what it emits and commits. A stream function may keep one message object and
+ * Rule L5: the loop owns what it emits and commits. A stream function may keep one message object and
  * mutate it as deltas arrive (many hand-written providers do); the loop therefore never emits or commits a
  * provider's object. It keeps its own snapshot per event by structural sharing — a new message object and
  * content array, a shallow copy of the block the event changed (strings are immutable, so a text block
@@ -69,7 +69,7 @@ export class ReplySnapshots {
 		return emitted;
 	}
 
-	/** The final message, copied once unless the stream is trusted (SPEC L5: nothing later can change it). */
+	/** The final message, copied once unless the stream is trusted (rule L5: nothing later can change it). */
 	final(message: AssistantMessage): AssistantMessage {
 		this.trusted ??= this.isTrusted();
 		if (this.trusted) return message;

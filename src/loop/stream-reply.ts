@@ -16,11 +16,11 @@ import { untilAborted } from "./signals.js";
 const ABORTED = Symbol("capstan.aborted");
 
 /**
- * Stream one assistant reply and commit it (SPEC L2, L5, A1, A2, E3, L12). Emits `message_start`, one
+ * Stream one assistant reply and commit it (rule L2, L5, A1, A2, E3, L12). Emits `message_start`, one
  * `message_update` per content event, `message_end`, and appends the final message. Never throws for
  * anything the provider does: a throwing stream, a stream with no terminal event or an abort all become a
  * committed message with `stopReason` `error`/`aborted`. With a reply guard (`config.replyGuard`, e.g. the
- * Harmony leak guard of SPEC X4) each reply is judged before anything is committed: committed as is or
+ * Harmony leak guard of rule X4) each reply is judged before anything is committed: committed as is or
  * repaired, or discarded and the model called again.
  */
 export async function streamAssistantReply(state: RunState, call: ProviderCall): Promise<AssistantMessage> {
@@ -39,7 +39,7 @@ export async function streamAssistantReply(state: RunState, call: ProviderCall):
 	}
 }
 
-/** The run's reply guard, resolved once before its first model call (the resolver is a host hook: SPEC I4). */
+/** The run's reply guard, resolved once before its first model call (the resolver is a host hook: rule I4). */
 async function replyGuardOf(state: RunState): Promise<ReplyGuard | undefined> {
 	const resolve = state.config.replyGuard;
 	if (!resolve) return undefined;
@@ -47,7 +47,7 @@ async function replyGuardOf(state: RunState): Promise<ReplyGuard | undefined> {
 	return state.replyGuard.guard;
 }
 
-/** Run the model step (SPEC L13): stream a reply without committing it. */
+/** Run the model step (rule L13): stream a reply without committing it. */
 async function streamReplyStep(state: RunState, call: ProviderCall): Promise<AssistantMessage> {
 	const step = { kind: "model" as const, id: `model:${state.modelCalls}`, name: state.config.model.id };
 	state.modelCalls++;
@@ -82,9 +82,9 @@ async function consumeReply(state: RunState, call: ProviderCall): Promise<Assist
 	} catch (error) {
 		return interrupted(state, undefined, completed, "error", errorText(error), "internal");
 	}
-	// SPEC L5: every snapshot emitted or committed is the loop's own (copied unless the stream is capstan's).
+	// Rule L5: every snapshot emitted or committed is the loop's own (copied unless the stream is capstan's).
 	const snapshots = new ReplySnapshots(() => hasImmutableSnapshots(stream));
-	// SPEC A2: one listener per stream. Our own EventStream is failed on abort, which wakes a pending read
+	// Rule A2: one listener per stream. Our own EventStream is failed on abort, which wakes a pending read
 	// at once; any other async iterable is raced against a single abort promise.
 	const own =
 		stream instanceof EventStream
@@ -148,7 +148,7 @@ function abortedMessage(
 	return interrupted(state, partial, completed, "aborted", abortReasonText(state.signal.reason), "aborted");
 }
 
-/** SPEC A4/L12: close what streamed so far as an error/aborted message. */
+/** rule A4/L12: close what streamed so far as an error/aborted message. */
 export function interrupted(
 	state: RunState,
 	partial: AssistantMessage | undefined,

@@ -1,8 +1,8 @@
 /**
- * SPEC T9: turn whatever a tool returned into a well-formed result before it reaches the transcript or an
+ * Rule T9: turn whatever a tool returned into a well-formed result before it reaches the transcript or an
  * event. Tools are host code and may be written in plain JavaScript, so nothing about the shape is trusted.
  * Applied to results, `onUpdate` partials and results patched by `afterToolCall`: the single entry where tool
- * output enters the transcript, so it is also where that output becomes plain JSON (SPEC M6, I5).
+ * output enters the transcript, so it is also where that output becomes plain JSON (rule M6, I5).
  */
 import type { ImageContent, TextContent, UserContent } from "../core/messages.js";
 import { toPlainJson } from "../core/plain-json.js";
@@ -18,7 +18,7 @@ export interface CoercedToolResult {
 export const EMPTY_ERROR_TEXT = "The tool failed with no output.";
 
 /**
- * Coerce a raw tool result (SPEC T9). A value without a `content` array becomes an error result saying the
+ * Coerce a raw tool result (rule T9). A value without a `content` array becomes an error result saying the
  * tool returned an invalid result; blocks other than text and image are dropped and counted in an appended
  * note, which makes the result an error; an error result with no substantive content gets a short text.
  * `declaredError` forces the error flag (e.g. for a thrown error); the result's own `isError` is honoured

@@ -2,7 +2,7 @@ import type { ToolCall, ToolResultMessage } from "../core/messages.js";
 import type { PlaceholderDetails, PlaceholderReason } from "./types.js";
 
 /**
- * Synthetic results for tool calls that did not (fully) run (SPEC A3, S2, T10, T11, X1). Texts are written
+ * Synthetic results for tool calls that did not (fully) run (rule A3, S2, T10, T11, X1). Texts are written
  * for both the model and a person reading the transcript; none of them may read like the tool itself failed.
  * `started` says the tool was executing when it was cut short (abort, deadline, steer); otherwise the call
  * never started and the text says it was not executed.
@@ -48,7 +48,7 @@ export function placeholderText(
 	}
 }
 
-/** A placeholder tool result message that pairs `call` (SPEC T13). */
+/** A placeholder tool result message that pairs `call` (rule T13). */
 export function placeholderResult(
 	call: Pick<ToolCall, "id" | "name">,
 	reason: PlaceholderReason,

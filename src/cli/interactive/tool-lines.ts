@@ -1,7 +1,7 @@
 /**
  * One line per tool call: what it does (the model's stated intent, else a summary of the arguments), how
  * long it took, and a short summary of the result. Synthetic results (skipped, interrupted, aborted) read
- * as "not run", never as a tool failure (SPEC T11, A3).
+ * as "not run", never as a tool failure (rule T11, A3).
  */
 import type { UserContent } from "../../core/messages.js";
 import type { ToolCallStatus } from "../../tools/types.js";
@@ -35,7 +35,7 @@ export type ToolOutcome = ToolCallStatus | "interrupted";
 
 /**
  * The outcome to show, from the event's status and the synthetic details the loop attaches. The loop reports
- * a steer-cut call as `interrupted` itself (SPEC T10); `aborted` with reason `interrupted` is what runs
+ * a steer-cut call as `interrupted` itself (rule T10); `aborted` with reason `interrupted` is what runs
  * recorded before it did.
  */
 export function toolOutcome(status: ToolCallStatus, details: unknown): ToolOutcome {
