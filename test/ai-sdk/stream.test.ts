@@ -4,7 +4,13 @@
 import { APICallError, type LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { aiSdkModel } from "../../src/ai-sdk/index.js";
+import {
+	AI_SDK_FINISH_REASONS,
+	aiSdkModel,
+	aiSdkStreamFunction,
+	mapFinishReason,
+	normalizeUsage,
+} from "../../src/ai-sdk/index.js";
 import type { Context } from "../../src/core/model.js";
 import { assertEventShape, collectStream } from "../providers/support/collect.js";
 import { finishV3, mockV2, mockV3, trace, usageV3, type V2Part } from "./support.js";
@@ -355,5 +361,50 @@ describe("abort (SPEC A1, A2)", () => {
 		expect(message.errorMessage).toBe("user pressed stop");
 		expect(message.content).toEqual([{ type: "text", text: "Hel" }]);
 		expect(seen?.aborted).toBe(true);
+	});
+});
+
+describe("the stream function alone and the exported mappers", () => {
+	it("aiSdkStreamFunction uses the host's Model for identity and prices", async () => {
+		const lm = mockV3([
+			{ type: "text-start", id: "t" },
+			{ type: "text-delta", id: "t", delta: "ok" },
+			{ type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: usageV3(1000, 0, 1000) },
+		]);
+		const streamFn = aiSdkStreamFunction(lm);
+		const model = {
+			...aiSdkModel(lm).model,
+			provider: "bedrock",
+			cost: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0 },
+		};
+		const { message } = await collectStream(streamFn(model, HI));
+		expect(message.provider).toBe("bedrock");
+		expect(message.usage.cost.total).toBeCloseTo(0.003, 12);
+	});
+
+	it("normalizeUsage and mapFinishReason read both versions (SPEC M4, M5)", () => {
+		expect(
+			normalizeUsage({ inputTokens: 10, outputTokens: 3, totalTokens: 13, cachedInputTokens: 4 }),
+		).toEqual({
+			input: 6,
+			output: 3,
+			cacheRead: 4,
+		});
+		// V3 without `noCache`: the total minus the cached counts.
+		expect(
+			normalizeUsage({
+				inputTokens: { total: 10, noCache: undefined, cacheRead: 3, cacheWrite: 2 },
+				outputTokens: { total: 4, text: undefined, reasoning: undefined },
+			}),
+		).toEqual({ input: 5, output: 4, cacheRead: 3, cacheWrite: 2 });
+		expect(mapFinishReason("tool-calls").reason).toBe("toolUse");
+		expect(mapFinishReason({ unified: "length", raw: "max_tokens" }).reason).toBe("length");
+		expect(Object.keys(AI_SDK_FINISH_REASONS)).toEqual([
+			"stop",
+			"length",
+			"tool-calls",
+			"content-filter",
+			"error",
+		]);
 	});
 });
