@@ -27,7 +27,6 @@ import { classifyAiSdkError } from "./errors.js";
 import { AI_SDK_API } from "./metadata.js";
 import { type SpecVersion, toPrompt, toToolChoice, toTools } from "./prompt.js";
 
-export { AI_SDK_FINISH_REASONS, mapFinishReason, normalizeUsage } from "./finish.js";
 export { AI_SDK_API } from "./metadata.js";
 
 /** An AI SDK language model of either supported specification. */

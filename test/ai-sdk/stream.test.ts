@@ -4,13 +4,8 @@
 import { APICallError, type LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import {
-	AI_SDK_FINISH_REASONS,
-	aiSdkModel,
-	aiSdkStreamFunction,
-	mapFinishReason,
-	normalizeUsage,
-} from "../../src/ai-sdk/index.js";
+import { AI_SDK_FINISH_REASONS, mapFinishReason, normalizeUsage } from "../../src/ai-sdk/finish.js";
+import { aiSdkModel, aiSdkStreamFunction } from "../../src/ai-sdk/index.js";
 import type { Context } from "../../src/core/model.js";
 import { assertEventShape, collectStream } from "../providers/support/collect.js";
 import { finishV3, mockV2, mockV3, trace, usageV3, type V2Part } from "./support.js";
@@ -364,7 +359,7 @@ describe("abort (SPEC A1, A2)", () => {
 	});
 });
 
-describe("the stream function alone and the exported mappers", () => {
+describe("the stream function alone and the finish/usage mappers", () => {
 	it("aiSdkStreamFunction uses the host's Model for identity and prices", async () => {
 		const lm = mockV3([
 			{ type: "text-start", id: "t" },
