@@ -1,7 +1,7 @@
 /**
- * AI SDK stream parts (V2 and V3) → SPEC E2 events, through the shared `AssistantMessageBuilder` (so partial
+ * AI SDK stream parts (V2 and V3) → rule E2 events, through the shared `AssistantMessageBuilder` (so partial
  * tool arguments are parsed incrementally, like every built-in provider). Failures are thrown as classified
- * `ProviderError`s; `runProviderStream` turns them into an error message (SPEC E3).
+ * `ProviderError`s; `runProviderStream` turns them into an error message (rule E3).
  */
 import type { LanguageModelV2StreamPart, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import type { AssistantMessageBuilder } from "../core/assistant-builder.js";

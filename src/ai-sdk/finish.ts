@@ -1,5 +1,5 @@
 /**
- * Finish reasons and usage of both specifications, normalized (SPEC M4, M5). V2 reports a bare reason and flat
+ * Finish reasons and usage of both specifications, normalized (rule M4, M5). V2 reports a bare reason and flat
  * token counts whose input includes cached tokens; V3 a `{ unified, raw }` reason and nested counts.
  */
 import type {
@@ -11,7 +11,7 @@ import type {
 import { type MappedStop, mapStopReason, type StopReasonTable } from "../providers/base/stop-reason.js";
 import type { TokenCounts } from "../providers/base/usage.js";
 
-/** SPEC M4: the AI SDK's unified finish reasons; `other`, `unknown` and anything new map to `error`. */
+/** Rule M4: the AI SDK's unified finish reasons; `other`, `unknown` and anything new map to `error`. */
 export const AI_SDK_FINISH_REASONS: StopReasonTable = {
 	stop: { reason: "stop" },
 	length: { reason: "length" },
@@ -44,7 +44,7 @@ export function mapFinishReason(
 	return stop;
 }
 
-/** SPEC M5: token counts with `input` excluding cached tokens, from V2 or V3 usage. */
+/** Rule M5: token counts with `input` excluding cached tokens, from V2 or V3 usage. */
 export function normalizeUsage(usage: LanguageModelV2Usage | LanguageModelV3Usage): TokenCounts {
 	if (typeof usage.inputTokens === "object" && usage.inputTokens !== null) {
 		const v3 = usage as LanguageModelV3Usage;

@@ -7,8 +7,8 @@
  * const agent = new Agent({ ...aiSdkModel(bedrock("anthropic.claude-sonnet-4")), tools });
  * ```
  *
- * The model's `doStream` parts become SPEC E2 events through the shared builder; failures (thrown, rejected or
- * streamed as `error` parts) become error messages, never throws (SPEC E3); abort reaches `doStream` as its
+ * The model's `doStream` parts become rule E2 events through the shared builder; failures (thrown, rejected or
+ * streamed as `error` parts) become error messages, never throws (rule E3); abort reaches `doStream` as its
  * `abortSignal` and ends the stream `aborted` at once. `@ai-sdk/provider` is an optional peer dependency used
  * for types only.
  */
@@ -45,7 +45,7 @@ export interface AiSdkModelOptions {
 	/** Provider options sent on every call (`providerOptions` of the AI SDK call). */
 	providerOptions?: AiSdkProviderOptions;
 	/**
-	 * Provider options for a thinking level (SPEC X5). The AI SDK has no unified reasoning switch, each
+	 * Provider options for a thinking level (rule X5). The AI SDK has no unified reasoning switch, each
 	 * provider names it differently, so the host maps it, e.g.
 	 * `(level) => level === "off" ? undefined : { anthropic: { thinking: { type: "enabled", budgetTokens: 8000 } } }`.
 	 * Merged over `providerOptions` per provider.

@@ -2,7 +2,7 @@
  * Provider metadata round trip. The AI SDK hands opaque per-provider data on stream parts (`providerMetadata`:
  * a reasoning signature, an encrypted reasoning item, a Gemini thought signature, an OpenAI item id) and wants
  * it back as `providerOptions` on the same prompt part next turn. capstan keeps it in the block's `signature`
- * (opaque, replayed byte for byte, SPEC M3) as JSON, and hands it back only to the provider that made it.
+ * (opaque, replayed byte for byte, rule M3) as JSON, and hands it back only to the provider that made it.
  */
 import type { AssistantMessage, JsonValue } from "../core/messages.js";
 
