@@ -32,7 +32,12 @@ const pkg = readJson(join(repo, "package.json"));
  * Entries whose types import an optional peer dependency: a user of such an entry installs the peer, so the
  * strict consumer type-checks every other entry before the peers are installed, and these after.
  */
-const PEER_ENTRIES = { "./otel": ["@opentelemetry/api"] };
+// `@ai-sdk/provider`'s own declarations import `json-schema` types it does not depend on: any consumer with
+// `skipLibCheck: false` needs `@types/json-schema` beside it, capstan or not.
+const PEER_ENTRIES = {
+	"./otel": ["@opentelemetry/api"],
+	"./ai-sdk": ["@ai-sdk/provider", "@types/json-schema"],
+};
 
 /** Everything the tarball may hold; anything else (tests, sources, maps, fixtures) is a packaging bug. */
 const SHIPPABLE = [

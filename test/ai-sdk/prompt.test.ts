@@ -1,0 +1,298 @@
+/**
+ * capstan context → the AI SDK call options a real mock model receives (`doStreamCalls`), and a whole Agent
+ * run (a tool turn, then text) over an AI SDK model.
+ */
+import { describe, expect, it } from "vitest";
+import { aiSdkModel } from "../../src/ai-sdk/index.js";
+import type { AssistantMessage, Message } from "../../src/core/messages.js";
+import type { Context } from "../../src/core/model.js";
+import { Agent } from "../../src/index.js";
+import { tool } from "../../src/tools/tool.js";
+import { collectStream } from "../providers/support/collect.js";
+import { finishV3, mockV2, mockV3, usageV3 } from "./support.js";
+
+const PNG = "iVBORw0KGgo=";
+
+function reply(provider: string, content: AssistantMessage["content"]): AssistantMessage {
+	return {
+		role: "assistant",
+		content,
+		api: "ai-sdk",
+		provider,
+		model: "m",
+		usage: {
+			input: 0,
+			output: 0,
+			cacheRead: 0,
+			cacheWrite: 0,
+			totalTokens: 0,
+			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+		},
+		stopReason: "toolUse",
+		timestamp: 2,
+	};
+}
+
+function conversation(provider: string): Context {
+	const messages: Message[] = [
+		{
+			role: "user",
+			content: [
+				{ type: "text", text: "What is in it?" },
+				{ type: "image", data: PNG, mimeType: "image/png" },
+			],
+			timestamp: 1,
+		},
+		reply(provider, [
+			{ type: "thinking", thinking: "Look first.", signature: '{"mock":{"signature":"sig"}}' },
+			{ type: "text", text: "Reading.", signature: '{"mock":{"itemId":"msg_1"}}' },
+			{ type: "toolCall", id: "c1", name: "read", arguments: { path: "a.png" } },
+			{ type: "toolCall", id: "c2", name: "stat", arguments: {} },
+			{ type: "redactedThinking", data: "opaque" },
+			{ type: "providerBlock", api: "ai-sdk", data: { type: "file", mediaType: "image/png", data: PNG } },
+		]),
+		{
+			role: "toolResult",
+			toolCallId: "c1",
+			toolName: "read",
+			content: [
+				{ type: "text", text: "an image:" },
+				{ type: "image", data: PNG, mimeType: "image/png" },
+			],
+			isError: false,
+			timestamp: 3,
+		},
+		{
+			role: "toolResult",
+			toolCallId: "c2",
+			toolName: "stat",
+			content: [{ type: "text", text: "ENOENT" }],
+			isError: true,
+			timestamp: 4,
+		},
+	];
+	return {
+		systemPrompt: "Be brief.",
+		messages,
+		tools: [
+			{
+				name: "read",
+				description: "Read a file",
+				parameters: { type: "object", properties: { path: { type: "string" } } },
+			},
+		],
+	};
+}
+
+describe("context conversion", () => {
+	it("V3: every message and content type, opaque data replayed to its own provider (SPEC M3)", async () => {
+		const lm = mockV3([finishV3("stop")]);
+		const { model, streamFn } = aiSdkModel(lm);
+		await collectStream(
+			streamFn(model, conversation("mock.v3"), {
+				temperature: 0.2,
+				maxTokens: 300,
+				toolChoice: { type: "tool", name: "read" },
+			}),
+		);
+		const call = lm.doStreamCalls[0];
+		expect(call?.prompt).toEqual([
+			{ role: "system", content: "Be brief." },
+			{
+				role: "user",
+				content: [
+					{ type: "text", text: "What is in it?" },
+					{ type: "file", data: PNG, mediaType: "image/png" },
+				],
+			},
+			{
+				role: "assistant",
+				content: [
+					{ type: "reasoning", text: "Look first.", providerOptions: { mock: { signature: "sig" } } },
+					{ type: "text", text: "Reading.", providerOptions: { mock: { itemId: "msg_1" } } },
+					{ type: "tool-call", toolCallId: "c1", toolName: "read", input: { path: "a.png" } },
+					{ type: "tool-call", toolCallId: "c2", toolName: "stat", input: {} },
+					{ type: "file", mediaType: "image/png", data: PNG },
+				],
+			},
+			{
+				role: "tool",
+				content: [
+					{
+						type: "tool-result",
+						toolCallId: "c1",
+						toolName: "read",
+						output: {
+							type: "content",
+							value: [
+								{ type: "text", text: "an image:" },
+								{ type: "image-data", data: PNG, mediaType: "image/png" },
+							],
+						},
+					},
+					{
+						type: "tool-result",
+						toolCallId: "c2",
+						toolName: "stat",
+						output: { type: "error-text", value: "ENOENT" },
+					},
+				],
+			},
+		]);
+		expect(call?.tools).toEqual([
+			{
+				type: "function",
+				name: "read",
+				description: "Read a file",
+				inputSchema: { type: "object", properties: { path: { type: "string" } } },
+			},
+		]);
+		expect(call?.toolChoice).toEqual({ type: "tool", toolName: "read" });
+		expect(call).toMatchObject({ temperature: 0.2, maxOutputTokens: 300 });
+		expect(call?.abortSignal).toBeInstanceOf(AbortSignal);
+	});
+
+	it("another provider's signatures and provider blocks are not replayed; its reasoning stays as text", async () => {
+		const lm = mockV3([finishV3("stop")]);
+		const { model, streamFn } = aiSdkModel(lm);
+		await collectStream(streamFn(model, conversation("someone.else")));
+		const assistant = lm.doStreamCalls[0]?.prompt[2];
+		expect(assistant).toEqual({
+			role: "assistant",
+			content: [
+				{ type: "reasoning", text: "Look first." },
+				{ type: "text", text: "Reading." },
+				{ type: "tool-call", toolCallId: "c1", toolName: "read", input: { path: "a.png" } },
+				{ type: "tool-call", toolCallId: "c2", toolName: "stat", input: {} },
+			],
+		});
+	});
+
+	it("V2: a tool-result image is a `media` part", async () => {
+		const lm = mockV2([
+			{ type: "finish", finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } },
+		]);
+		const { model, streamFn } = aiSdkModel(lm);
+		await collectStream(streamFn(model, conversation("mock.v2")));
+		const tool = lm.doStreamCalls[0]?.prompt[3];
+		expect(tool?.role).toBe("tool");
+		const results = tool?.role === "tool" ? tool.content : [];
+		expect(results[0]).toMatchObject({
+			output: {
+				type: "content",
+				value: [{ type: "text" }, { type: "media", data: PNG, mediaType: "image/png" }],
+			},
+		});
+		expect(results[1]).toMatchObject({ output: { type: "error-text", value: "ENOENT" } });
+	});
+
+	it("thinking levels map to provider options through the host's function (SPEC X5), merged per provider", async () => {
+		const lm = mockV3([finishV3("stop")], [finishV3("stop")]);
+		const { model, streamFn } = aiSdkModel(lm, {
+			providerOptions: { anthropic: { sendReasoning: true } },
+			thinking: (level) =>
+				level === "off" ? undefined : { anthropic: { thinking: { type: "enabled", budgetTokens: 2048 } } },
+		});
+		await collectStream(streamFn(model, { messages: [] }, { thinkingLevel: "high" }));
+		await collectStream(streamFn(model, { messages: [] }, { thinkingLevel: "off" }));
+		expect(lm.doStreamCalls[0]?.providerOptions).toEqual({
+			anthropic: { sendReasoning: true, thinking: { type: "enabled", budgetTokens: 2048 } },
+		});
+		expect(lm.doStreamCalls[1]?.providerOptions).toEqual({ anthropic: { sendReasoning: true } });
+	});
+
+	it("a reply round-trips: what the decoder stored is what the next prompt sends back", async () => {
+		const lm = mockV3(
+			[
+				{ type: "reasoning-start", id: "r", providerMetadata: { mock: { redactedData: "xyz" } } },
+				{ type: "reasoning-end", id: "r" },
+				{ type: "text-start", id: "t" },
+				{ type: "text-delta", id: "t", delta: "Hi" },
+				{ type: "text-end", id: "t" },
+				finishV3("stop"),
+			],
+			[finishV3("stop")],
+		);
+		const { model, streamFn } = aiSdkModel(lm);
+		const first = await collectStream(
+			streamFn(model, { messages: [{ role: "user", content: "hi", timestamp: 1 }] }),
+		);
+		const history: Message[] = [
+			{ role: "user", content: "hi", timestamp: 1 },
+			first.message,
+			{ role: "user", content: "again", timestamp: 3 },
+		];
+		await collectStream(streamFn(model, { messages: history }));
+		expect(lm.doStreamCalls[1]?.prompt[1]).toEqual({
+			role: "assistant",
+			// Empty reasoning that carries data is sent back: the provider needs it (redacted / encrypted).
+			content: [
+				{ type: "reasoning", text: "", providerOptions: { mock: { redactedData: "xyz" } } },
+				{ type: "text", text: "Hi" },
+			],
+		});
+	});
+});
+
+describe("an Agent run over an AI SDK model", () => {
+	it("runs a tool turn then a text turn (V3 mock)", async () => {
+		const lm = mockV3(
+			[
+				{ type: "tool-input-start", id: "call_1", toolName: "add" },
+				{ type: "tool-input-delta", id: "call_1", delta: '{"a":2,"b":3}' },
+				{ type: "tool-input-end", id: "call_1" },
+				{ type: "tool-call", toolCallId: "call_1", toolName: "add", input: '{"a":2,"b":3}' },
+				{
+					type: "finish",
+					finishReason: { unified: "tool-calls", raw: "tool_calls" },
+					usage: usageV3(20, 0, 10),
+				},
+			],
+			[
+				{ type: "text-start", id: "t" },
+				{ type: "text-delta", id: "t", delta: "2 + 3 = 5" },
+				{ type: "text-end", id: "t" },
+				finishV3("stop"),
+			],
+		);
+		const add = tool({
+			name: "add",
+			description: "Add two numbers",
+			parameters: {
+				type: "object",
+				properties: { a: { type: "number" }, b: { type: "number" } },
+				required: ["a", "b"],
+			},
+			execute: async (_id, args) => {
+				const { a, b } = args as { a: number; b: number };
+				return { content: [{ type: "text", text: String(a + b) }] };
+			},
+		});
+		const agent = new Agent({ ...aiSdkModel(lm), tools: [add] });
+		await agent.prompt("What is 2 + 3?");
+		const roles = agent.state.messages.map((message) => (message as Message).role);
+		expect(roles).toEqual(["user", "assistant", "toolResult", "assistant"]);
+		const last = agent.state.messages.at(-1) as AssistantMessage;
+		expect(last.content).toEqual([{ type: "text", text: "2 + 3 = 5" }]);
+		expect(last.stopReason).toBe("stop");
+		// The second call carried the tool call and its result back to the model.
+		expect(lm.doStreamCalls[1]?.prompt.slice(-2)).toEqual([
+			{
+				role: "assistant",
+				content: [{ type: "tool-call", toolCallId: "call_1", toolName: "add", input: { a: 2, b: 3 } }],
+			},
+			{
+				role: "tool",
+				content: [
+					{
+						type: "tool-result",
+						toolCallId: "call_1",
+						toolName: "add",
+						output: { type: "text", value: "5" },
+					},
+				],
+			},
+		]);
+		expect(lm.doStreamCalls[1]?.tools?.map((spec) => spec.name)).toEqual(["add"]);
+	});
+});
