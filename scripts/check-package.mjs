@@ -32,7 +32,7 @@ const pkg = readJson(join(repo, "package.json"));
  * Entries whose types import an optional peer dependency: a user of such an entry installs the peer, so the
  * strict consumer type-checks every other entry before the peers are installed, and these after.
  */
-const PEER_ENTRIES = { "./otel": ["@opentelemetry/api"] };
+const PEER_ENTRIES = { "./otel": ["@opentelemetry/api"], "./mcp": ["@modelcontextprotocol/sdk"] };
 
 /** Everything the tarball may hold; anything else (tests, sources, maps, fixtures) is a packaging bug. */
 const SHIPPABLE = [
