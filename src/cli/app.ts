@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { Agent } from "../agent/agent.js";
 import type { Model, StreamFunction, ThinkingLevel } from "../core/model.js";
 import type { AgentEvent } from "../loop/types.js";
+import type { McpConnection } from "../mcp/index.js";
 import { MODELS } from "../providers/models.js";
 import type { AgentTool } from "../tools/types.js";
 import { createWorkspaceTools, MUTATING_TOOLS } from "../workspace/index.js";
@@ -23,6 +24,7 @@ import {
 	watchBuildTool,
 } from "./demo.js";
 import type { InteractiveHost, ModelDescription, ScriptedDemoInfo, ToolApprover } from "./host.js";
+import { attachMcpTools, mcpServersFor } from "./mcp.js";
 import { catalogModel, catalogSpecs, ModelError, modelSpec, requireKey, resolveModel } from "./models.js";
 import { explainEnd } from "./outcome.js";
 import { type CliSessions, openSessions } from "./session.js";
@@ -54,6 +56,7 @@ export class CliApp implements InteractiveHost {
 		private readonly policy: ApprovalPolicy,
 		private readonly apiKey: string | undefined,
 		scripted: ScriptedDemoInfo | undefined,
+		private readonly mcp: McpConnection | undefined,
 	) {
 		if (scripted) this.scripted = scripted;
 	}
@@ -85,13 +88,16 @@ export class CliApp implements InteractiveHost {
 			streamFn = demo.stream;
 			tools.push(watchBuildTool());
 		} else model = choice.model;
+		const confirm = new Set(MUTATING_TOOLS);
+		const mcpServers = await mcpServersFor(config.mcpServers, args.mcp, input.cwd);
+		const mcp = mcpServers ? await attachMcpTools(mcpServers, tools, confirm) : undefined;
 		const agent = new Agent({
 			model,
 			...(streamFn ? { streamFn } : {}),
 			systemPrompt: codingSystemPrompt(cwd, tools, autoApprove),
 			thinkingLevel: args.thinking ?? config.thinking ?? (scripted ? "medium" : "off"),
 			tools,
-			beforeToolCall: approvalHook(policy, MUTATING_TOOLS),
+			beforeToolCall: approvalHook(policy, confirm),
 			...(args.apiKey ? { getApiKey: () => args.apiKey } : {}),
 		});
 		const sessionDir = resolve(
@@ -106,7 +112,12 @@ export class CliApp implements InteractiveHost {
 			version,
 		});
 		const info = scripted ? demoInfo(agent, cwd, choice.reason, input.demoReporter) : undefined;
-		return new CliApp(agent, cwd, version, sessions, policy, args.apiKey, info);
+		return new CliApp(agent, cwd, version, sessions, policy, args.apiKey, info, mcp);
+	}
+
+	/** Close the MCP servers' connections (stdio servers are stopped). */
+	async close(): Promise<void> {
+		await this.mcp?.close();
 	}
 
 	/** True with `--yes` (or in the demo's sandbox). */
