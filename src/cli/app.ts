@@ -5,7 +5,7 @@
  */
 import { resolve } from "node:path";
 import { Agent } from "../agent/agent.js";
-import type { Model, StreamFunction, ThinkingLevel } from "../core/model.js";
+import type { Model, RetryInfo, StreamFunction, ThinkingLevel } from "../core/model.js";
 import type { AgentEvent } from "../loop/types.js";
 import type { McpConnection } from "../mcp/index.js";
 import { MODELS } from "../providers/models.js";
@@ -55,6 +55,7 @@ export class CliApp implements InteractiveHost {
 		readonly sessions: CliSessions,
 		private readonly policy: ApprovalPolicy,
 		private readonly apiKey: string | undefined,
+		private readonly retryListeners: Set<(info: RetryInfo) => void>,
 		scripted: ScriptedDemoInfo | undefined,
 		private readonly mcp: McpConnection | undefined,
 	) {
@@ -79,6 +80,8 @@ export class CliApp implements InteractiveHost {
 		const cwd = sandbox?.project ?? input.cwd;
 		const autoApprove = scripted || args.yes;
 		const policy: ApprovalPolicy = { autoApprove, approver: undefined };
+		// Provider retries (rule A8) reach whichever mode listens: the TTY shows each with its wait.
+		const retryListeners = new Set<(info: RetryInfo) => void>();
 		const tools: AgentTool[] = [...createWorkspaceTools({ cwd })];
 		let model: Model;
 		let streamFn: StreamFunction | undefined;
@@ -99,6 +102,11 @@ export class CliApp implements InteractiveHost {
 			tools,
 			beforeToolCall: approvalHook(policy, confirm),
 			...(args.apiKey ? { getApiKey: () => args.apiKey } : {}),
+			streamOptions: {
+				onRetry: (info) => {
+					for (const listener of retryListeners) listener(info);
+				},
+			},
 		});
 		const sessionDir = resolve(
 			input.cwd,
@@ -112,12 +120,18 @@ export class CliApp implements InteractiveHost {
 			version,
 		});
 		const info = scripted ? demoInfo(agent, cwd, choice.reason, input.demoReporter) : undefined;
-		return new CliApp(agent, cwd, version, sessions, policy, args.apiKey, info, mcp);
+		return new CliApp(agent, cwd, version, sessions, policy, args.apiKey, retryListeners, info, mcp);
 	}
 
 	/** Close the MCP servers' connections (stdio servers are stopped). */
 	async close(): Promise<void> {
 		await this.mcp?.close();
+	}
+
+	/** Tell `listener` of every provider retry; returns the unsubscribe. */
+	onRetry(listener: (info: RetryInfo) => void): () => void {
+		this.retryListeners.add(listener);
+		return () => this.retryListeners.delete(listener);
 	}
 
 	/** True with `--yes` (or in the demo's sandbox). */

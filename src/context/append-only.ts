@@ -211,7 +211,9 @@ export function canonicalJson(value: unknown): string {
 
 function sortKeys(_key: string, value: unknown): unknown {
 	if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
-	const sorted: Record<string, unknown> = {};
+	// No prototype: assigning an own `__proto__` key (valid JSON, e.g. in parsed tool arguments) to a plain
+	// object would set its prototype instead, silently dropping the key from the digest.
+	const sorted: Record<string, unknown> = Object.create(null);
 	for (const key of Object.keys(value).sort()) sorted[key] = (value as Record<string, unknown>)[key];
 	return sorted;
 }

@@ -90,6 +90,8 @@ export interface StopDetails {
 	type: StopDetailsType;
 	raw?: string;
 	explanation?: string;
+	/** The custom stop sequence that ended the reply (`type: "stop_sequence"`), when the provider names it. */
+	stopSequence?: string;
 }
 
 /** Classified provider failure, carried as data on the message (STYLE 6). */
@@ -113,6 +115,8 @@ export interface UsageCost {
 	cacheRead: number;
 	cacheWrite: number;
 	total: number;
+	/** Set when the call's usage never arrived ({@link Usage.unknown}): the zeros are placeholders, not a price. */
+	unknown?: boolean;
 }
 
 /** SPEC M5: `input` excludes cached tokens on every provider. */
@@ -126,6 +130,13 @@ export interface Usage {
 	cost: UsageCost;
 	/** Set when the model has no known price table; cost is then zero. */
 	priceUnknown?: boolean;
+	/**
+	 * Set when the provider accepted the call but never reported its usage (a stream cut before the usage
+	 * chunk, a server that sends none): the counters are placeholder zeros and `cost.unknown` is set too — the
+	 * call was probably billed, it was not free. On a run total it means "at least": some call is unknown.
+	 * Absent when usage was reported, and on calls nothing was billed for (an HTTP error, no connection).
+	 */
+	unknown?: boolean;
 }
 
 /** A user turn. */

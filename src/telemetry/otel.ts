@@ -221,7 +221,7 @@ function describeChat(span: Span, record: ModelCallRecord, content: ModelCallCon
 			"gen_ai.response.time_to_first_chunk",
 			record.timeToFirstTokenMs === undefined ? undefined : record.timeToFirstTokenMs / 1000,
 		),
-		...usageAttributes(record.usage),
+		...usageAttributes(record.usage, true),
 		"capstan.stop_reason": record.stopReason,
 		...optional("capstan.stop_detail", record.stopDetail),
 	});
@@ -254,9 +254,15 @@ function describeTool(span: Span, record: ToolCallRecord, content: ToolCallConte
 	else if (record.status === "aborted") fail(span, "aborted");
 }
 
-/** GenAI usage attributes; `input_tokens` includes cached tokens, as the conventions ask (capstan's does not). */
-function usageAttributes(usage: Usage): Attributes {
+/**
+ * GenAI usage attributes; `input_tokens` includes cached tokens, as the conventions ask (capstan's does not).
+ * Usage that never arrived is `capstan.usage.unknown`: a call's placeholder zeros are not reported as counts
+ * (`perCall`), a run's totals are kept as the lower bound they are.
+ */
+function usageAttributes(usage: Usage, perCall = false): Attributes {
+	if (usage.unknown && perCall) return { "capstan.usage.unknown": true };
 	return {
+		...(usage.unknown ? { "capstan.usage.unknown": true } : {}),
 		"gen_ai.usage.input_tokens": usage.input + usage.cacheRead + usage.cacheWrite,
 		"gen_ai.usage.output_tokens": usage.output,
 		"gen_ai.usage.cache_read.input_tokens": usage.cacheRead,

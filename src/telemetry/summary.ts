@@ -63,7 +63,10 @@ export function coverageOf(
 	};
 }
 
-/** Add `next` into `total` in place; `reasoning` and `priceUnknown` appear once any call reports them. */
+/**
+ * Add `next` into `total` in place; `reasoning`, `priceUnknown` and `unknown` appear once any call reports
+ * them (an unknown call adds its placeholder zeros, and the total says it is a lower bound).
+ */
 function addUsage(total: Usage, next: Usage): void {
 	total.input += next.input;
 	total.output += next.output;
@@ -72,6 +75,9 @@ function addUsage(total: Usage, next: Usage): void {
 	total.totalTokens += next.totalTokens;
 	if (next.reasoning !== undefined) total.reasoning = (total.reasoning ?? 0) + next.reasoning;
 	if (next.priceUnknown) total.priceUnknown = true;
+	// One call whose usage never arrived makes the total a lower bound, not an exact figure.
+	if (next.unknown) total.unknown = true;
+	if (next.unknown || next.cost.unknown) total.cost.unknown = true;
 	total.cost.input += next.cost.input;
 	total.cost.output += next.cost.output;
 	total.cost.cacheRead += next.cost.cacheRead;

@@ -7,9 +7,12 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { CliApp } from "../../src/cli/app.js";
 import { parseCliArgs } from "../../src/cli/args.js";
 import { API_KEY_ENV_VARS } from "../../src/providers/base/env.js";
+import { firstBodyMatching } from "../providers/support/fixtures.js";
+import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
 import { cleanUpAfterEach, tempProject } from "./support.js";
 
 cleanUpAfterEach();
+closeServersAfterEach();
 
 beforeEach(() => {
 	for (const name of Object.values(API_KEY_ENV_VARS).flat()) vi.stubEnv(name, "");
@@ -22,6 +25,20 @@ async function app(argv: string[], cwd = tempProject()): Promise<CliApp> {
 }
 
 describe("the InteractiveHost of the command", () => {
+	it("tells its retry listeners of every provider retry (SPEC A8), so the TTY can show the wait", async () => {
+		const server = await serve(
+			{ type: "http", status: 503, headers: { "retry-after-ms": "1" }, body: "busy" },
+			{ type: "sse", body: firstBodyMatching(["openai-chat"], "openai-text") },
+		);
+		const host = await app(["--base-url", `${server.baseUrl}/v1`, "--model", "gpt-4o-mini", "--no-session"]);
+		const retries: number[] = [];
+		const off = host.onRetry((info) => retries.push(info.attempt));
+		await host.agent.prompt("hi");
+		off();
+		expect(retries).toEqual([1]);
+		expect(host.agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+	});
+
 	it("describes a --base-url model and switches to another id on the same server", async () => {
 		const cwd = tempProject();
 		const host = await app(

@@ -83,6 +83,9 @@ export class AnthropicStreamDecoder {
 	private reasoningTokens: number | undefined;
 	private stopReason: string | null = null;
 	private stopExplanation: string | undefined;
+	private stopSequence: string | undefined;
+	/** The code-execution container (`{id, expires_at}`): the next request must name it to reuse it. */
+	private container: Json | undefined;
 	private stopped = false;
 
 	constructor(
@@ -106,6 +109,7 @@ export class AnthropicStreamDecoder {
 				this.builder.setResponseId(event.message.id);
 				this.mergeUsage(event.message.usage as WireUsage);
 				if (event.message.stop_reason) this.stopReason = event.message.stop_reason;
+				this.takeContainer((event.message as { container?: unknown }).container);
 				for (const block of event.message.content ?? []) this.addCompleteBlock(block as unknown as Json);
 				break;
 			case "content_block_start":
@@ -120,6 +124,8 @@ export class AnthropicStreamDecoder {
 			case "message_delta":
 				if (event.delta.stop_reason) this.stopReason = event.delta.stop_reason;
 				this.stopExplanation = explanationOf((event.delta as { stop_details?: unknown }).stop_details);
+				if (typeof event.delta.stop_sequence === "string") this.stopSequence = event.delta.stop_sequence;
+				this.takeContainer(event.delta.container);
 				this.mergeUsage(event.usage as WireUsage);
 				break;
 			case "message_stop":
@@ -137,7 +143,12 @@ export class AnthropicStreamDecoder {
 	/** Finish the message from the recorded stop reason (SPEC M4); the stream must have reached `message_stop`. */
 	finish(): void {
 		if (!this.stopped) throw new ProviderError("network", "stream ended unexpectedly", { retryable: false });
+		// Request state rather than content; `buildAnthropicRequest` sends it back as `container`.
+		if (this.container)
+			this.builder.addProviderBlock(ANTHROPIC_API, { ...this.container, type: "container" });
 		const mapped = mapStopReason(this.stopReason, ANTHROPIC_STOP_REASONS);
+		if (this.stopReason === "stop_sequence" && this.stopSequence !== undefined)
+			mapped.details = { type: "stop_sequence", raw: "stop_sequence", stopSequence: this.stopSequence };
 		if (this.stopExplanation && mapped.details) {
 			mapped.details = { ...mapped.details, explanation: this.stopExplanation };
 			if (mapped.reason === "error") mapped.errorMessage = `${mapped.errorMessage} ${this.stopExplanation}`;
@@ -176,6 +187,11 @@ export class AnthropicStreamDecoder {
 				this.model,
 			),
 		);
+	}
+
+	private takeContainer(container: unknown): void {
+		if (container && typeof container === "object" && typeof (container as Json).id === "string")
+			this.container = { ...(container as Json) };
 	}
 
 	private startBlock(wireIndex: number, block: Json): void {

@@ -101,8 +101,30 @@ export function buildAnthropicRequest(
 		...(reasoning.thinking ? { thinking: reasoning.thinking } : {}),
 		...(reasoning.effort ? { output_config: { effort: reasoning.effort } } : {}),
 		...(options.temperature !== undefined && samplingAllowed ? { temperature: options.temperature } : {}),
+		...containerOf(context.messages),
 		messages: convertMessages(model, context.messages, cache, unchangedMessagesHint(options)),
 	};
+}
+
+/**
+ * The code-execution container of the latest Anthropic reply that had one (the decoder stores it as a
+ * `container` provider block), so files and state persist into this request. Its `expires_at` is not checked
+ * here (building stays pure); an expired container is the server's to refuse.
+ */
+function containerOf(messages: readonly Message[]): { container?: string } {
+	for (let i = messages.length - 1; i >= 0; i--) {
+		const message = messages[i] as Message;
+		if (message.role !== "assistant" || message.api !== ANTHROPIC_API) continue;
+		for (const block of message.content) {
+			const data = block.type === "providerBlock" && block.api === ANTHROPIC_API ? block.data : undefined;
+			if (isContainerBlock(data) && typeof data.id === "string") return { container: data.id };
+		}
+	}
+	return {};
+}
+
+function isContainerBlock(data: unknown): data is { type: "container"; id?: unknown } {
+	return data !== null && typeof data === "object" && (data as { type?: unknown }).type === "container";
 }
 
 function cacheControl(ttl: AnthropicOptions["cacheTtl"]): CacheControlEphemeral | undefined {
@@ -340,7 +362,9 @@ function assistantBlocks(model: Model, message: AssistantMessage): ContentBlockP
 				break;
 			}
 			case "providerBlock":
-				if (block.api === ANTHROPIC_API) out.push(block.data as unknown as ContentBlockParam);
+				// A container block is request state (sent as `container`), never a content block.
+				if (block.api === ANTHROPIC_API && !isContainerBlock(block.data))
+					out.push(block.data as unknown as ContentBlockParam);
 				break;
 		}
 	}

@@ -59,7 +59,13 @@ export interface RawContentBlockStopEvent {
 /** `message_delta`: the stop reason and updated usage. */
 export interface RawMessageDeltaEvent {
 	type: "message_delta";
-	delta: { stop_reason: StopReason | null };
+	delta: {
+		stop_reason: StopReason | null;
+		/** The custom stop sequence that matched, when `stop_reason` is `stop_sequence`. */
+		stop_sequence?: string | null;
+		/** The code-execution container the reply ran in; the next request names it to reuse it. */
+		container?: { id: string; expires_at?: string } | null;
+	};
 	usage: Usage;
 }
 
@@ -190,5 +196,7 @@ export interface MessageCreateParamsStreaming {
 	tool_choice?: ToolChoice;
 	thinking?: ThinkingConfigParam;
 	output_config?: OutputConfig;
+	/** A code-execution container to reuse (its id, from an earlier reply's `container`). */
+	container?: string;
 	messages: MessageParam[];
 }

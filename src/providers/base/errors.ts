@@ -139,7 +139,58 @@ export function classifyHttpError(
 	});
 }
 
-/** Classify an error event that arrived inside a stream (no HTTP status). */
+/** Error `type`/`status` names used across APIs (OpenAI, Anthropic, Groq, Google RPC statuses). */
+const BODY_TYPE_KINDS: Readonly<Record<string, ErrorKind>> = {
+	invalid_request_error: "invalid_request",
+	not_found_error: "invalid_request",
+	tool_use_failed: "invalid_request",
+	INVALID_ARGUMENT: "invalid_request",
+	FAILED_PRECONDITION: "invalid_request",
+	NOT_FOUND: "invalid_request",
+	authentication_error: "auth",
+	permission_error: "auth",
+	UNAUTHENTICATED: "auth",
+	PERMISSION_DENIED: "auth",
+	rate_limit_error: "rate_limit",
+	rate_limit_exceeded: "rate_limit",
+	RESOURCE_EXHAUSTED: "rate_limit",
+	overloaded_error: "overloaded",
+	timeout_error: "timeout",
+	api_error: "server",
+	server_error: "server",
+};
+
+/**
+ * The kind an in-stream error body states itself: a known `type`/`status` name, else an HTTP-like status in
+ * `status`, `status_code` or `code` (number or three-digit string), on the body or its `error` object.
+ */
+function kindFromBody(body: unknown, text: string): ErrorKind | undefined {
+	const records = [body, field(body, "error")].filter(
+		(value): value is Record<string, unknown> => value !== null && typeof value === "object",
+	);
+	for (const record of records)
+		for (const key of ["type", "status", "code"]) {
+			const name = record[key];
+			if (typeof name === "string" && Object.hasOwn(BODY_TYPE_KINDS, name)) return BODY_TYPE_KINDS[name];
+		}
+	for (const record of records)
+		for (const key of ["status", "status_code", "statusCode", "code"]) {
+			const value = record[key];
+			const status = typeof value === "string" && /^\d{3}$/.test(value) ? Number(value) : value;
+			if (typeof status === "number" && status >= 400 && status < 600) return kindForStatus(status, text);
+		}
+	return undefined;
+}
+
+function field(value: unknown, key: string): unknown {
+	return value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+/**
+ * Classify an error event that arrived inside a stream (no HTTP status): the API's own classifier, then
+ * context-overflow text, then the body's own type or status (a Groq `invalid_request_error`, a Gemini
+ * `code: 400` is the caller's mistake, not worth a retry), and only then a generic `server` failure.
+ */
 export function classifyStreamError(
 	body: unknown,
 	text: string,
@@ -147,12 +198,58 @@ export function classifyStreamError(
 ): ProviderError {
 	const specific = classifyBody?.(body, text, undefined);
 	const message = errorBodyMessage(body, text) || "provider sent an error event";
-	const kind = specific?.kind ?? (CONTEXT_OVERFLOW_TEXT.test(text) ? "context_overflow" : "server");
+	const kind =
+		specific?.kind ??
+		(CONTEXT_OVERFLOW_TEXT.test(text) ? "context_overflow" : (kindFromBody(body, text) ?? "server"));
 	return new ProviderError(
 		kind,
 		message,
 		specific?.retryable === undefined ? {} : { retryable: specific.retryable },
 	);
+}
+
+/** Content types that are certainly not an event stream: a page or a document (a proxy, a JSON error). */
+const NOT_AN_EVENT_STREAM = /^\s*(?:text\/html|text\/xml|application\/(?:[\w.-]+\+)?(?:json|xml))\b/i;
+
+/** True when a 2xx response's `content-type` says it is not server-sent events (missing or odd types pass). */
+export function isNotAnEventStream(contentType: string | null): boolean {
+	return contentType !== null && NOT_AN_EVENT_STREAM.test(contentType);
+}
+
+/**
+ * The final error for a 2xx answer that is not an event stream: the status, the content type and a short
+ * snippet of the body (an HTML page's text, a JSON error's message). A JSON error that states its kind
+ * (`authentication_error`, `code: 429`) keeps it; anything else is `malformed_response`. Never retried: the
+ * same request would get the same page.
+ */
+export function classifyNonStreamBody(
+	status: number,
+	contentType: string,
+	text: string,
+	classifyBody?: BodyClassifier,
+): ProviderError {
+	const body = tryParseJson(text);
+	const stated =
+		body === undefined
+			? undefined
+			: (classifyBody?.(body, text, undefined)?.kind ?? kindFromBody(body, text));
+	const snippet = body === undefined ? pageText(text) : errorBodyMessage(body, text).slice(0, 200);
+	const type = contentType.split(";")[0]?.trim() || contentType;
+	return new ProviderError(
+		stated ?? "malformed_response",
+		`HTTP ${status} with content type ${type}, not an event stream${snippet ? `: ${snippet}` : ""}`,
+		{ status, retryable: false },
+	);
+}
+
+/** The visible text at the start of an HTML (or any) body, tags and scripts dropped, at most 200 characters. */
+function pageText(text: string): string {
+	const visible = text
+		.replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, " ")
+		.replace(/<[^>]*>/g, " ")
+		.replace(/\s+/g, " ")
+		.trim();
+	return visible.length > 200 ? `${visible.slice(0, 200)}…` : visible;
 }
 
 /**

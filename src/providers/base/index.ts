@@ -33,6 +33,7 @@ export * from "./advice.js";
 export * from "./base-url.js";
 export * from "./env.js";
 export * from "./errors.js";
+export { REDACTED, redactSecrets } from "./redact.js";
 export * from "./retry.js";
 export * from "./run-stream.js";
 export * from "./sse.js";

@@ -27,6 +27,11 @@ export interface ReadSseOptions {
 	/** Called for each chunk of bytes as it arrives (the first call marks "first byte"). */
 	onBytes?: (byteLength: number) => void;
 	/**
+	 * Largest single event (or line) in bytes, counted as it arrives; a bigger one fails the read with a
+	 * `malformed_response` `ProviderError` instead of being buffered whole (0 or `Infinity` disables).
+	 */
+	maxEventBytes?: number;
+	/**
 	 * Lines that are not SSE (e.g. a bare JSON error body a server appended to a stream). Without a callback
 	 * they are ignored, as the SSE spec says.
 	 */
@@ -61,6 +66,9 @@ class SseEventIterator implements AsyncGenerator<SseEvent, void, undefined> {
 	private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
 	private ended = false;
 	private finished = false;
+	/** Bytes received since the last dispatched event (an upper bound of what the parser is holding). */
+	private pendingBytes = 0;
+	private dispatched = false;
 
 	constructor(
 		body: ReadableStream<Uint8Array>,
@@ -72,6 +80,7 @@ class SseEventIterator implements AsyncGenerator<SseEvent, void, undefined> {
 				const event: SseEvent = { event: message.event, data: message.data };
 				if (message.id !== undefined) event.id = message.id;
 				this.queue.push(event);
+				this.dispatched = true;
 			},
 			onError: (error) => {
 				if (error.type === "unknown-field" && options.onInvalidLine) options.onInvalidLine(error.line ?? "");
@@ -129,7 +138,28 @@ class SseEventIterator implements AsyncGenerator<SseEvent, void, undefined> {
 			return;
 		}
 		this.options.onBytes?.(chunk.value.byteLength);
-		this.parser.feed(this.decoder.decode(chunk.value, { stream: true }));
+		const text = this.decoder.decode(chunk.value, { stream: true });
+		this.dispatched = false;
+		this.parser.feed(text);
+		this.checkEventSize(chunk.value.byteLength, text);
+	}
+
+	/**
+	 * Fail once one event outgrows the cap. After a dispatch only the text past the chunk's last line break
+	 * can still be pending (counted in UTF-16 units, close to bytes for the JSON servers send).
+	 */
+	private checkEventSize(byteLength: number, text: string): void {
+		const limit = this.options.maxEventBytes;
+		if (limit === undefined || limit <= 0 || !Number.isFinite(limit)) return;
+		this.pendingBytes = this.dispatched
+			? text.length - Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r")) - 1
+			: this.pendingBytes + byteLength;
+		if (this.pendingBytes > limit)
+			throw new ProviderError(
+				"malformed_response",
+				`a server-sent event larger than ${limit} bytes (maxEventBytes) arrived; the call was stopped`,
+				{ retryable: false },
+			);
 	}
 
 	private failWith(error: unknown): Promise<never> {
@@ -146,9 +176,47 @@ class SseEventIterator implements AsyncGenerator<SseEvent, void, undefined> {
 	}
 }
 
+/** Options for {@link readBodyText}. */
+export interface ReadBodyTextOptions {
+	/** Bytes to read at most; the rest of the body is cancelled unread. */
+	maxBytes: number;
+	/** Longest quiet gap between chunks in ms (0 or `Infinity` disables); then `onStall` and a `timeout` error. */
+	idleTimeoutMs?: number;
+	/** Called once when the idle timeout fires. */
+	onStall?: () => void;
+}
+
+/**
+ * The first `maxBytes` of a body as text (an error page, a JSON error), read with an idle timeout; the rest
+ * is cancelled, so a huge or endless body costs at most `maxBytes` to report.
+ */
+export async function readBodyText(
+	body: ReadableStream<Uint8Array> | null,
+	options: ReadBodyTextOptions,
+): Promise<string> {
+	if (!body) return "";
+	const reader = body.getReader();
+	const decoder = new TextDecoder("utf-8");
+	let text = "";
+	let read = 0;
+	try {
+		while (read < options.maxBytes) {
+			const chunk = await readWithIdleTimeout(reader, options);
+			if (chunk.done) return text + decoder.decode();
+			const room = options.maxBytes - read;
+			const bytes = chunk.value.byteLength > room ? chunk.value.subarray(0, room) : chunk.value;
+			read += bytes.byteLength;
+			text += decoder.decode(bytes, { stream: true });
+		}
+		return text + decoder.decode();
+	} finally {
+		reader.cancel().catch(() => {});
+	}
+}
+
 function readWithIdleTimeout(
 	reader: ReadableStreamDefaultReader<Uint8Array>,
-	options: ReadSseOptions,
+	options: Pick<ReadSseOptions, "idleTimeoutMs" | "onStall">,
 ): Promise<ReadableStreamReadResult<Uint8Array>> {
 	const limit = options.idleTimeoutMs;
 	if (limit === undefined || limit <= 0 || !Number.isFinite(limit)) return reader.read();

@@ -91,6 +91,8 @@ export class GeminiStreamDecoder {
 
 	/** Feed one parsed chunk. Throws a classified `ProviderError` for an in-stream error body. */
 	handle(chunk: GeminiChunk): void {
+		// Usage first: an error chunk may carry the usage of tokens already billed.
+		if (chunk.error !== undefined && chunk.usageMetadata) this.setUsage(chunk.usageMetadata);
 		if (chunk.error !== undefined) throw geminiStreamError(chunk.error);
 		if (typeof chunk.responseId === "string" && this.responseId === undefined) {
 			this.responseId = chunk.responseId;

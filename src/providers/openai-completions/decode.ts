@@ -115,14 +115,15 @@ export class ChatCompletionsDecoder {
 		const chunk = asRecord(parseEventJson(event.data));
 		if (!chunk)
 			throw new ProviderError("malformed_response", `unexpected stream chunk: ${event.data.slice(0, 200)}`);
+		// Usage first: an error chunk may carry the usage of tokens already billed (OpenRouter).
+		this.takeUsage(chunk.usage);
+		this.takeUsage(asRecord(chunk.x_groq)?.usage);
 		if (chunk.error !== undefined && chunk.error !== null)
 			throw classifyStreamError(chunk.error, event.data, classifyOpenAIErrorBody);
 		if (typeof chunk.id === "string" && chunk.id !== "" && this.responseId === "") {
 			this.responseId = chunk.id;
 			this.builder.setResponseId(chunk.id);
 		}
-		this.takeUsage(chunk.usage);
-		this.takeUsage(asRecord(chunk.x_groq)?.usage);
 		if (Array.isArray(chunk.citations)) this.citations = chunk.citations as JsonValue[];
 		const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
 		for (const raw of choices) {

@@ -38,20 +38,32 @@ const server = serverForFile();
 
 /** Our message in the SDK's shape, for a field-by-field comparison. */
 function asSdkShape(message: AssistantMessage): Json[] {
-	return message.content.map((block): Json => {
-		switch (block.type) {
-			case "text":
-				return { type: "text", text: block.text, citations: block.citations ?? null };
-			case "thinking":
-				return { type: "thinking", thinking: block.thinking, signature: block.signature ?? "" };
-			case "redactedThinking":
-				return { type: "redacted_thinking", data: block.data };
-			case "toolCall":
-				return { type: "tool_use", id: block.id, name: block.name, input: block.arguments };
-			default:
-				return block.data as Json;
-		}
-	});
+	return message.content
+		.filter((block) => !isContainer(block))
+		.map((block): Json => {
+			switch (block.type) {
+				case "text":
+					return { type: "text", text: block.text, citations: block.citations ?? null };
+				case "thinking":
+					return { type: "thinking", thinking: block.thinking, signature: block.signature ?? "" };
+				case "redactedThinking":
+					return { type: "redacted_thinking", data: block.data };
+				case "toolCall":
+					return { type: "tool_use", id: block.id, name: block.name, input: block.arguments };
+				default:
+					return block.data as Json;
+			}
+		});
+}
+
+/** The code-execution container we keep as a provider block; the SDK has it as `message.container`. */
+function isContainer(block: AssistantMessage["content"][number]): boolean {
+	return block.type === "providerBlock" && (block.data as Json | null)?.type === "container";
+}
+
+function containerIdOf(message: AssistantMessage): unknown {
+	const block = message.content.find(isContainer);
+	return block?.type === "providerBlock" ? (block.data as Json).id : null;
 }
 
 function sdkComparable(block: Json): Json {
@@ -86,6 +98,7 @@ describe("ours vs @anthropic-ai/sdk finalMessage() on the same bytes", () => {
 				const { message } = await collect(testModel(server.baseUrl));
 				const sdkView = {
 					content: (sdk.content as unknown as Json[]).map(sdkComparable),
+					container: (sdk as { container?: { id?: unknown } | null }).container?.id ?? null,
 					usage: {
 						input: sdk.usage.input_tokens,
 						output: sdk.usage.output_tokens,
@@ -95,6 +108,7 @@ describe("ours vs @anthropic-ai/sdk finalMessage() on the same bytes", () => {
 				};
 				const ourView = {
 					content: asSdkShape(message),
+					container: containerIdOf(message),
 					usage: {
 						input: message.usage.input,
 						output: message.usage.output,

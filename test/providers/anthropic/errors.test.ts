@@ -142,13 +142,13 @@ describe("network failures and stalls", () => {
 		40,
 	);
 
-	it("no first byte within firstByteTimeoutMs ends as timeout (retried first)", async () => {
-		server.enqueue({ type: "hang" }, { type: "hang" });
+	it("no response headers within headersTimeoutMs ends as timeout (retried first)", async () => {
+		server.enqueue({ type: "silent" }, { type: "silent" });
 		const retries: RetryInfo[] = [];
 		const { message } = await collect(testModel(server.baseUrl), {
 			...FAST,
 			maxRetries: 1,
-			firstByteTimeoutMs: 50,
+			headersTimeoutMs: 50,
 			onRetry: (info) => retries.push(info),
 		});
 		expect(message).toMatchObject({ stopReason: "error", errorKind: "timeout" });

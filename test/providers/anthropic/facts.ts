@@ -60,6 +60,8 @@ function factsOf(events: RecordedEvent[]): RecordingFacts {
 		{ block: Json; text: string; json: string; signature: string; citations: unknown[]; content?: string }
 	>();
 	const usage: Json = {};
+	// The code-execution container, kept as a last provider block of a completed reply (hardening item 11).
+	let container: unknown;
 	const take = (u: Json | undefined) => {
 		for (const [key, value] of Object.entries(u ?? {})) if (typeof value === "number") usage[key] = value;
 		const thinking = (u?.output_tokens_details as Json | null | undefined)?.thinking_tokens;
@@ -100,6 +102,7 @@ function factsOf(events: RecordedEvent[]): RecordingFacts {
 			const message = event.message as Json;
 			take(message.usage as Json);
 			if (message.stop_reason) facts.stopReason = String(message.stop_reason);
+			if (message.container) container = message.container;
 			for (const block of (message.content as Json[]) ?? [])
 				close(block, String(block.text ?? block.thinking ?? ""), "", String(block.signature ?? ""));
 		} else if (type === "content_block_start") {
@@ -128,9 +131,14 @@ function factsOf(events: RecordedEvent[]): RecordingFacts {
 		} else if (type === "message_delta") {
 			const delta = event.delta as Json;
 			if (delta.stop_reason) facts.stopReason = String(delta.stop_reason);
+			if (delta.container) container = delta.container;
 			take(event.usage as Json);
 		} else if (type === "message_stop") facts.complete = true;
 		else if (type === "error") facts.error = event.error;
+	}
+	if (container && facts.complete) {
+		facts.providerBlockTypes.push("container");
+		facts.providerBlockPayloads.push({});
 	}
 	facts.usage = {
 		input: Number(usage.input_tokens ?? 0),

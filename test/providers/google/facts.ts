@@ -106,5 +106,7 @@ export function geminiFacts(body: Uint8Array): GeminiFacts {
 		responseId,
 	};
 	if (usage.thoughtsTokenCount !== undefined) facts.usage.reasoning = usage.thoughtsTokenCount;
+	// A recording without any usageMetadata: the usage is unknown, not zero (hardening item 6).
+	if (Object.keys(usage).length === 0) facts.usage.unknown = true;
 	return facts;
 }

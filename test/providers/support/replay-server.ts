@@ -11,7 +11,8 @@
  * - `{ type: "reset", partial? }` — destroy the connection, before any byte or after sending headers and the
  *   `partial` body bytes.
  * - `{ type: "drip", body, chunkSize, intervalMs }` — a server that drips bytes slowly.
- * - `{ type: "hang", partial? }` — send headers (and `partial`), then never finish.
+ * - `{ type: "hang", partial?, status?, headers? }` — send headers (and `partial`), then never finish.
+ * - `{ type: "silent" }` — accept the request and never answer, not even headers.
  *
  * Every request is recorded (`server.requests`: method, path, headers, body text) for request assertions.
  */
@@ -37,7 +38,8 @@ export type ScriptedResponse =
 	| { type: "http"; status: number; headers?: Record<string, string>; body?: string }
 	| { type: "reset"; partial?: Uint8Array | string }
 	| { type: "drip"; body: Uint8Array | string; chunkSize: number; intervalMs: number }
-	| { type: "hang"; partial?: Uint8Array | string };
+	| { type: "hang"; partial?: Uint8Array | string; status?: number; headers?: Record<string, string> }
+	| { type: "silent" };
 
 /** An `http` response with a JSON body (an API's error object, typically). */
 export function jsonResponse(
@@ -167,8 +169,10 @@ async function serve(
 			if (!res.destroyed) res.end();
 			return;
 		}
+		case "silent":
+			return;
 		case "hang":
-			res.writeHead(200, SSE_HEADERS);
+			res.writeHead(response.status ?? 200, { ...SSE_HEADERS, ...response.headers });
 			if (response.partial !== undefined) await write(res, bytesOf(response.partial));
 			else res.flushHeaders();
 			return;

@@ -1,0 +1,259 @@
+/**
+ * One attempt of one provider call over HTTP: the options every built-in provider understands, the request
+ * shape, and the per-attempt context that sends the request and reads its events under the two timeout
+ * phases (until the headers, then idle between chunks) and the body-size caps. `runProviderStream` creates
+ * one per attempt and decides from what it saw whether a failure may be retried.
+ */
+import type { Model, StreamOptions } from "../../core/model.js";
+import { withConnectionAdvice, withHttpAdvice } from "./advice.js";
+import {
+	type BodyClassifier,
+	classifyHttpError,
+	classifyNonStreamBody,
+	classifyThrown,
+	isNotAnEventStream,
+	ProviderError,
+} from "./errors.js";
+import type { RetryPolicy } from "./retry.js";
+import { type ReadBodyTextOptions, readBodyText, readSseEvents, type SseEvent } from "./sse.js";
+
+/**
+ * Default time allowed from sending the request until the response headers (connect, TLS, upload, queueing).
+ * Servers answer a streaming request with headers at once and think afterwards; a timeout here is retried
+ * (nothing was received), so a black-holed server surfaces after about 3 × 30 s under the default policy.
+ */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
+/**
+ * Default longest silence once the headers arrived: until the first body byte and between any two chunks.
+ * Generous, because a reasoning model may think for a long time before its first event; never retried, because
+ * the server accepted the request and may be generating (a retry could be billed twice).
+ */
+export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+/** Default largest single SSE event: far above any real one (a whole tool call's arguments), far below RAM. */
+export const DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024;
+/** Default bytes read of an HTTP error body: the message keeps 500 characters of it. */
+export const DEFAULT_MAX_ERROR_BODY_BYTES = 64 * 1024;
+/** @deprecated The first response bytes are the headers: use {@link DEFAULT_HEADERS_TIMEOUT_MS}. */
+export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = DEFAULT_HEADERS_TIMEOUT_MS;
+
+/** Stream options every built-in provider understands, beyond the core `StreamOptions`. */
+export interface ProviderStreamOptions extends StreamOptions, RetryPolicy {
+	/**
+	 * ms from sending the request until the response headers (0 disables); retried like any transient failure.
+	 * Default {@link DEFAULT_HEADERS_TIMEOUT_MS} (30 s); raise it for a local server that loads the model or
+	 * processes the prompt before answering.
+	 */
+	headersTimeoutMs?: number;
+	/** @deprecated Alias of {@link headersTimeoutMs}, which wins when both are set. */
+	firstByteTimeoutMs?: number;
+	/**
+	 * ms of silence allowed once the headers arrived, before the first chunk and between chunks (0 disables);
+	 * not retried. Default {@link DEFAULT_IDLE_TIMEOUT_MS} (120 s).
+	 */
+	idleTimeoutMs?: number;
+	/**
+	 * Largest single SSE event or line in bytes; a bigger one ends the call as `malformed_response` as soon as
+	 * it passes the cap, instead of being buffered whole (0 disables). Default {@link DEFAULT_MAX_EVENT_BYTES}.
+	 */
+	maxEventBytes?: number;
+	/** Bytes read of an HTTP error body (the rest is not read). Default {@link DEFAULT_MAX_ERROR_BODY_BYTES}. */
+	maxErrorBodyBytes?: number;
+	/** A `fetch` to use instead of the platform one (proxies, tracing). */
+	fetch?: typeof fetch;
+}
+
+/** One HTTP request that answers with server-sent events. */
+export interface SseRequest {
+	url: string;
+	method?: "POST" | "GET";
+	/** Provider headers (auth, versions). Model headers and `options.headers` are layered on top. */
+	headers?: Record<string, string>;
+	/** The exact body bytes to send (already serialized, so request snapshots see what goes on the wire). */
+	body?: string;
+	/** Per-API knowledge of error bodies for HTTP errors. */
+	classifyBody?: BodyClassifier;
+	/** Lines in the body that are not SSE (see `ReadSseOptions.onInvalidLine`). */
+	onInvalidLine?: (line: string) => void;
+}
+
+/** What `run` gets besides the builder: one per attempt. */
+export interface ProviderCallContext {
+	readonly model: Model;
+	readonly options: ProviderStreamOptions;
+	/** The resolved key (`options.apiKey` or the environment); `undefined` only when the model needs none. */
+	readonly apiKey: string | undefined;
+	/** 1-based attempt number. */
+	readonly attempt: number;
+	/** Aborted when this attempt is cancelled (caller abort, stall timeout). */
+	readonly signal: AbortSignal;
+	/** Send `request` and yield its SSE events; HTTP errors are thrown as classified `ProviderError`s. */
+	streamSse(request: SseRequest): AsyncGenerator<SseEvent, void, undefined>;
+}
+
+/** The context of one attempt; `firstByteSeen` tells the runner whether a retry is still safe. */
+export class CallContext implements ProviderCallContext {
+	/** The response headers arrived: the server accepted the request (a later stall or drop is not retried). */
+	firstByteSeen = false;
+	private headersTimer: ReturnType<typeof setTimeout> | undefined;
+
+	constructor(
+		readonly model: Model,
+		readonly options: ProviderStreamOptions,
+		readonly apiKey: string | undefined,
+		readonly attempt: number,
+		private readonly controller: AbortController,
+		private readonly onAccepted: () => void,
+	) {}
+
+	get signal(): AbortSignal {
+		return this.controller.signal;
+	}
+
+	dispose(): void {
+		clearTimeout(this.headersTimer);
+	}
+
+	streamSse(request: SseRequest): AsyncGenerator<SseEvent, void, undefined> {
+		return new LazySseStream(
+			() => this.openSse(request),
+			(error) => this.timeoutReason() ?? classifyThrown(error),
+		);
+	}
+
+	/** Send the request; on success, the body's SSE events (HTTP errors thrown as classified errors). */
+	private async openSse(request: SseRequest): Promise<AsyncGenerator<SseEvent, void, undefined>> {
+		const url = checkedUrl(request.url);
+		const limit =
+			this.options.headersTimeoutMs ?? this.options.firstByteTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+		if (limit > 0 && Number.isFinite(limit)) {
+			this.headersTimer = setTimeout(() => {
+				this.controller.abort(new ProviderError("timeout", `no response headers within ${limit} ms`));
+			}, limit);
+		}
+		const doFetch = this.options.fetch ?? globalThis.fetch;
+		const response = await this.fetchOrThrow(doFetch, url, request);
+		clearTimeout(this.headersTimer);
+		if (!response.ok) {
+			const text = await readBodyText(response.body, this.bodyReadOptions()).catch(() => "");
+			const error = classifyHttpError(
+				response.status,
+				response.statusText,
+				response.headers,
+				text,
+				request.classifyBody,
+			);
+			throw withHttpAdvice(error, request.method ?? "POST", url);
+		}
+		this.firstByteSeen = true;
+		this.onAccepted();
+		const contentType = response.headers.get("content-type");
+		if (isNotAnEventStream(contentType)) {
+			const text = await readBodyText(response.body, this.bodyReadOptions()).catch(() => "");
+			throw classifyNonStreamBody(response.status, contentType ?? "", text, request.classifyBody);
+		}
+		if (!response.body) throw new ProviderError("malformed_response", "response has no body");
+		return readSseEvents(response.body, {
+			signal: this.controller.signal,
+			idleTimeoutMs: this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+			onStall: () => this.controller.abort(new ProviderError("timeout", "stream stalled")),
+			maxEventBytes: this.options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
+			...(request.onInvalidLine ? { onInvalidLine: request.onInvalidLine } : {}),
+		});
+	}
+
+	/** How much of a non-event-stream body is read, and how long a silence in it is tolerated. */
+	private bodyReadOptions(): ReadBodyTextOptions {
+		return {
+			maxBytes: this.options.maxErrorBodyBytes ?? DEFAULT_MAX_ERROR_BODY_BYTES,
+			idleTimeoutMs: this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+			onStall: () => this.controller.abort(new ProviderError("timeout", "error body stalled")),
+		};
+	}
+
+	/** The `ProviderError` a timeout aborted this attempt with, if that is why it was aborted. */
+	private timeoutReason(): ProviderError | undefined {
+		const { signal } = this.controller;
+		return signal.aborted && signal.reason instanceof ProviderError ? signal.reason : undefined;
+	}
+
+	private async fetchOrThrow(doFetch: typeof fetch, url: string, request: SseRequest): Promise<Response> {
+		const headers: Record<string, string> = {
+			"content-type": "application/json",
+			accept: "text/event-stream",
+			...request.headers,
+			...this.model.headers,
+			...this.options.headers,
+		};
+		try {
+			return await doFetch(url, {
+				method: request.method ?? "POST",
+				headers,
+				...(request.body === undefined ? {} : { body: request.body }),
+				signal: this.controller.signal,
+			});
+		} catch (error) {
+			// A headers timeout aborts with a ProviderError reason; report that, not a bare AbortError.
+			throw withConnectionAdvice(this.timeoutReason() ?? classifyThrown(error), url);
+		}
+	}
+}
+
+/**
+ * The events of one request, opened on the first `next()`: the fetch happens lazily, then each call is
+ * forwarded to the body's event iterator (one hop per event). Every failure — HTTP classification aside —
+ * is mapped once by `mapError` (timeouts, network errors).
+ */
+class LazySseStream implements AsyncGenerator<SseEvent, void, undefined> {
+	private inner: AsyncGenerator<SseEvent, void, undefined> | undefined;
+	private opening: Promise<AsyncGenerator<SseEvent, void, undefined>> | undefined;
+	private closed = false;
+
+	constructor(
+		private readonly open: () => Promise<AsyncGenerator<SseEvent, void, undefined>>,
+		private readonly mapError: (error: unknown) => unknown,
+	) {}
+
+	[Symbol.asyncIterator](): this {
+		return this;
+	}
+
+	next(): Promise<IteratorResult<SseEvent, void>> {
+		if (this.closed) return Promise.resolve({ done: true, value: undefined });
+		if (this.inner) return this.inner.next().catch(this.rethrow);
+		this.opening ??= this.open().catch(this.rethrow);
+		return this.opening.then((inner) => {
+			this.inner = inner;
+			return this.closed ? inner.return(undefined) : this.next();
+		});
+	}
+
+	return(): Promise<IteratorResult<SseEvent, void>> {
+		this.closed = true;
+		return this.inner ? this.inner.return(undefined) : Promise.resolve({ done: true, value: undefined });
+	}
+
+	throw(error: unknown): Promise<IteratorResult<SseEvent, void>> {
+		this.closed = true;
+		return this.inner ? this.inner.throw(error) : Promise.reject(error);
+	}
+
+	private readonly rethrow = (error: unknown): never => {
+		throw error instanceof ProviderError ? error : this.mapError(error);
+	};
+}
+
+/** `url` if fetch can send to it: absolute http(s) (`localhost:8080/v1` parses, as scheme "localhost:"). */
+function checkedUrl(url: string): string {
+	let protocol: string | undefined;
+	try {
+		protocol = new URL(url).protocol;
+	} catch {
+		protocol = undefined;
+	}
+	if (protocol === "http:" || protocol === "https:") return url;
+	throw new ProviderError(
+		"network",
+		`invalid base URL: ${url} (model.baseUrl must be an absolute http(s) URL such as http://localhost:11434/v1)`,
+		{ retryable: false },
+	);
+}

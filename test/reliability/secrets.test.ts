@@ -1,0 +1,120 @@
+/**
+ * Hardening item 2: the key in use never leaves the provider layer. A 401 body echoing it, an invalid
+ * `baseUrl` with `?key=`, a retried error: the key is redacted in `errorMessage`, the events, `onRetry`,
+ * `agent_end.outcome`, the telemetry record (`onModelCall`) and the OpenTelemetry span status, on all four
+ * APIs (SPEC E3). Test with a sentinel key that no real text contains.
+ */
+import { SpanStatusCode } from "@opentelemetry/api";
+import {
+	BasicTracerProvider,
+	InMemorySpanExporter,
+	SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import { describe, expect, it } from "vitest";
+import type { RetryInfo } from "../../src/core/model.js";
+import { agentLoop } from "../../src/loop/agent-loop.js";
+import type { AgentEvent } from "../../src/loop/types.js";
+import { openTelemetry } from "../../src/otel.js";
+import { redactSecrets } from "../../src/providers/base/redact.js";
+import type { ModelCallRecord } from "../../src/telemetry/types.js";
+import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
+import { testModel } from "../providers/support/models.js";
+import { jsonResponse } from "../providers/support/replay-server.js";
+import { APIS, callApi, FAST } from "./support.js";
+
+closeServersAfterEach();
+
+const KEY = "sk-proj-SENTINEL0123456789abcdefSENTINEL";
+const echoing = (status = 401) =>
+	jsonResponse(status, { error: { message: `Incorrect API key provided: ${KEY}.` } });
+
+/** Everything a host can see of a failed call, as one string to search. */
+const seen = (...parts: unknown[]): string => JSON.stringify(parts);
+
+describe("the key in use is redacted wherever error text leaves the provider layer (hardening item 2)", () => {
+	for (const api of APIS) {
+		it(`${api}: a 401 echoing the key keeps the rest of the message, not the key`, async () => {
+			const server = await serve(echoing());
+			const { message, events } = await callApi(api, server.baseUrl, { apiKey: KEY });
+			expect(message.errorKind).toBe("auth");
+			expect(message.errorMessage).toContain("Incorrect API key provided");
+			expect(message.errorMessage).toContain("[redacted]");
+			expect(seen(message, events)).not.toContain("SENTINEL");
+		});
+
+		it(`${api}: a retried 500 echoing the key is redacted in onRetry too`, async () => {
+			const server = await serve(echoing(500), echoing(500));
+			const retries: RetryInfo[] = [];
+			const { message } = await callApi(api, server.baseUrl, {
+				apiKey: KEY,
+				maxRetries: 1,
+				onRetry: (info) => retries.push(info),
+			});
+			expect(retries).toHaveLength(1);
+			expect(seen(message, retries)).not.toContain("SENTINEL");
+		});
+
+		it(`${api}: an invalid baseUrl carrying ?key= is not echoed whole`, async () => {
+			const { message } = await callApi(api, `not a url?key=${KEY}&x=1`, { apiKey: KEY });
+			expect(message.errorMessage).toContain("invalid base URL");
+			expect(message.errorMessage).not.toContain("SENTINEL");
+		});
+	}
+
+	it("agent_end.outcome, onModelCall records and the OTel span status never hold the key", async () => {
+		const server = await serve(echoing());
+		const exporter = new InMemorySpanExporter();
+		const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+		const records: ModelCallRecord[] = [];
+		const stream = agentLoop(
+			[{ role: "user", content: "hi", timestamp: 1 }],
+			{ messages: [], tools: [] },
+			{
+				model: testModel("openai-completions", server.baseUrl),
+				streamOptions: { apiKey: KEY, ...FAST },
+				telemetry: {
+					onModelCall: (record) => records.push(record),
+					sinks: [openTelemetry(provider.getTracer("t"))],
+				},
+			},
+		);
+		const events: AgentEvent[] = [];
+		for await (const event of stream) events.push(event);
+		const end = events.at(-1);
+		expect(end).toMatchObject({ type: "agent_end", outcome: { type: "error" } });
+		expect(seen(end)).toContain("Incorrect API key provided");
+		expect(records).toHaveLength(1);
+		expect(records[0]?.errorMessage).toContain("[redacted]");
+		const spans = exporter.getFinishedSpans();
+		const failed = spans.filter((span) => span.status.code === SpanStatusCode.ERROR);
+		expect(failed.length).toBeGreaterThan(0);
+		expect(failed.map((span) => span.status.message).join(" ")).toContain("Incorrect API key provided");
+		const spanText = seen(
+			spans.map((span) => ({ status: span.status, attributes: span.attributes, events: span.events })),
+		);
+		expect(seen(events, records) + spanText).not.toContain("SENTINEL");
+	});
+});
+
+describe("redactSecrets", () => {
+	it("masks the given secrets, key-shaped tokens, key query parameters and auth headers", () => {
+		const text = [
+			"key my-own-secret-value echoed",
+			"Bearer abc.def-ghi",
+			"https://h/v1?key=AIzaSyA0123456789abcdefghijklmnopqrstu&alt=sse",
+			"x-api-key: sk-ant-api03-abcdefghijklmnop",
+			'"authorization":"Bearer tok"',
+			"api-key=zzz123",
+		].join("\n");
+		const out = redactSecrets(text, ["my-own-secret-value"]);
+		for (const secret of ["my-own-secret-value", "abc.def-ghi", "AIzaSy", "sk-ant-api03", "tok", "zzz123"])
+			expect(out).not.toContain(secret);
+		expect(out).toContain("alt=sse");
+		expect(out).toContain("echoed");
+	});
+
+	it("leaves ordinary text alone and ignores empty or tiny secrets", () => {
+		const text = "HTTP 400: max_tokens must be at most 8192 (skip this)";
+		expect(redactSecrets(text, ["", "a"])).toBe(text);
+	});
+});
