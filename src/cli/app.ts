@@ -118,6 +118,10 @@ export class CliApp implements InteractiveHost {
 			dir: sessionDir,
 			cwd,
 			version,
+		}).catch(async (error: unknown) => {
+			// A session folder that cannot be used ends the command: stop the MCP servers it started.
+			await mcp?.close();
+			throw error;
 		});
 		const info = scripted ? demoInfo(agent, cwd, choice.reason, input.demoReporter) : undefined;
 		return new CliApp(agent, cwd, version, sessions, policy, args.apiKey, retryListeners, info, mcp);
