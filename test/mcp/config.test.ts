@@ -2,7 +2,13 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { describe, expect, it } from "vitest";
-import { mcpResultToCapstan, mcpToolName, mcpTools, parseMcpServersConfig } from "../../src/mcp/index.js";
+import {
+	isHttpServer,
+	mcpResultToCapstan,
+	mcpToolName,
+	mcpTools,
+	parseMcpServersConfig,
+} from "../../src/mcp/index.js";
 import { createTestServer } from "./support/test-server.js";
 
 describe("parseMcpServersConfig", () => {
@@ -19,6 +25,8 @@ describe("parseMcpServersConfig", () => {
 			env: { ROOT: "/tmp" },
 			cwd: "/",
 		});
+		expect(isHttpServer(config.mcpServers.remote!)).toBe(true);
+		expect(isHttpServer(config.mcpServers.files!)).toBe(false);
 		expect(config.mcpServers.remote).toEqual({
 			url: "https://example.invalid/mcp",
 			headers: { Authorization: "Bearer x" },

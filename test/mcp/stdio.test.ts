@@ -135,6 +135,11 @@ describe("capstan/mcp over stdio", () => {
 		expect(scripted.calls[1]?.context.tools?.map((t) => t.name)).toContain("test__late");
 		expect(toolResults().map(resultText)).toEqual(["added late", "late ran"]);
 		expect(mcp.tools().map((t) => t.name)).toContain("test__late");
+		// refresh() re-lists into the same array.
+		const live = mcp.tools();
+		await mcp.refresh();
+		expect(mcp.tools()).toBe(live);
+		expect(live.map((t) => t.name)).toContain("test__late");
 	});
 });
 
