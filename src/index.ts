@@ -1,6 +1,13 @@
 /**
  * capstan — a correct, fast agent loop. The stateless loop (`agentLoop`, `agentLoopContinue`), the stateful
- * `Agent` facade, the message model, the event protocol and the tool contract.
+ * `Agent` facade, the message model, the run protocol (events, outcome, configuration, reply guards,
+ * telemetry records), the tool contract and the append-only context manager.
+ *
+ * This entry loads no provider: without a `streamFn`, runs import the provider registry on their first model
+ * call. Providers, the model catalog and the scaffolding for writing a provider are in `capstan/providers`
+ * and the per-API entries; `capstan/testing` has the scripted model.
+ *
+ * @packageDocumentation
  */
 
 export {
@@ -11,26 +18,23 @@ export {
 	type AgentState,
 	NothingToContinueError,
 } from "./agent/agent.js";
-export { MessageQueue, type QueueMode } from "./agent/queue.js";
+export type { QueueMode } from "./agent/queue.js";
 export {
 	type AppendOnlyBuild,
 	type AppendOnlyBuildInput,
 	AppendOnlyContextManager,
 	type AppendOnlyContextOptions,
-	canonicalJson,
-	cyrb53,
 	type DigestHash,
 	type MessageSync,
 	type StablePrefix,
 } from "./context/append-only.js";
 export { defaultConvertToLlm, isRefusal } from "./context/convert.js";
-export { abortReasonText } from "./core/abort.js";
 export { EventStream } from "./core/event-stream.js";
 export type { AssistantMessageEvent, AssistantMessageEventStream } from "./core/events.js";
-export { closeInterruptedMessage } from "./core/interrupt.js";
 export * from "./core/messages.js";
 export type {
 	CacheHints,
+	CallOptions,
 	Context,
 	JsonSchema,
 	KnownApi,
@@ -44,19 +48,14 @@ export type {
 	ToolChoice,
 	ToolSpec,
 } from "./core/model.js";
-export { type AgentEventStream, agentLoop, agentLoopContinue } from "./loop/agent-loop.js";
-export {
-	decideAfterReply,
-	MAX_PAUSED_TURN_CONTINUATIONS,
-	type ReplyDecision,
-	type ReplyFacts,
-} from "./loop/decide.js";
-export { type DanglingBatch, findDanglingBatch } from "./loop/pairing.js";
+export { runStepDirectly, type Step, type StepRunner } from "./core/step-runner.js";
+export { agentLoop, agentLoopContinue } from "./edge/agent-loop.js";
+export type { AgentEventStream } from "./loop/agent-loop.js";
 export { DeadlineExceededError } from "./loop/signals.js";
-export { runStepDirectly, type Step, type StepRunner } from "./loop/step-runner.js";
-export type * from "./loop/types.js";
-export type * from "./telemetry/types.js";
-export { STEERING_INTERRUPT_POLL_MS } from "./tools/batch.js";
-export { placeholderResult, placeholderText } from "./tools/placeholders.js";
+export type * from "./protocol/config.js";
+export type * from "./protocol/events.js";
+export type * from "./protocol/outcome.js";
+export type { ReplyGuard, ReplyGuardResolver, ReplyVerdict } from "./protocol/reply-guard.js";
+export type * from "./protocol/telemetry.js";
 export * from "./tools/tool.js";
 export type * from "./tools/types.js";

@@ -6,9 +6,11 @@ import {
 	type UserMessage,
 } from "../core/messages.js";
 import type { Model, StreamFunction, ThinkingLevel } from "../core/model.js";
-import { type AgentEventStream, agentLoop, agentLoopContinue } from "../loop/agent-loop.js";
+import { agentLoop, agentLoopContinue } from "../edge/agent-loop.js";
+import type { AgentEventStream } from "../loop/agent-loop.js";
 import { findDanglingBatch } from "../loop/pairing.js";
-import type { AgentContext, AgentEvent, AgentLoopConfig } from "../loop/types.js";
+import type { AgentLoopConfig } from "../protocol/config.js";
+import type { AgentContext, AgentEvent } from "../protocol/events.js";
 import type { AgentTool } from "../tools/types.js";
 import { MessageQueue, type QueueMode } from "./queue.js";
 

@@ -6,8 +6,8 @@
 import { resolve } from "node:path";
 import { Agent } from "../agent/agent.js";
 import type { Model, RetryInfo, StreamFunction, ThinkingLevel } from "../core/model.js";
-import type { AgentEvent } from "../loop/types.js";
 import type { McpConnection } from "../mcp/index.js";
+import type { AgentEvent } from "../protocol/events.js";
 import { MODELS } from "../providers/models.js";
 import type { AgentTool } from "../tools/types.js";
 import { createWorkspaceTools, MUTATING_TOOLS } from "../workspace/index.js";

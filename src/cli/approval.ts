@@ -4,7 +4,7 @@
  * asks its client) the answer decides; otherwise they are blocked with a reason the model can act on — it
  * says what was not done and that the user may re-run with `--yes`, so the model reports instead of retrying.
  */
-import type { AgentLoopConfig } from "../loop/types.js";
+import type { AgentLoopConfig } from "../protocol/config.js";
 import type { ApprovalRequest, ToolApprover } from "./host.js";
 import { summarizeArgs } from "./trace.js";
 

@@ -8,7 +8,7 @@
  */
 import type { Agent } from "../agent/agent.js";
 import type { ThinkingLevel } from "../core/model.js";
-import type { AgentEvent } from "../loop/types.js";
+import type { AgentEvent } from "../protocol/events.js";
 
 /** What the status line shows about the model in use. */
 export interface ModelDescription {

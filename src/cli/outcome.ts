@@ -4,7 +4,7 @@
  * assistant message (STYLE 6), so nothing here matches provider error strings.
  */
 import type { AgentMessage, AssistantMessage } from "../core/messages.js";
-import type { AgentEvent } from "../loop/types.js";
+import type { AgentEvent } from "../protocol/events.js";
 
 /** Exit codes of the command. */
 export const EXIT = {

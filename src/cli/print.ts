@@ -3,7 +3,7 @@
  * demo and the TTY fallback, a readable trace of the whole run); JSON writes every AgentEvent as one JSON
  * line. A run that does not complete exits non-zero with one line on stderr saying why.
  */
-import type { AgentEvent } from "../loop/types.js";
+import type { AgentEvent } from "../protocol/events.js";
 import type { CliApp } from "./app.js";
 import { assistantText, EXIT, exitCodeFor, explainEnd, lastAssistant } from "./outcome.js";
 import { traceRenderer } from "./trace.js";

@@ -5,7 +5,7 @@
  * demo and by the fallback when no interactive mode is available. Colour (dimmed thinking) only on a TTY.
  */
 import type { AgentMessage, AssistantMessage, ToolResultMessage, UserMessage } from "../core/messages.js";
-import type { AgentEvent } from "../loop/types.js";
+import type { AgentEvent } from "../protocol/events.js";
 import type { ToolResult } from "../tools/types.js";
 
 /** Where the trace goes and how it looks. */

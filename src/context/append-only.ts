@@ -18,12 +18,12 @@
 import type { Message } from "../core/messages.js";
 import type { CacheHints, Context, ToolSpec } from "../core/model.js";
 
-/** A string hash for digests; the default is {@link cyrb53}. Injectable to count or replace it. */
+/** A string hash for digests; the default is cyrb53 (53-bit, fast, not cryptographic). Injectable to count or replace it. */
 export type DigestHash = (text: string) => number | string;
 
 /** Options of an {@link AppendOnlyContextManager}. */
 export interface AppendOnlyContextOptions {
-	/** The hash over a message's canonical JSON. Default {@link cyrb53}. */
+	/** The hash over a message's canonical JSON. Default: cyrb53. */
 	hash?: DigestHash;
 }
 
@@ -63,7 +63,7 @@ export interface AppendOnlyBuild extends CacheHints {
 const EMPTY: readonly Message[] = Object.freeze([]);
 
 /**
- * SPEC X2: a stable prefix plus an append-only message log. Call {@link build} once per model call with the
+ * SPEC X2: a stable prefix plus an append-only message log. Call {@link AppendOnlyContextManager.build} once per model call with the
  * normalized context (the loop does when `AgentLoopConfig.contextManager` is set); hand
  * `{stablePrefixChanged, unchangedMessages}` to the provider as `StreamOptions.cacheHints`.
  */

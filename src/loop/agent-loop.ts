@@ -1,43 +1,39 @@
 import { EventStream } from "../core/event-stream.js";
 import type { AgentMessage } from "../core/messages.js";
 import type { StreamFunction } from "../core/model.js";
-import { stream as registryStream } from "../providers/registry.js";
+import { runStepDirectly } from "../core/step-runner.js";
+import type { AgentLoopConfig } from "../protocol/config.js";
+import type { AgentContext, AgentEvent } from "../protocol/events.js";
 import { createRunTelemetry } from "../telemetry/collector.js";
 import { findDanglingBatch } from "./pairing.js";
 import { runAgentLoop } from "./run.js";
 import type { RunState } from "./run-state.js";
 import { createRunSignal } from "./signals.js";
-import { runStepDirectly } from "./step-runner.js";
-import type { AgentContext, AgentEvent, AgentLoopConfig } from "./types.js";
+import { WireLog } from "./wire-log.js";
 
 /** The stream of one run: every event, then every message the run added, in context order. */
 export type AgentEventStream = EventStream<AgentEvent, AgentMessage[]>;
 
 /**
- * Start a run with new prompt messages (SPEC L1). Returns the event stream synchronously; all work is
- * asynchronous. `context.messages` is never mutated. `result()` resolves to every message the run added.
+ * A run's configuration with its stream function chosen. The loop picks no default: that is the package
+ * edge's job (`src/edge/`), so the loop imports no provider.
  */
-export function agentLoop(
+export type LoopConfig = AgentLoopConfig & { streamFn: StreamFunction };
+
+/** Start a run with new prompt messages (SPEC L1); `agentLoop` at the package edge documents the contract. */
+export function startAgentLoop(
 	prompts: AgentMessage[],
 	context: AgentContext,
-	config: AgentLoopConfig,
+	config: LoopConfig,
 	signal?: AbortSignal,
 ): AgentEventStream {
 	return startRun(context, config, signal, prompts, false);
 }
 
-/**
- * Continue from the existing context without a new prompt (SPEC L6). Refuses synchronously an empty
- * context and one whose last message is an assistant message with no unpaired tool calls; when the last
- * assistant message has tool calls without results, that batch runs first, then the loop goes on.
- *
- * That assistant message belongs to the caller's context, which the loop never mutates: if `beforeToolCall`
- * revises arguments in the resumed batch (SPEC T4), the revised reply arrives as that turn's
- * `turn_end.message` and the caller replaces its copy (the `Agent` does this for you).
- */
-export function agentLoopContinue(
+/** Continue a run without a new prompt (SPEC L6); `agentLoopContinue` at the package edge documents the contract. */
+export function continueAgentLoop(
 	context: AgentContext,
-	config: AgentLoopConfig,
+	config: LoopConfig,
 	signal?: AbortSignal,
 ): AgentEventStream {
 	const { messages } = context;
@@ -54,7 +50,7 @@ export function agentLoopContinue(
 
 function startRun(
 	context: AgentContext,
-	config: AgentLoopConfig,
+	config: LoopConfig,
 	signal: AbortSignal | undefined,
 	prompts: AgentMessage[],
 	resume: boolean,
@@ -62,7 +58,6 @@ function startRun(
 	const events: AgentEventStream = new EventStream();
 	const now = config.now ?? Date.now;
 	const runSignal = createRunSignal(signal, config.deadline, now);
-	const streamFn: StreamFunction = config.streamFn ?? registryStream;
 	// SPEC X3: a collector only when the host opts in; created here, inside the caller's call, so a tracer sink
 	// picks up the caller's active context.
 	const telemetry = config.telemetry
@@ -76,7 +71,7 @@ function startRun(
 	const runStep = config.runStep ?? runStepDirectly;
 	const state: RunState = {
 		config,
-		streamFn,
+		streamFn: config.streamFn,
 		runStep: telemetry ? telemetry.wrapStepRunner(runStep) : runStep,
 		now,
 		context,
@@ -89,11 +84,10 @@ function startRun(
 		modelCalls: 0,
 		soft: { reminded: new Set(), satisfied: new Set(), forcing: undefined },
 		pausedContinuations: 0,
-		outcome: undefined,
+		ending: undefined,
+		replyGuard: undefined,
 		telemetry,
-		llmLog: [],
-		llmLogSource: 0,
-		llmUnsentCalls: new Set(),
+		wireLog: new WireLog(),
 	};
 	queueMicrotask(() => {
 		void runAgentLoop(state, resume).finally(runSignal.dispose);

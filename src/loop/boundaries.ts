@@ -1,7 +1,7 @@
 import type { AgentMessage } from "../core/messages.js";
+import type { Awaitable } from "../protocol/config.js";
 import type { RunState } from "./run-state.js";
-import { deadlinePassed } from "./signals.js";
-import type { Awaitable } from "./types.js";
+import { stopFacts } from "./signals.js";
 
 /**
  * Every dequeue checks the signal (and the deadline) first, so an aborted run never drains a queue and a
@@ -11,7 +11,7 @@ async function dequeue(
 	state: RunState,
 	source: (() => Awaitable<AgentMessage[]>) | undefined,
 ): Promise<AgentMessage[]> {
-	if (!source || state.signal.aborted || deadlinePassed(state)) return [];
+	if (!source || state.signal.aborted || stopFacts(state).deadlinePassed) return [];
 	const messages = await source();
 	return Array.isArray(messages) ? messages : [];
 }

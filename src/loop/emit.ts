@@ -1,6 +1,6 @@
 import type { AgentMessage, AssistantMessage } from "../core/messages.js";
+import type { AgentEvent } from "../protocol/events.js";
 import type { RunState } from "./run-state.js";
-import type { AgentEvent } from "./types.js";
 
 /**
  * Push one event and keep the open-scope bookkeeping in step with it, so a failure anywhere can close
@@ -51,7 +51,5 @@ export function replaceMessage(state: RunState, previous: AssistantMessage, next
 	if (index >= 0) state.messages[index] = next;
 	const addedIndex = state.added.lastIndexOf(previous);
 	if (addedIndex >= 0) state.added[addedIndex] = next;
-	// The incremental wire log may already hold the old object.
-	const logIndex = state.llmLog.lastIndexOf(previous);
-	if (logIndex >= 0) state.llmLog[logIndex] = next;
+	state.wireLog.replace(previous, next);
 }

@@ -1,10 +1,14 @@
 import type { EventStream } from "../core/event-stream.js";
-import type { AgentMessage, Message } from "../core/messages.js";
+import type { AgentMessage } from "../core/messages.js";
 import type { StreamFunction } from "../core/model.js";
+import type { StepRunner } from "../core/step-runner.js";
+import type { AgentLoopConfig } from "../protocol/config.js";
+import type { AgentContext, AgentEvent } from "../protocol/events.js";
+import type { ReplyGuard } from "../protocol/reply-guard.js";
 import type { RunTelemetry } from "../telemetry/collector.js";
+import type { RunEnding } from "./outcome.js";
 import type { SoftRequirementState } from "./soft-requirement.js";
-import type { StepRunner } from "./step-runner.js";
-import type { AgentContext, AgentEvent, AgentLoopConfig, RunOutcome } from "./types.js";
+import type { WireLog } from "./wire-log.js";
 
 /** The open/closed bookkeeping that lets a failing run close exactly what it opened (SPEC L4, L12). */
 export interface OpenScopes {
@@ -36,15 +40,12 @@ export interface RunState {
 	/** SPEC X1 gate memory: reminders injected, current escalation. */
 	readonly soft: SoftRequirementState;
 	pausedContinuations: number;
-	outcome: RunOutcome | undefined;
+	/** Why the run ends, once something ended it (`recordEnding`); the outcome is decided from it at `agent_end`. */
+	ending: RunEnding | undefined;
+	/** The reply guard chosen for the run's model, once resolved (before the first model call). */
+	replyGuard: { guard: ReplyGuard | undefined } | undefined;
 	/** SPEC X3: the run's collector, only when `config.telemetry` is set (off: no object, no per-event work). */
 	readonly telemetry: RunTelemetry | undefined;
-	/**
-	 * Incremental default conversion (SPEC C2) of `messages`, so a long run does not re-convert its whole
-	 * transcript on every model call (bench W2 must stay flat).
-	 */
-	readonly llmLog: Message[];
-	llmLogSource: number;
-	/** Ids of tool calls in replies the conversion did not send (refusals); their results are not sent either. */
-	readonly llmUnsentCalls: Set<string>;
+	/** SPEC C2: the incremental default conversion of `messages`, used when no conversion hook is set. */
+	readonly wireLog: WireLog;
 }

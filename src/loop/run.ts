@@ -1,11 +1,12 @@
-import { abortReasonText, errorText } from "../core/abort.js";
+import { errorText } from "../core/abort.js";
 import { closeInterruptedMessage } from "../core/interrupt.js";
 import type { AssistantMessage, ToolResultMessage } from "../core/messages.js";
 import { dequeueAtTurnBoundary, drainAtStop } from "./boundaries.js";
 import { appendMessage, commitMessage, emit } from "./emit.js";
+import { decideOutcome, recordEnding } from "./outcome.js";
 import { findDanglingBatch } from "./pairing.js";
 import type { RunState } from "./run-state.js";
-import { deadlinePassed, HookAbandonedError, isDeadlineAbort, untilAborted } from "./signals.js";
+import { HookAbandonedError, signalFacts, stopFacts, untilAborted } from "./signals.js";
 import { emptyAssistant } from "./stream-reply.js";
 import { runResumedBatch, runTurn, writePlaceholders } from "./turn.js";
 
@@ -50,15 +51,10 @@ function nothingOpen(state: RunState): boolean {
 
 /** SPEC L8: the deadline (and abort) check that opens every loop step. */
 function stopBeforeTurn(state: RunState): boolean {
-	if (deadlinePassed(state)) {
-		state.outcome ??= { type: "deadline" };
-		return true;
-	}
-	if (state.signal.aborted) {
-		state.outcome ??= { type: "aborted", reason: abortReasonText(state.signal.reason) };
-		return true;
-	}
-	return false;
+	const stop = stopFacts(state);
+	if (!stop.deadlinePassed && !stop.aborted) return false;
+	recordEnding(state, { type: "stoppedBeforeTurn", stop });
+	return true;
 }
 
 /**
@@ -94,7 +90,7 @@ function closeAfterFailure(state: RunState, error: unknown): void {
 		commitMessage(state, failed);
 	}
 	emit(state, { type: "turn_end", message: failed, toolResults });
-	state.outcome = { type: "error", error: text };
+	recordEnding(state, { type: "failure", error: text });
 }
 
 /** SPEC A3/T13: every tool call of the last assistant message gets a result, whatever happened. */
@@ -114,17 +110,12 @@ function flushPending(state: RunState): void {
 function finishRun(state: RunState): void {
 	try {
 		flushPending(state);
-		if (!state.outcome) {
-			if (isDeadlineAbort(state)) state.outcome = { type: "deadline" };
-			else if (state.signal.aborted)
-				state.outcome = { type: "aborted", reason: abortReasonText(state.signal.reason) };
-			else state.outcome = { type: "completed" };
-		}
+		if (!state.ending) recordEnding(state, { type: "finished", stop: signalFacts(state) });
 	} finally {
 		emit(state, {
 			type: "agent_end",
 			messages: state.added,
-			outcome: state.outcome ?? { type: "completed" },
+			outcome: state.ending ? decideOutcome(state.ending) : { type: "completed" },
 			...state.telemetry?.report(), // SPEC X3: summary and coverage
 		});
 		state.events.end(state.added);

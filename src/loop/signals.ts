@@ -1,4 +1,6 @@
+import { abortReasonText } from "../core/abort.js";
 import type { SteeringProbe } from "../tools/batch.js";
+import type { SignalFacts, StopFacts } from "./outcome.js";
 import type { RunState } from "./run-state.js";
 
 /** The abort reason of a run that crossed its deadline (SPEC A7). */
@@ -46,15 +48,24 @@ export function createRunSignal(
 	};
 }
 
-/** SPEC A7: the deadline check run at every loop step (the injectable clock counts, not only the timer). */
-export function deadlinePassed(state: RunState): boolean {
-	const { deadline } = state.config;
-	return isDeadlineAbort(state) || (deadline !== undefined && state.now() >= deadline);
+/** Classify the run signal now: fired or not, by the deadline or not (the one place that tells them apart). */
+export function signalFacts(state: RunState): SignalFacts {
+	const { signal } = state;
+	return {
+		aborted: signal.aborted,
+		deadlineAbort: signal.aborted && signal.reason instanceof DeadlineExceededError,
+		abortReason: signal.aborted ? abortReasonText(signal.reason) : "",
+	};
 }
 
-/** True when the run signal fired because of the deadline. */
-export function isDeadlineAbort(state: RunState): boolean {
-	return state.signal.aborted && state.signal.reason instanceof DeadlineExceededError;
+/** `signalFacts` plus the deadline by the injected clock (SPEC A7), read only when the deadline did not fire it. */
+export function stopFacts(state: RunState): StopFacts {
+	const facts = signalFacts(state);
+	const { deadline } = state.config;
+	return {
+		...facts,
+		deadlinePassed: facts.deadlineAbort || (deadline !== undefined && state.now() >= deadline),
+	};
 }
 
 /** SPEC T10: how the tool batch peeks the steering queue (never dequeues). */

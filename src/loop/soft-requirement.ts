@@ -1,6 +1,6 @@
 import type { AgentMessage, ToolCall } from "../core/messages.js";
 import type { ToolChoice } from "../core/model.js";
-import type { SoftToolRequirement } from "./types.js";
+import type { SoftToolRequirement } from "../protocol/config.js";
 
 /** SPEC X1: forced turns without compliance before the run fails. */
 export const MAX_SOFT_TOOL_ESCALATIONS = 3;
@@ -70,35 +70,50 @@ export function markReminded(plan: SoftGatePlan, state: SoftRequirementState): v
 	if (plan.requirement) state.reminded.add(plan.requirement.id);
 }
 
+/** A verdict and the gate memory it leaves: `applySoftJudgement` writes it. */
+export interface SoftJudgement {
+	verdict: SoftVerdict;
+	/** The escalation after this turn. */
+	forcing: SoftRequirementState["forcing"];
+	/** The requirement id now met, on compliance. */
+	satisfied?: string;
+}
+
 /**
  * SPEC X1, after a reply: a turn complies only if it has at least one tool call and every call satisfies the
- * requirement (default: the required tool's name). Updates the escalation state.
+ * requirement (default: the required tool's name). Pure: the escalation it implies is in the judgement.
  */
 export function judgeSoftTurn(
 	requirement: SoftToolRequirement,
 	calls: readonly ToolCall[],
-	state: SoftRequirementState,
-): SoftVerdict {
+	state: Readonly<SoftRequirementState>,
+): SoftJudgement {
 	const satisfies = requirement.satisfies ?? ((call: ToolCall) => call.name === requirement.toolName);
 	if (calls.length > 0 && calls.every((call) => safeSatisfies(satisfies, call))) {
-		state.forcing = undefined;
-		state.satisfied.add(requirement.id);
-		return { type: "complied" };
+		return { verdict: { type: "complied" }, forcing: undefined, satisfied: requirement.id };
 	}
 	const skip = [...calls];
 	if (state.forcing?.id !== requirement.id) {
-		state.forcing = { id: requirement.id, failedForcedTurns: 0 };
-		return { type: "escalate", skip };
+		return { verdict: { type: "escalate", skip }, forcing: { id: requirement.id, failedForcedTurns: 0 } };
 	}
-	state.forcing.failedForcedTurns++;
-	if (state.forcing.failedForcedTurns >= MAX_SOFT_TOOL_ESCALATIONS) {
+	const forcing = { id: requirement.id, failedForcedTurns: state.forcing.failedForcedTurns + 1 };
+	if (forcing.failedForcedTurns >= MAX_SOFT_TOOL_ESCALATIONS) {
 		return {
-			type: "fail",
-			skip,
-			error: `The model did not call the required tool \`${requirement.toolName}\` (requirement "${requirement.id}") after ${MAX_SOFT_TOOL_ESCALATIONS} turns with tool_choice forced to it.`,
+			verdict: {
+				type: "fail",
+				skip,
+				error: `The model did not call the required tool \`${requirement.toolName}\` (requirement "${requirement.id}") after ${MAX_SOFT_TOOL_ESCALATIONS} turns with tool_choice forced to it.`,
+			},
+			forcing,
 		};
 	}
-	return { type: "escalate", skip };
+	return { verdict: { type: "escalate", skip }, forcing };
+}
+
+/** Write a judgement into the run's gate memory. */
+export function applySoftJudgement(state: SoftRequirementState, judgement: SoftJudgement): void {
+	state.forcing = judgement.forcing;
+	if (judgement.satisfied !== undefined) state.satisfied.add(judgement.satisfied);
 }
 
 function safeSatisfies(satisfies: (call: ToolCall) => boolean, call: ToolCall): boolean {

@@ -1,20 +1,14 @@
-import type { ProviderCall } from "../context/build.js";
 import { abortReasonText, errorText } from "../core/abort.js";
 import { EventStream } from "../core/event-stream.js";
 import type { AssistantMessageEvent } from "../core/events.js";
 import { closeInterruptedMessage } from "../core/interrupt.js";
 import { type AssistantMessage, type ErrorKind, emptyUsage } from "../core/messages.js";
+import { MAX_REPLY_ATTEMPTS, type ReplyGuard } from "../protocol/reply-guard.js";
 import { appendMessage, emit } from "./emit.js";
-import {
-	discardedReply,
-	guardsHarmony,
-	type HarmonyLeakReport,
-	inspectHarmony,
-	MAX_HARMONY_RETRIES,
-	nudgedTemperature,
-} from "./harmony-guard.js";
 import { withUniqueToolCallIds } from "./pairing.js";
+import type { ProviderCall } from "./provider-call.js";
 import type { RunState } from "./run-state.js";
+import { untilAborted } from "./signals.js";
 
 /** Thrown into a provider's own EventStream when the run aborts, to wake the pending read at once. */
 const ABORTED = Symbol("capstan.aborted");
@@ -23,34 +17,32 @@ const ABORTED = Symbol("capstan.aborted");
  * Stream one assistant reply and commit it (SPEC L2, L5, A1, A2, E3, L12). Emits `message_start`, one
  * `message_update` per content event, `message_end`, and appends the final message. Never throws for
  * anything the provider does: a throwing stream, a stream with no terminal event or an abort all become a
- * committed message with `stopReason` `error`/`aborted`. Models flagged for it go through the Harmony leak
- * guard (SPEC X4) before anything is committed.
+ * committed message with `stopReason` `error`/`aborted`. With a reply guard (`config.replyGuard`, e.g. the
+ * Harmony leak guard of SPEC X4) each reply is judged before anything is committed: committed as is or
+ * repaired, or discarded and the model called again.
  */
 export async function streamAssistantReply(state: RunState, call: ProviderCall): Promise<AssistantMessage> {
-	if (!guardsHarmony(state.config.model.compat))
-		return commitReply(state, await streamReplyStep(state, call));
+	const guard = await replyGuardOf(state);
+	if (!guard) return commitReply(state, await streamReplyStep(state, call));
 	for (let attempt = 0; ; attempt++) {
-		const temperature = nudgedTemperature(call.options.temperature, attempt);
 		const options =
-			attempt > 0 && temperature !== undefined ? { ...call.options, temperature } : call.options;
-		const message = await streamReplyStep(state, { ...call, options });
-		const verdict = inspectHarmony(message);
-		if (verdict.type === "clean") return commitReply(state, message);
-		if (verdict.type === "recovered") {
-			for (const leak of verdict.leaks) reportLeak(state, { ...leak, action: "recover", attempt });
-			return commitReply(state, verdict.message);
-		}
-		const closed = discardedReply(message, verdict.leak);
-		const failed = message.stopReason === "error" || message.stopReason === "aborted";
-		if (failed || attempt >= MAX_HARMONY_RETRIES) {
-			reportLeak(state, { ...verdict.leak, action: "fail", attempt });
-			return commitReply(state, failed ? { ...message, content: [] } : closed);
-		}
+			attempt > 0 && guard.retryOptions ? guard.retryOptions(call.options, attempt) : call.options;
+		const message = await streamReplyStep(state, options === call.options ? call : { ...call, options });
+		const verdict = guard.check(message, attempt);
+		if (verdict.type === "commit") return commitReply(state, verdict.message);
+		if (attempt + 1 >= MAX_REPLY_ATTEMPTS) return commitReply(state, verdict.discarded);
 		// Discarded: closed for subscribers (every message_start gets its message_end) but never appended.
-		reportLeak(state, { ...verdict.leak, action: "retry", attempt });
-		if (state.open.message === undefined) emit(state, { type: "message_start", message: closed });
-		emit(state, { type: "message_end", message: closed, discarded: true });
+		if (state.open.message === undefined) emit(state, { type: "message_start", message: verdict.discarded });
+		emit(state, { type: "message_end", message: verdict.discarded, discarded: true });
 	}
+}
+
+/** The run's reply guard, resolved once before its first model call (the resolver is a host hook: SPEC I4). */
+async function replyGuardOf(state: RunState): Promise<ReplyGuard | undefined> {
+	const resolve = state.config.replyGuard;
+	if (!resolve) return undefined;
+	state.replyGuard ??= { guard: await untilAborted(state, resolve(state.config.model)) };
+	return state.replyGuard.guard;
 }
 
 /** Run the model step (SPEC L13): stream a reply without committing it. */
@@ -75,10 +67,6 @@ function commitReply(state: RunState, message: AssistantMessage): AssistantMessa
 	emit(state, { type: "message_end", message });
 	appendMessage(state, message);
 	return message;
-}
-
-function reportLeak(state: RunState, report: HarmonyLeakReport): void {
-	state.config.onHarmonyLeak?.(report);
 }
 
 async function consumeReply(state: RunState, call: ProviderCall): Promise<AssistantMessage> {

@@ -1,18 +1,24 @@
-import { buildProviderCall, type ProviderCall } from "../context/build.js";
-import { abortReasonText } from "../core/abort.js";
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "../core/messages.js";
 import { toolCallsOf } from "../core/messages.js";
+import type { SoftToolRequirement } from "../protocol/config.js";
 import { runToolBatch, type ToolBatchInput } from "../tools/batch.js";
 import { placeholderResult } from "../tools/placeholders.js";
 import type { PlaceholderReason } from "../tools/types.js";
 import { decideAfterReply, nextPausedCount } from "./decide.js";
 import { commitMessage, emit, replaceMessage } from "./emit.js";
+import { recordEnding } from "./outcome.js";
 import type { DanglingBatch } from "./pairing.js";
+import { buildProviderCall, type ProviderCall } from "./provider-call.js";
 import type { RunState } from "./run-state.js";
-import { deadlinePassed, isDeadlineAbort, steeringProbe, untilAborted } from "./signals.js";
-import { judgeSoftTurn, markReminded, planSoftGate } from "./soft-requirement.js";
+import { signalFacts, steeringProbe, stopFacts, untilAborted } from "./signals.js";
+import {
+	applySoftJudgement,
+	judgeSoftTurn,
+	markReminded,
+	planSoftGate,
+	type SoftVerdict,
+} from "./soft-requirement.js";
 import { streamAssistantReply } from "./stream-reply.js";
-import type { SoftToolRequirement } from "./types.js";
 
 /** What the inner loop does after a turn (SPEC L7). */
 export type TurnNext = "continue" | "idle" | "end";
@@ -40,7 +46,10 @@ export async function runTurn(state: RunState): Promise<TurnNext> {
 
 	const reply = await streamAssistantReply(state, call);
 	const { message, toolResults, next } = await settleReply(state, reply, plan.requirement);
-	if (next === "end") state.outcome ??= outcomeOfEndedTurn(state, message);
+	if (next === "end") {
+		const { stopReason, errorMessage } = message;
+		recordEnding(state, { type: "turnEnded", stopReason, errorMessage, stop: stopFacts(state) });
+	}
 
 	emit(state, { type: "turn_end", message, toolResults });
 	await untilAborted(state, config.onTurnEnd?.({ message, toolResults }));
@@ -61,7 +70,7 @@ async function stoppedByGate(state: RunState, call: ProviderCall): Promise<boole
 		}),
 	);
 	if (!gate?.stop) return false;
-	state.outcome = { type: "completed", stoppedBy: gate.reason ?? "beforeModelCall" };
+	recordEnding(state, { type: "gate", reason: gate.reason });
 	return true;
 }
 
@@ -83,14 +92,19 @@ async function settleReply(
 		stopDetails: reply.stopDetails,
 		hasToolCalls: calls.length > 0,
 		pausedContinuations: state.pausedContinuations,
-		deadlinePassed: deadlinePassed(state),
+		deadlinePassed: stopFacts(state).deadlinePassed,
 	});
 	state.pausedContinuations = nextPausedCount(decision, calls.length > 0, state.pausedContinuations);
 
 	const judged =
 		requirement &&
 		(decision.type === "runTools" || decision.type === "turnComplete" || decision.type === "continuePaused");
-	const verdict = judged ? judgeSoftTurn(requirement, calls, state.soft) : undefined;
+	let verdict: SoftVerdict | undefined;
+	if (judged) {
+		const judgement = judgeSoftTurn(requirement, calls, state.soft);
+		applySoftJudgement(state.soft, judgement);
+		verdict = judgement.verdict;
+	}
 	if (requirement && verdict && verdict.type !== "complied") {
 		const skipped = new Map(
 			verdict.skip.map((c) => [
@@ -103,7 +117,7 @@ async function settleReply(
 				? await runBatch(state, reply, { preSkipped: skipped })
 				: { message: reply, toolResults: [] };
 		if (verdict.type === "fail") {
-			state.outcome = { type: "error", error: verdict.error };
+			recordEnding(state, { type: "softRequirementFailed", error: verdict.error });
 			return { message, toolResults, next: "end" };
 		}
 		return { message, toolResults, next: "continue" };
@@ -167,10 +181,12 @@ async function runBatch(
 		tools: state.context.tools ?? [],
 		messages: state.messages,
 		signal: state.signal,
-		abortPlaceholder: () =>
-			isDeadlineAbort(state)
+		abortPlaceholder: () => {
+			const stop = signalFacts(state);
+			return stop.deadlineAbort
 				? { reason: "deadline", cause: "deadline exceeded" }
-				: { reason: "aborted", cause: abortReasonText(state.signal.reason) },
+				: { reason: "aborted", cause: stop.abortReason };
+		},
 		steering: config.interruptMode === "wait" ? undefined : steeringProbe(state),
 		beforeToolCall: config.beforeToolCall,
 		afterToolCall: config.afterToolCall,
@@ -207,14 +223,4 @@ export function writePlaceholders(
 	const results = calls.map((call) => placeholderResult(call, reason, state.now(), { cause }));
 	for (const result of results) commitMessage(state, result);
 	return results;
-}
-
-function outcomeOfEndedTurn(state: RunState, message: AssistantMessage) {
-	if (isDeadlineAbort(state) || (message.stopReason !== "error" && deadlinePassed(state))) {
-		return { type: "deadline" as const };
-	}
-	if (message.stopReason === "aborted" || state.signal.aborted) {
-		return { type: "aborted" as const, reason: message.errorMessage ?? abortReasonText(state.signal.reason) };
-	}
-	return { type: "error" as const, error: message.errorMessage ?? "the model call failed" };
 }

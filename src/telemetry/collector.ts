@@ -1,9 +1,8 @@
 import type { AgentMessage, AssistantMessage } from "../core/messages.js";
 import type { Model } from "../core/model.js";
-import type { Step, StepRunner } from "../loop/step-runner.js";
-import type { AgentContext, AgentEvent, RunOutcome } from "../loop/types.js";
-import type { ToolCallStatus, ToolResult } from "../tools/types.js";
-import { coverageOf, summarizeRun } from "./summary.js";
+import type { Step, StepRunner } from "../core/step-runner.js";
+import type { AgentContext, AgentEvent } from "../protocol/events.js";
+import type { RunOutcome } from "../protocol/outcome.js";
 import type {
 	ModelCallRecord,
 	RunCoverage,
@@ -11,7 +10,9 @@ import type {
 	RunSummary,
 	TelemetryOptions,
 	ToolCallRecord,
-} from "./types.js";
+} from "../protocol/telemetry.js";
+import type { ToolCallStatus, ToolResult } from "../tools/types.js";
+import { coverageOf, summarizeRun } from "./summary.js";
 
 /** What the collector needs from the run being observed. */
 export interface ObservedRun {

@@ -26,15 +26,8 @@ import {
 	trace,
 } from "@opentelemetry/api";
 import type { Usage } from "../core/messages.js";
-import type { Step } from "../loop/step-runner.js";
-import type { RunOutcome } from "../loop/types.js";
-import {
-	finishReason,
-	toInputMessages,
-	toOutputMessages,
-	toolResultText,
-	toSystemInstructions,
-} from "./genai-messages.js";
+import type { Step } from "../core/step-runner.js";
+import type { RunOutcome } from "../protocol/outcome.js";
 import type {
 	ModelCallContent,
 	ModelCallRecord,
@@ -44,7 +37,14 @@ import type {
 	TelemetrySink,
 	ToolCallContent,
 	ToolCallRecord,
-} from "./types.js";
+} from "../protocol/telemetry.js";
+import {
+	finishReason,
+	toInputMessages,
+	toOutputMessages,
+	toolResultText,
+	toSystemInstructions,
+} from "./genai-messages.js";
 
 /** Options of {@link openTelemetry}. */
 export interface OpenTelemetryOptions {

@@ -1,6 +1,6 @@
 import { emptyUsage, type Usage } from "../core/messages.js";
+import type { ModelCallRecord, RunCoverage, RunSummary, ToolCallRecord } from "../protocol/telemetry.js";
 import type { ToolCallStatus } from "../tools/types.js";
-import type { ModelCallRecord, RunCoverage, RunSummary, ToolCallRecord } from "./types.js";
 
 /** The totals of a run from its records (SPEC X3). Pure: the collector calls it once, at `agent_end`. */
 export function summarizeRun(

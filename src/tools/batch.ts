@@ -19,15 +19,21 @@
  */
 import { abortReasonText, errorText } from "../core/abort.js";
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../core/messages.js";
-import type { StepRunner } from "../loop/step-runner.js";
-import type { AgentEvent, AgentLoopConfig } from "../loop/types.js";
+import type { StepRunner } from "../core/step-runner.js";
 import { type CallPort, errorResult, type PreparedCall, runCall } from "./call.js";
 import type { CoercedToolResult } from "./coerce.js";
 import { type SteeringProbe, type SteeringWatch, watchSteering } from "./interrupt.js";
 import { placeholderResult } from "./placeholders.js";
 import { prepareAll } from "./prepare.js";
 import { type ScheduleClass, scheduleToolBatch } from "./scheduler.js";
-import type { AgentTool, PlaceholderReason, ToolCallStatus } from "./types.js";
+import type {
+	AfterToolCallHook,
+	AgentTool,
+	BeforeToolCallHook,
+	PlaceholderReason,
+	ToolCallStatus,
+	ToolExecutionEvent,
+} from "./types.js";
 
 export { STEERING_INTERRUPT_POLL_MS, type SteeringProbe } from "./interrupt.js";
 
@@ -47,13 +53,13 @@ export interface ToolBatchInput {
 	/** SPEC X1: calls not to run, by call id. */
 	preSkipped?: ReadonlyMap<string, { reason: PlaceholderReason; requiredTool?: string }>;
 	/** SPEC T4: runs in the call's slot, right before `execute`. */
-	beforeToolCall?: AgentLoopConfig["beforeToolCall"];
+	beforeToolCall?: BeforeToolCallHook;
 	/** SPEC T5: runs after `execute` (also for thrown errors); its patch is coerced again. */
-	afterToolCall?: AgentLoopConfig["afterToolCall"];
+	afterToolCall?: AfterToolCallHook;
 	/** Every `execute` runs inside `runStep({kind: "tool", id: call.id, name: call.name}, …)` (SPEC L13). */
 	runStep: StepRunner;
 	/** Receives `tool_execution_start` / `_update` / `_end`. */
-	emit(event: AgentEvent): void;
+	emit(event: ToolExecutionEvent): void;
 	/** The injectable clock (SPEC L13): result timestamps and durations. */
 	now(): number;
 	/** SPEC C5: strip `i` from arguments and report it on `tool_execution_start.intent`. */
@@ -371,7 +377,7 @@ function emitStart(run: BatchRun, state: CallState): void {
  * The loop's emitter reports subscriber errors itself (SPEC Q5); a throw reaching this far must still not
  * break the one-result-per-call bookkeeping, so it is contained here.
  */
-function emit(run: BatchRun, event: AgentEvent): void {
+function emit(run: BatchRun, event: ToolExecutionEvent): void {
 	try {
 		run.input.emit(event);
 	} catch {

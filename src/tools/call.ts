@@ -6,12 +6,18 @@
  */
 import { errorText } from "../core/abort.js";
 import type { AgentMessage, AssistantMessage, ToolCall } from "../core/messages.js";
-import type { StepRunner } from "../loop/step-runner.js";
-import type { AgentLoopConfig } from "../loop/types.js";
+import type { StepRunner } from "../core/step-runner.js";
 import { type CoercedToolResult, coerceToolResult } from "./coerce.js";
 import { resolveConcurrency, resolveInterruptible } from "./scheduler.js";
 import { INTENT_FIELD, splitIntent, tracesIntent } from "./specs.js";
-import type { AgentTool, PlaceholderReason, ToolCallStatus, ToolConcurrency } from "./types.js";
+import type {
+	AfterToolCallHook,
+	AgentTool,
+	BeforeToolCallHook,
+	PlaceholderReason,
+	ToolCallStatus,
+	ToolConcurrency,
+} from "./types.js";
 import { compileToolParameters, type ValidationResult } from "./validate.js";
 
 /** What will happen to a call, decided before anything runs. */
@@ -59,8 +65,8 @@ export interface CallPort {
 export interface CallEnvironment {
 	assistantMessage: AssistantMessage;
 	messages: readonly AgentMessage[];
-	beforeToolCall?: AgentLoopConfig["beforeToolCall"];
-	afterToolCall?: AgentLoopConfig["afterToolCall"];
+	beforeToolCall?: BeforeToolCallHook;
+	afterToolCall?: AfterToolCallHook;
 	runStep: StepRunner;
 }
 
@@ -153,7 +159,7 @@ async function approveCall(
 ): Promise<ApprovedCall | undefined> {
 	const unchanged = { args: plan.args, eventArgs: prepared.eventArgs, toolCall: prepared.call };
 	if (!env.beforeToolCall) return unchanged;
-	let decision: Awaited<ReturnType<NonNullable<AgentLoopConfig["beforeToolCall"]>>>;
+	let decision: Awaited<ReturnType<NonNullable<BeforeToolCallHook>>>;
 	try {
 		decision = await env.beforeToolCall(
 			{

@@ -131,3 +131,44 @@ export interface AfterToolCallPatch {
 	details?: unknown;
 	isError?: boolean;
 }
+
+/** SPEC T4: the host's approval hook, run in the call's slot right before `execute`. */
+export type BeforeToolCallHook = (
+	ctx: BeforeToolCallContext,
+	signal: AbortSignal,
+) => BeforeToolCallResult | undefined | Promise<BeforeToolCallResult | undefined>;
+
+/** SPEC T5: the host's hook after `execute` (also for thrown errors); its patch is coerced again. */
+export type AfterToolCallHook = (
+	ctx: AfterToolCallContext,
+	signal: AbortSignal,
+) => AfterToolCallPatch | undefined | Promise<AfterToolCallPatch | undefined>;
+
+/**
+ * The run events a tool batch emits (part of `AgentEvent`). Defined with the tool contract so the batch
+ * depends only on it; the run protocol composes them into `AgentEvent`.
+ */
+export type ToolExecutionEvent =
+	| {
+			type: "tool_execution_start";
+			toolCallId: string;
+			toolName: string;
+			args: Record<string, unknown>;
+			/** The model's stated intent for this call when intent tracing is on (SPEC C5). */
+			intent?: string;
+	  }
+	| {
+			type: "tool_execution_update";
+			toolCallId: string;
+			toolName: string;
+			args: Record<string, unknown>;
+			partialResult: ToolResult;
+	  }
+	| {
+			type: "tool_execution_end";
+			toolCallId: string;
+			toolName: string;
+			result: ToolResult;
+			isError: boolean;
+			status: ToolCallStatus;
+	  };

@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../../src/loop/types.js";
+import type { AgentEvent } from "../../src/protocol/events.js";
 import {
 	cleanUpAfterEach,
 	jsonLines,

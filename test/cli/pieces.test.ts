@@ -11,7 +11,7 @@ import type { ApprovalRequest } from "../../src/cli/host.js";
 import { EXIT, exitCodeFor, explainEnd } from "../../src/cli/outcome.js";
 import { summarizeArgs, usageLine } from "../../src/cli/trace.js";
 import type { AssistantMessage, Message, ToolResultMessage } from "../../src/core/messages.js";
-import type { AgentEvent } from "../../src/loop/types.js";
+import type { AgentEvent } from "../../src/protocol/events.js";
 import { scriptedModel, textReply, toolReply } from "../../src/testing/scripted-model.js";
 import type { AgentTool } from "../../src/tools/types.js";
 

@@ -6,7 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../../src/loop/types.js";
+import type { AgentEvent } from "../../src/protocol/events.js";
 import { anthropicFacts } from "../providers/anthropic/facts.js";
 import { chatFacts } from "../providers/openai-completions/facts.js";
 import { firstBodyMatching } from "../providers/support/fixtures.js";

@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { canonicalJson, cyrb53 } from "../../src/context/append-only.js";
 import {
 	Agent,
 	type AppendOnlyBuild,
 	AppendOnlyContextManager,
 	type AssistantMessage,
-	canonicalJson,
-	cyrb53,
 	emptyUsage,
 	type Message,
 	type ToolSpec,

@@ -140,7 +140,7 @@ describe("abort and deadline", () => {
 	});
 
 	it("SPEC A5: abort reason texts", async () => {
-		const { abortReasonText } = await import("../../src/index.js");
+		const { abortReasonText } = await import("../../src/core/abort.js");
 		expect(abortReasonText("because")).toBe("because");
 		expect(abortReasonText(new Error("boom"))).toBe("boom");
 		const abortError = new Error("x");

@@ -6,7 +6,12 @@ import {
 	agentLoop,
 	emptyUsage,
 } from "../../src/index.js";
-import { findHarmonyMarker, type HarmonyLeakReport, inspectHarmony } from "../../src/loop/harmony-guard.js";
+import {
+	findHarmonyMarker,
+	type HarmonyLeakReport,
+	harmonyLeakGuard,
+	inspectHarmony,
+} from "../../src/providers/openai-completions/harmony-guard.js";
 import { type ScriptedReply, scriptedModel } from "../../src/testing/index.js";
 import { echoTool, user } from "../support/run.js";
 import { assertBalanced, collect, trace } from "../support/trace.js";
@@ -25,7 +30,7 @@ async function guarded(script: ScriptedReply[], extra: Partial<AgentLoopConfig> 
 		{
 			model: scripted.model,
 			streamFn: scripted.stream,
-			onHarmonyLeak: (r) => reports.push(r),
+			replyGuard: harmonyLeakGuard({ onLeak: (r) => reports.push(r) }),
 			...extra,
 		},
 	);

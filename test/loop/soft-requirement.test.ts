@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { SoftToolRequirement, ToolCall, ToolResultMessage } from "../../src/index.js";
 import {
+	applySoftJudgement,
 	judgeSoftTurn,
 	MAX_SOFT_TOOL_ESCALATIONS,
 	planSoftGate,
@@ -8,6 +9,13 @@ import {
 } from "../../src/loop/soft-requirement.js";
 import { echoTool, runScript, user } from "../support/run.js";
 import { assertBalanced, assertPaired, trace } from "../support/trace.js";
+
+/** Judge a turn and write the judgement, as the loop does. */
+function judge(requirement: SoftToolRequirement, calls: ToolCall[], state: SoftRequirementState) {
+	const judgement = judgeSoftTurn(requirement, calls, state);
+	applySoftJudgement(state, judgement);
+	return judgement.verdict;
+}
 
 const text = (t: string) => ({ type: "text" as const, text: t });
 const call = (name: string) => ({ type: "toolCall" as const, name, arguments: { text: name } });
@@ -51,31 +59,44 @@ describe("SPEC X1 soft tool requirement — the gate as pure functions", () => {
 	);
 
 	it("complies only with ≥1 call and every call satisfying; escalates, then fails after the bound", () => {
-		expect(judgeSoftTurn(requirement, [asCall("plan")], fresh())).toEqual({ type: "complied" });
+		expect(judge(requirement, [asCall("plan")], fresh())).toEqual({ type: "complied" });
 		const state = fresh();
-		expect(judgeSoftTurn(requirement, [asCall("plan"), asCall("edit")], state).type).toBe("escalate");
+		expect(judge(requirement, [asCall("plan"), asCall("edit")], state).type).toBe("escalate");
 		expect(planSoftGate(requirement, undefined, state).toolChoice).toEqual({ type: "tool", name: "plan" });
 		for (let i = 1; i < MAX_SOFT_TOOL_ESCALATIONS; i++)
-			expect(judgeSoftTurn(requirement, [], state).type).toBe("escalate");
-		expect(judgeSoftTurn(requirement, [], state).type).toBe("fail");
+			expect(judge(requirement, [], state).type).toBe("escalate");
+		expect(judge(requirement, [], state).type).toBe("fail");
+	});
+
+	it("judging is pure: the gate memory changes only when the judgement is applied", () => {
+		const state = fresh();
+		const before = structuredClone(state);
+		const judgement = judgeSoftTurn(requirement, [asCall("edit")], state);
+		expect(state).toEqual(before);
+		expect(judgement).toMatchObject({
+			verdict: { type: "escalate" },
+			forcing: { id: requirement.id, failedForcedTurns: 0 },
+		});
+		applySoftJudgement(state, judgement);
+		expect(state.forcing).toEqual({ id: requirement.id, failedForcedTurns: 0 });
 	});
 
 	it("a requirement is met once: after compliance the same id no longer gates", () => {
 		const state = fresh();
-		judgeSoftTurn(requirement, [asCall("plan")], state);
+		judge(requirement, [asCall("plan")], state);
 		expect(planSoftGate(requirement, undefined, state).requirement).toBeUndefined();
 	});
 
 	it("a custom satisfies() decides compliance; a throwing one means non-compliant", () => {
 		const custom = { ...requirement, satisfies: (c: ToolCall) => c.name === "edit" };
-		expect(judgeSoftTurn(custom, [asCall("edit")], fresh())).toEqual({ type: "complied" });
+		expect(judge(custom, [asCall("edit")], fresh())).toEqual({ type: "complied" });
 		const throwing = {
 			...requirement,
 			satisfies: () => {
 				throw new Error("x");
 			},
 		};
-		expect(judgeSoftTurn(throwing, [asCall("plan")], fresh()).type).toBe("escalate");
+		expect(judge(throwing, [asCall("plan")], fresh()).type).toBe("escalate");
 	});
 });
 

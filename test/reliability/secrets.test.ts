@@ -12,11 +12,11 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
 import type { RetryInfo } from "../../src/core/model.js";
-import { agentLoop } from "../../src/loop/agent-loop.js";
-import type { AgentEvent } from "../../src/loop/types.js";
+import { agentLoop } from "../../src/index.js";
 import { openTelemetry } from "../../src/otel.js";
+import type { AgentEvent } from "../../src/protocol/events.js";
+import type { ModelCallRecord } from "../../src/protocol/telemetry.js";
 import { redactSecrets } from "../../src/providers/base/redact.js";
-import type { ModelCallRecord } from "../../src/telemetry/types.js";
 import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
 import { testModel } from "../providers/support/models.js";
 import { jsonResponse } from "../providers/support/replay-server.js";

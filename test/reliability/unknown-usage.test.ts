@@ -11,9 +11,9 @@ import {
 	SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
-import { agentLoop } from "../../src/loop/agent-loop.js";
-import type { AgentEvent } from "../../src/loop/types.js";
+import { agentLoop } from "../../src/index.js";
 import { openTelemetry } from "../../src/otel.js";
+import type { AgentEvent } from "../../src/protocol/events.js";
 import { frameEvents } from "../providers/support/fixtures.js";
 import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
 import type { TestApi } from "../providers/support/models.js";

@@ -8,11 +8,11 @@ import {
 	type AgentMessage,
 	type AssistantMessage,
 	defaultConvertToLlm,
-	MAX_PAUSED_TURN_CONTINUATIONS,
-	STEERING_INTERRUPT_POLL_MS,
 	type ToolCall,
 	type ToolResultMessage,
 } from "../../src/index.js";
+import { MAX_PAUSED_TURN_CONTINUATIONS } from "../../src/loop/decide.js";
+import { STEERING_INTERRUPT_POLL_MS } from "../../src/tools/batch.js";
 import type { Played } from "./loop-play.js";
 import { concurrencyOf, isAgent, isInterruptible, type Scenario } from "./loop-scenarios.js";
 import { assertBalanced, assertPaired } from "./trace.js";

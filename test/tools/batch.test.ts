@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ToolCall } from "../../src/core/messages.js";
-import type { Step, StepRunner } from "../../src/loop/step-runner.js";
+import type { Step, StepRunner } from "../../src/core/step-runner.js";
 import type { ToolBatchInput } from "../../src/tools/batch.js";
 import type { AgentTool, ToolResult } from "../../src/tools/types.js";
 import { type Args, batchHarness, deferred } from "./harness.js";

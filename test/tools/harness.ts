@@ -3,8 +3,8 @@
  * for tools driven by hand, and a harness around the real `runToolBatch` that records every event.
  */
 import { type AssistantMessage, emptyUsage, type ToolCall } from "../../src/core/messages.js";
-import { runStepDirectly } from "../../src/loop/step-runner.js";
-import type { AgentEvent } from "../../src/loop/types.js";
+import { runStepDirectly } from "../../src/core/step-runner.js";
+import type { AgentEvent } from "../../src/protocol/events.js";
 import { runToolBatch, type ToolBatchInput } from "../../src/tools/batch.js";
 import type { AgentTool } from "../../src/tools/types.js";
 

@@ -4,7 +4,7 @@
  */
 import { type AgentMessage, userMessage } from "../../core/messages.js";
 import type { RetryInfo } from "../../core/model.js";
-import type { AgentEvent } from "../../loop/types.js";
+import type { AgentEvent } from "../../protocol/events.js";
 import type { InteractiveHost } from "../host.js";
 import type { Palette } from "./ansi.js";
 import { ApprovalQueue } from "./approvals.js";

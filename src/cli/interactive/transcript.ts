@@ -5,7 +5,7 @@
  */
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../../core/messages.js";
 import type { RetryInfo } from "../../core/model.js";
-import type { AgentEvent } from "../../loop/types.js";
+import type { AgentEvent } from "../../protocol/events.js";
 import type { Palette } from "./ansi.js";
 import { MarkdownStream } from "./markdown.js";
 import {

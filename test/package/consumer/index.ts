@@ -3,14 +3,7 @@
 // through a few of its names, typed as a user would type them; everything here runs offline.
 
 import { trace } from "@opentelemetry/api";
-import {
-	Agent,
-	type AgentEvent,
-	type AssistantMessage,
-	type Context,
-	canonicalJson,
-	type Model,
-} from "capstan";
+import { Agent, type AgentEvent, type AssistantMessage, type Context, emptyUsage, type Model } from "capstan";
 import { buildAnthropicRequest } from "capstan/anthropic";
 import { buildGeminiRequest } from "capstan/google";
 import { buildOpenAICompletionsRequest, buildResponsesRequest } from "capstan/openai";
@@ -61,4 +54,4 @@ await agent.prompt("Hello");
 const reply = agent.state.messages.at(-1) as AssistantMessage | undefined;
 check(reply?.content[0]?.type === "text", "the scripted reply arrived");
 check(events[0] === "agent_start" && events.at(-1) === "agent_end", "events frame the run");
-console.log(`consumer: every entry used; ${events.length} events; ${canonicalJson({ ok: true })}`);
+console.log(`consumer: every entry used; ${events.length} events; cost ${emptyUsage().cost.total}`);

@@ -4,7 +4,7 @@
  * carries the signed calls and both function responses in one user turn (SPEC L3, T7, I5).
  */
 import { describe, expect, it } from "vitest";
-import { agentLoop } from "../../../src/loop/agent-loop.js";
+import { agentLoop } from "../../../src/index.js";
 import { firstBodyMatching } from "../support/fixtures.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
 import { arithmeticTool } from "../support/transcript.js";

@@ -5,7 +5,7 @@
  * (SPEC L3, I5; dispatch through the registry on `model.api`).
  */
 import { describe, expect, it } from "vitest";
-import { agentLoop } from "../../../src/loop/agent-loop.js";
+import { agentLoop } from "../../../src/index.js";
 import type { AgentTool } from "../../../src/tools/types.js";
 import { fixtureMatching, responseBodies } from "../support/fixtures.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";

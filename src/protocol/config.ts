@@ -1,5 +1,7 @@
+/**
+ * The run's configuration and host hooks (SPEC L1): what `agentLoop` and the `Agent` accept.
+ */
 import type { AppendOnlyContextManager } from "../context/append-only.js";
-import type { AssistantMessageEvent } from "../core/events.js";
 import type {
 	AgentMessage,
 	AssistantMessage,
@@ -16,84 +18,13 @@ import type {
 	ThinkingLevel,
 	ToolChoice,
 } from "../core/model.js";
-import type { RunCoverage, RunSummary, TelemetryOptions } from "../telemetry/types.js";
-import type {
-	AfterToolCallContext,
-	AfterToolCallPatch,
-	AgentTool,
-	BeforeToolCallContext,
-	BeforeToolCallResult,
-	ToolCallStatus,
-	ToolResult,
-} from "../tools/types.js";
-import type { HarmonyLeakReport } from "./harmony-guard.js";
-import type { StepRunner } from "./step-runner.js";
+import type { StepRunner } from "../core/step-runner.js";
+import type { AfterToolCallHook, BeforeToolCallHook } from "../tools/types.js";
+import type { ReplyGuardResolver } from "./reply-guard.js";
+import type { TelemetryOptions } from "./telemetry.js";
 
 /** A value or a promise of it. */
 export type Awaitable<T> = T | Promise<T>;
-
-/**
- * How a run ended (SPEC L12): a host never has to guess from an empty message. `stoppedBy` names the
- * `beforeModelCall` gate reason when that gate ended the run (SPEC X6).
- */
-export type RunOutcome =
-	| { type: "completed"; stoppedBy?: string }
-	| { type: "aborted"; reason: string }
-	| { type: "deadline" }
-	| { type: "error"; error: string };
-
-/** Events of one run, in the order pinned by SPEC L2–L4. */
-export type AgentEvent =
-	| { type: "agent_start" }
-	| { type: "turn_start" }
-	| { type: "message_start"; message: AgentMessage }
-	| { type: "message_update"; message: AssistantMessage; assistantMessageEvent: AssistantMessageEvent }
-	| {
-			type: "message_end";
-			message: AgentMessage;
-			/** The message was closed but not added to the transcript (a reply discarded by the Harmony guard, SPEC X4). */
-			discarded?: true;
-	  }
-	| {
-			type: "tool_execution_start";
-			toolCallId: string;
-			toolName: string;
-			args: Record<string, unknown>;
-			/** The model's stated intent for this call when intent tracing is on (SPEC C5). */
-			intent?: string;
-	  }
-	| {
-			type: "tool_execution_update";
-			toolCallId: string;
-			toolName: string;
-			args: Record<string, unknown>;
-			partialResult: ToolResult;
-	  }
-	| {
-			type: "tool_execution_end";
-			toolCallId: string;
-			toolName: string;
-			result: ToolResult;
-			isError: boolean;
-			status: ToolCallStatus;
-	  }
-	| { type: "turn_end"; message: AssistantMessage; toolResults: ToolResultMessage[] }
-	| {
-			type: "agent_end";
-			messages: AgentMessage[];
-			outcome: RunOutcome;
-			/** Run totals, present when telemetry is on (SPEC X3). */
-			summary?: RunSummary;
-			/** Tools offered / invoked / never used, models and providers used; present when telemetry is on (SPEC X3). */
-			coverage?: RunCoverage;
-	  };
-
-/** The agent-level context a run starts from. The caller's `messages` array is never mutated (SPEC L1). */
-export interface AgentContext {
-	systemPrompt?: string;
-	messages: AgentMessage[];
-	tools?: AgentTool[];
-}
 
 /**
  * SPEC X1: a soft requirement asks for a tool without forcing `tool_choice` up front. `reminder` messages are
@@ -119,7 +50,10 @@ export interface BeforeModelCallContext {
 /** Configuration of one run (SPEC L1). Everything but `model` is optional. */
 export interface AgentLoopConfig {
 	model: Model;
-	/** The stream function; default: the provider registry's `stream`. */
+	/**
+	 * The stream function. Default: the provider registry's `stream` (`capstan/providers`), loaded on the first
+	 * model call, so importing `capstan` loads no provider and a run with its own `streamFn` never loads one.
+	 */
 	streamFn?: StreamFunction;
 	/** Options passed to every model call (`signal` and `toolChoice` are set by the loop). */
 	streamOptions?: CallOptions;
@@ -156,15 +90,9 @@ export interface AgentLoopConfig {
 	/** Runs after every `turn_end` (SPEC L8). */
 	onTurnEnd?: (turn: { message: AssistantMessage; toolResults: ToolResultMessage[] }) => Awaitable<void>;
 	/** SPEC T4. */
-	beforeToolCall?: (
-		ctx: BeforeToolCallContext,
-		signal: AbortSignal,
-	) => Awaitable<BeforeToolCallResult | undefined>;
+	beforeToolCall?: BeforeToolCallHook;
 	/** SPEC T5. */
-	afterToolCall?: (
-		ctx: AfterToolCallContext,
-		signal: AbortSignal,
-	) => Awaitable<AfterToolCallPatch | undefined>;
+	afterToolCall?: AfterToolCallHook;
 	/** SPEC T10: `immediate` (default) lets a queued steer skip/interrupt the rest of a batch. */
 	interruptMode?: "immediate" | "wait";
 	/** SPEC A7: epoch ms after which the run stops. */
@@ -182,8 +110,13 @@ export interface AgentLoopConfig {
 	beforeModelCall?: (
 		ctx: BeforeModelCallContext,
 	) => Awaitable<{ stop: true; reason?: string } | undefined | undefined>;
-	/** SPEC X4: told of every Harmony protocol leak and the action taken (models with `compat.harmonyLeakGuard`). */
-	onHarmonyLeak?: (report: HarmonyLeakReport) => void;
+	/**
+	 * Judges every reply before it is committed, with discard-and-retry (`ReplyGuard`). Default (from
+	 * `agentLoop` and the `Agent`): the guards built-in providers' models ask for through compat flags — the
+	 * Harmony leak guard for `compat.harmonyLeakGuard` (SPEC X4); pass `harmonyLeakGuard({ onLeak })` from
+	 * `capstan/openai` to hear of leaks. A resolver returning `undefined` turns guarding off.
+	 */
+	replyGuard?: ReplyGuardResolver;
 	/** The static tool choice of every call (default: the provider's auto). A soft requirement that conflicts with it stands down (SPEC X1). */
 	toolChoice?: ToolChoice;
 	/** SPEC X1: per call, a hard tool choice (used as is) or a soft requirement; undefined → `toolChoice`. */

@@ -1,10 +1,13 @@
-import type { AssistantMessage, ToolCall } from "../core/messages.js";
-import { parseJsonText } from "../core/partial-json.js";
+import type { AssistantMessage, ToolCall } from "../../core/messages.js";
+import type { Model, StreamOptions } from "../../core/model.js";
+import { parseJsonText } from "../../core/partial-json.js";
+import type { ReplyGuard, ReplyGuardResolver, ReplyVerdict } from "../../protocol/reply-guard.js";
 
 /**
  * SPEC X4: some OpenAI reasoning models (gpt-oss served behind Chat Completions, notably) occasionally leak
  * their internal "Harmony" channel protocol into visible output. Models opt in with
- * `compat: { harmonyLeakGuard: true }`. Detection is pure; the loop decides what to do with a verdict.
+ * `compat: { harmonyLeakGuard: true }`. Detection is pure; `harmonyLeakGuard` turns it into a reply guard
+ * (discard and retry, recover, or fail) that the loop applies through its generic `replyGuard` hook.
  */
 
 /** Harmony special tokens, plus the recipient syntax that introduces a tool call inside the protocol. */
@@ -25,7 +28,7 @@ export const MAX_HARMONY_RETRIES = 2;
 /** Where a leak was found. */
 export type HarmonyLeakLocation = "text" | "thinking" | "toolName" | "toolArguments";
 
-/** What the loop did about a leak, reported through `onHarmonyLeak`. */
+/** What the guard did about a leak, reported through `onLeak`. */
 export type HarmonyLeakAction = "retry" | "recover" | "fail";
 
 /** One occurrence, as reported to the host. */
@@ -121,7 +124,7 @@ export function discardedReply(
 		...message,
 		content: [],
 		stopReason: "error",
-		errorMessage: `Discarded a reply that leaked the model's internal channel protocol into its ${leak.location} (the hook onHarmonyLeak names the marker).`,
+		errorMessage: `Discarded a reply that leaked the model's internal channel protocol into its ${leak.location} (the Harmony guard's onLeak hook names the marker).`,
 		errorKind: "malformed_response",
 	};
 }
@@ -130,4 +133,46 @@ export function discardedReply(
 export function nudgedTemperature(temperature: unknown, attempt: number): number | undefined {
 	if (typeof temperature !== "number") return undefined;
 	return Math.min(temperature + 0.2 * attempt, 1.5);
+}
+
+/** Options of `harmonyLeakGuard`. */
+export interface HarmonyLeakGuardOptions {
+	/** Told of every leak and the action taken (SPEC X4). */
+	onLeak?: (report: HarmonyLeakReport) => void;
+}
+
+/**
+ * SPEC X4 as a reply guard: for models flagged `compat: { harmonyLeakGuard: true }` (others get no guard), a
+ * leaked reply is discarded and the turn retried up to `MAX_HARMONY_RETRIES` times with a nudged temperature;
+ * a tool call whose valid JSON is followed by the leak is recovered; then the run fails with a clear error.
+ * Runs get it by default (from `agentLoop` and the `Agent`); pass it as `replyGuard` to hear of leaks.
+ */
+export function harmonyLeakGuard(options: HarmonyLeakGuardOptions = {}): ReplyGuardResolver {
+	const guard = harmonyGuard(options.onLeak);
+	return (model: Model) => (guardsHarmony(model.compat) ? guard : undefined);
+}
+
+function harmonyGuard(onLeak: ((report: HarmonyLeakReport) => void) | undefined): ReplyGuard {
+	return {
+		check(message: AssistantMessage, attempt: number): ReplyVerdict {
+			const verdict = inspectHarmony(message);
+			if (verdict.type === "clean") return { type: "commit", message };
+			if (verdict.type === "recovered") {
+				for (const leak of verdict.leaks) onLeak?.({ ...leak, action: "recover", attempt });
+				return { type: "commit", message: verdict.message };
+			}
+			const closed = discardedReply(message, verdict.leak);
+			const failed = message.stopReason === "error" || message.stopReason === "aborted";
+			if (failed || attempt >= MAX_HARMONY_RETRIES) {
+				onLeak?.({ ...verdict.leak, action: "fail", attempt });
+				return { type: "commit", message: failed ? { ...message, content: [] } : closed };
+			}
+			onLeak?.({ ...verdict.leak, action: "retry", attempt });
+			return { type: "retry", discarded: closed };
+		},
+		retryOptions(options: StreamOptions, attempt: number): StreamOptions {
+			const temperature = nudgedTemperature(options.temperature, attempt);
+			return temperature === undefined ? options : { ...options, temperature };
+		},
+	};
 }

@@ -1,9 +1,9 @@
+import { defaultConvertToLlm } from "../context/convert.js";
 import type { AgentMessage, Message } from "../core/messages.js";
 import type { Context, StreamOptions, ToolChoice } from "../core/model.js";
-import type { RunState } from "../loop/run-state.js";
-import { untilAborted } from "../loop/signals.js";
 import { toToolSpecs } from "../tools/specs.js";
-import { convertOne, defaultConvertToLlm } from "./convert.js";
+import type { RunState } from "./run-state.js";
+import { untilAborted } from "./signals.js";
 
 /** The provider-bound request of one model call. */
 export interface ProviderCall {
@@ -34,7 +34,7 @@ export async function buildProviderCall(
 			? await untilAborted(state, config.convertToLlm(agentMessages))
 			: defaultConvertToLlm(agentMessages);
 	} else {
-		messages = defaultMessagesIncremental(state, pending);
+		messages = state.wireLog.sync(state.messages, pending);
 	}
 	if (config.normalizeMessages) messages = config.normalizeMessages(messages, config.model);
 
@@ -58,25 +58,4 @@ export async function buildProviderCall(
 	if (toolChoice !== undefined) options.toolChoice = toolChoice;
 	if (cacheHints) options.cacheHints = cacheHints;
 	return { context, options };
-}
-
-/**
- * The default conversion, kept incrementally so a long run does not re-convert (or even copy) its whole
- * transcript on every call (bench W2 must stay flat). The transcript only grows — a T4 write-back replaces in
- * place — and Pending is committed right after this call in this order (at `turn_start`, or by the run's end),
- * so Pending is appended to the log now and skipped when it lands in the transcript. The stream function gets
- * the log itself: `Context.messages` is valid for the call (see `StreamFunction`).
- */
-function defaultMessagesIncremental(state: RunState, pending: readonly AgentMessage[]): Message[] {
-	const { messages, llmLog } = state;
-	for (let i = state.llmLogSource; i < messages.length; i++) {
-		const converted = convertOne(messages[i] as AgentMessage, state.llmUnsentCalls);
-		if (converted) llmLog.push(converted);
-	}
-	for (const message of pending) {
-		const converted = convertOne(message, state.llmUnsentCalls);
-		if (converted) llmLog.push(converted);
-	}
-	state.llmLogSource = messages.length + pending.length;
-	return llmLog;
 }

@@ -7,9 +7,9 @@
  */
 import type { AgentMessage, AssistantMessage, ErrorKind, StopReason, Usage } from "../core/messages.js";
 import type { Model } from "../core/model.js";
-import type { Step } from "../loop/step-runner.js";
-import type { RunOutcome } from "../loop/types.js";
+import type { Step } from "../core/step-runner.js";
 import type { ToolCallStatus, ToolResult } from "../tools/types.js";
+import type { RunOutcome } from "./outcome.js";
 
 /** One model call, as observed from its assistant message's events. */
 export interface ModelCallRecord {

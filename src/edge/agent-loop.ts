@@ -1,0 +1,58 @@
+/**
+ * The package edge of the loop: `agentLoop` and `agentLoopContinue` as exported from `capstan`, which fill in
+ * what a config leaves out — the stream function and the reply guard — before handing it to the loop. The
+ * loop itself imports no provider; the defaults are chosen here and loaded lazily (see `registryStream`,
+ * `providerReplyGuard`).
+ */
+import type { AgentMessage } from "../core/messages.js";
+import {
+	type AgentEventStream,
+	continueAgentLoop,
+	type LoopConfig,
+	startAgentLoop,
+} from "../loop/agent-loop.js";
+import type { AgentLoopConfig } from "../protocol/config.js";
+import type { AgentContext } from "../protocol/events.js";
+import { providerReplyGuard, registryStream } from "./defaults.js";
+
+/**
+ * Start a run with new prompt messages (SPEC L1). Returns the event stream synchronously; all work is
+ * asynchronous. `context.messages` is never mutated. `result()` resolves to every message the run added.
+ * Without `config.streamFn`, model calls go through the provider registry (`capstan/providers`), loaded on
+ * the first call.
+ */
+export function agentLoop(
+	prompts: AgentMessage[],
+	context: AgentContext,
+	config: AgentLoopConfig,
+	signal?: AbortSignal,
+): AgentEventStream {
+	return startAgentLoop(prompts, context, withDefaults(config), signal);
+}
+
+/**
+ * Continue from the existing context without a new prompt (SPEC L6). Refuses synchronously an empty
+ * context and one whose last message is an assistant message with no unpaired tool calls; when the last
+ * assistant message has tool calls without results, that batch runs first, then the loop goes on.
+ *
+ * That assistant message belongs to the caller's context, which the loop never mutates: if `beforeToolCall`
+ * revises arguments in the resumed batch (SPEC T4), the revised reply arrives as that turn's
+ * `turn_end.message` and the caller replaces its copy (the `Agent` does this for you). The stream function
+ * defaults as in `agentLoop`.
+ */
+export function agentLoopContinue(
+	context: AgentContext,
+	config: AgentLoopConfig,
+	signal?: AbortSignal,
+): AgentEventStream {
+	return continueAgentLoop(context, withDefaults(config), signal);
+}
+
+function withDefaults(config: AgentLoopConfig): LoopConfig {
+	if (config.streamFn && config.replyGuard) return config as LoopConfig;
+	return {
+		...config,
+		streamFn: config.streamFn ?? registryStream,
+		replyGuard: config.replyGuard ?? providerReplyGuard,
+	};
+}

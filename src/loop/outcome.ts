@@ -1,0 +1,83 @@
+import type { StopReason } from "../core/messages.js";
+import type { RunOutcome } from "../protocol/outcome.js";
+
+/** The run signal at one moment, classified once (SPEC A1, A7). Read by `signalFacts`. */
+export interface SignalFacts {
+	/** The run signal fired (external abort or deadline). */
+	aborted: boolean;
+	/** The run signal fired because of the deadline. */
+	deadlineAbort: boolean;
+	/** The abort reason as text (SPEC A4), when `aborted`. */
+	abortReason: string;
+}
+
+/** `SignalFacts` plus the injected clock (the clock counts, not only the timer: SPEC A7). Read by `stopFacts`. */
+export interface StopFacts extends SignalFacts {
+	/** The deadline passed: its abort fired, or the clock is at or past it. */
+	deadlinePassed: boolean;
+}
+
+/**
+ * What ended a run, as the loop saw it at that moment (SPEC L12). The loop records an ending where it stops;
+ * `decideOutcome` turns the recorded ending into the run's `RunOutcome`, once, at `agent_end`.
+ */
+export type RunEnding =
+	/** SPEC L8: the deadline/abort check that opens every loop step stopped the run. */
+	| { type: "stoppedBeforeTurn"; stop: StopFacts }
+	/** SPEC X6: `beforeModelCall` returned `{stop: true}`. */
+	| { type: "gate"; reason: string | undefined }
+	/** SPEC X1: the soft requirement failed after its forced turns. */
+	| { type: "softRequirementFailed"; error: string }
+	/** A turn ended the run (SPEC S4, A1, A7): the reply's stop reason and the signal when the turn ended. */
+	| { type: "turnEnded"; stopReason: StopReason; errorMessage: string | undefined; stop: StopFacts }
+	/** SPEC L12: something threw inside the loop. */
+	| { type: "failure"; error: string }
+	/**
+	 * The run ran out of work (or a hook was abandoned on abort): only the signal decides. No clock read at
+	 * the very end, so a host's clock sees the same calls as before.
+	 */
+	| { type: "finished"; stop: SignalFacts };
+
+/**
+ * Which ending counts when a run records more than one: the first, except that a failure closing the run
+ * (SPEC L12) replaces whatever came before it.
+ */
+export function nextEnding(previous: RunEnding | undefined, ending: RunEnding): RunEnding {
+	if (previous === undefined || ending.type === "failure") return ending;
+	return previous;
+}
+
+/** Record why the run ends, by `nextEnding`'s rule. The only write of the run's ending. */
+export function recordEnding(run: { ending: RunEnding | undefined }, ending: RunEnding): void {
+	run.ending = nextEnding(run.ending, ending);
+}
+
+/** SPEC L12, A1, A7, X1, X6: how a run ended, as one pure function of its ending. */
+export function decideOutcome(ending: RunEnding): RunOutcome {
+	switch (ending.type) {
+		case "gate":
+			return { type: "completed", stoppedBy: ending.reason ?? "beforeModelCall" };
+		case "softRequirementFailed":
+		case "failure":
+			return { type: "error", error: ending.error };
+		case "stoppedBeforeTurn": {
+			// The clock alone counts here: a deadline that passed between steps stops the run as `deadline`.
+			const { stop } = ending;
+			if (stop.deadlinePassed) return { type: "deadline" };
+			return stop.aborted ? { type: "aborted", reason: stop.abortReason } : { type: "completed" };
+		}
+		case "turnEnded": {
+			const { stop, stopReason } = ending;
+			// An errored reply keeps its error unless the deadline's own abort caused it.
+			if (stop.deadlineAbort || (stopReason !== "error" && stop.deadlinePassed)) return { type: "deadline" };
+			if (stopReason === "aborted" || stop.aborted)
+				return { type: "aborted", reason: ending.errorMessage ?? stop.abortReason };
+			return { type: "error", error: ending.errorMessage ?? "the model call failed" };
+		}
+		case "finished": {
+			const { stop } = ending;
+			if (stop.deadlineAbort) return { type: "deadline" };
+			return stop.aborted ? { type: "aborted", reason: stop.abortReason } : { type: "completed" };
+		}
+	}
+}

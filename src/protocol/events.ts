@@ -1,0 +1,41 @@
+/**
+ * The run protocol: what a run starts from (`AgentContext`), every event it emits (`AgentEvent`) and how it
+ * ended (`RunOutcome`). Every part of capstan may depend on this folder; it depends only on core and the tool
+ * contract.
+ */
+import type { AssistantMessageEvent } from "../core/events.js";
+import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../core/messages.js";
+import type { AgentTool, ToolExecutionEvent } from "../tools/types.js";
+import type { RunOutcome } from "./outcome.js";
+import type { RunCoverage, RunSummary } from "./telemetry.js";
+
+/** Events of one run, in the order pinned by SPEC L2–L4. */
+export type AgentEvent =
+	| { type: "agent_start" }
+	| { type: "turn_start" }
+	| { type: "message_start"; message: AgentMessage }
+	| { type: "message_update"; message: AssistantMessage; assistantMessageEvent: AssistantMessageEvent }
+	| {
+			type: "message_end";
+			message: AgentMessage;
+			/** The message was closed but not added to the transcript (a reply discarded by the Harmony guard, SPEC X4). */
+			discarded?: true;
+	  }
+	| ToolExecutionEvent
+	| { type: "turn_end"; message: AssistantMessage; toolResults: ToolResultMessage[] }
+	| {
+			type: "agent_end";
+			messages: AgentMessage[];
+			outcome: RunOutcome;
+			/** Run totals, present when telemetry is on (SPEC X3). */
+			summary?: RunSummary;
+			/** Tools offered / invoked / never used, models and providers used; present when telemetry is on (SPEC X3). */
+			coverage?: RunCoverage;
+	  };
+
+/** The agent-level context a run starts from. The caller's `messages` array is never mutated (SPEC L1). */
+export interface AgentContext {
+	systemPrompt?: string;
+	messages: AgentMessage[];
+	tools?: AgentTool[];
+}

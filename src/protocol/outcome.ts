@@ -1,0 +1,9 @@
+/**
+ * How a run ended (SPEC L12): a host never has to guess from an empty message. `stoppedBy` names the
+ * `beforeModelCall` gate reason when that gate ended the run (SPEC X6).
+ */
+export type RunOutcome =
+	| { type: "completed"; stoppedBy?: string }
+	| { type: "aborted"; reason: string }
+	| { type: "deadline" }
+	| { type: "error"; error: string };
