@@ -5,15 +5,19 @@
 
 /** A server started as a child process, spoken to over stdio. */
 export interface McpStdioServerConfig {
+	/** The executable, e.g. `npx` or `node`. */
 	command: string;
+	/** Its arguments. */
 	args?: string[];
 	/** Added to the SDK's safe default environment (PATH, HOME, …); the parent's other variables are not passed. */
 	env?: Record<string, string>;
+	/** Working directory of the server process (default: the host's). */
 	cwd?: string;
 }
 
 /** A server reached over streamable HTTP (no fallback to the deprecated SSE transport). */
 export interface McpHttpServerConfig {
+	/** The server's streamable HTTP endpoint, e.g. `https://example.com/mcp`. */
 	url: string;
 	/** Sent with every request, e.g. `Authorization`. */
 	headers?: Record<string, string>;
@@ -26,6 +30,7 @@ export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
 
 /** `{ "mcpServers": { "<name>": { ... } } }`. */
 export interface McpServersConfig {
+	/** Servers by name; the name prefixes their tools' names. */
 	mcpServers: Record<string, McpServerConfig>;
 }
 

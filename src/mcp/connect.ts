@@ -24,7 +24,9 @@ export interface ConnectMcpOptions {
 
 /** One connected server. */
 export interface McpServerHandle {
+	/** Its name in the configuration. */
 	name: string;
+	/** The SDK client, for what the bridge does not map (prompts, resources, …). */
 	client: Client;
 	/** This server's current tools. */
 	tools: McpAgentTool[];

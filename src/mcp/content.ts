@@ -16,7 +16,8 @@ export interface McpToolDetails {
 	structuredContent?: Record<string, unknown>;
 }
 
-type McpContentBlock = CallToolResult["content"][number];
+/** One content block of an MCP `tools/call` result. */
+export type McpContentBlock = CallToolResult["content"][number];
 
 /** One MCP content block as capstan content. */
 export function mcpContentToCapstan(block: McpContentBlock): UserContent {

@@ -16,7 +16,12 @@ export {
 	type McpConnection,
 	type McpServerHandle,
 } from "./connect.js";
-export { type McpToolDetails, mcpContentToCapstan, mcpResultToCapstan } from "./content.js";
+export {
+	type McpContentBlock,
+	type McpToolDetails,
+	mcpContentToCapstan,
+	mcpResultToCapstan,
+} from "./content.js";
 export {
 	type McpAgentTool,
 	type McpProgressDetails,

@@ -10,11 +10,13 @@ import { type McpToolDetails, mcpResultToCapstan } from "./content.js";
 
 /** Progress reported by a server while a call runs, as `details` of an `onUpdate` partial result. */
 export interface McpProgressDetails extends McpToolDetails {
+	/** The notification's values, as the server sent them. */
 	progress: { progress: number; total?: number; message?: string };
 }
 
 /** An `AgentTool` backed by an MCP server; `mcp` says where it came from. */
 export interface McpAgentTool extends AgentTool<Record<string, unknown>, McpToolDetails> {
+	/** Where the tool comes from, and the server's annotations. */
 	readonly mcp: {
 		/** The server's configured name (the prefix). */
 		server: string;
