@@ -2,6 +2,7 @@
 import { w1, w2, w3, w4 } from "./core.js";
 import { allDecodeThroughputs } from "./decode.js";
 import { providerW3 } from "./provider-w3.js";
+import { soak } from "./soak.js";
 import { collectorDirectCost, telemetryCost } from "./telemetry.js";
 
 const fmt = (n: number, digits = 3) => n.toFixed(digits);
@@ -48,6 +49,11 @@ async function main() {
 		`W3 through the Anthropic provider (SSE → decoder → builder): ${pw3.rows.map((r) => `${r.bytes / 1024} KB ${fmt(r.ms, 1)} ms`).join(", ")}; exponent ${fmt(pw3.exponent, 3)} [target ≤ 1.1]`,
 	);
 	await allDecodeThroughputs(console.log);
+
+	const s = await soak();
+	console.log(
+		`Soak ${s.turns} Agent turns: ${fmt(s.msPerTurn, 3)} ms/turn; heap ${fmt(s.heapStartMb, 1)} → ${fmt(s.heapEndMb, 1)} MB, slope ${fmt(s.heapSlopeBytesPerTurn, 1)} B/turn${s.gcExposed ? "" : " (no --expose-gc: noisy)"}; left behind ${JSON.stringify(s.leftBehind)} [target: flat, nothing left]`,
+	);
 }
 
 main().catch((error) => {

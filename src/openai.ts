@@ -1,6 +1,6 @@
 /** Entry for `capstan/openai`: the OpenAI Chat Completions and Responses providers and OpenAI-compatible servers. */
 
-/** The Harmony leak guard (SPEC X4), a reply guard for models flagged `compat.harmonyLeakGuard`. */
+/** The Harmony leak guard (rule X4), a reply guard for models flagged `compat.harmonyLeakGuard`. */
 export {
 	type HarmonyLeakAction,
 	type HarmonyLeakGuardOptions,

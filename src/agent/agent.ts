@@ -14,7 +14,7 @@ import type { AgentContext, AgentEvent } from "../protocol/events.js";
 import type { AgentTool } from "../tools/types.js";
 import { MessageQueue, type QueueMode } from "./queue.js";
 
-/** The Agent's observable state (SPEC Q1). Changed only by named methods and by the run's events. */
+/** The Agent's observable state (rule Q1). Changed only by named methods and by the run's events. */
 export interface AgentState {
 	systemPrompt: string;
 	model: Model;
@@ -57,11 +57,11 @@ export interface AgentOptions extends AgentHooks {
 	streamFn?: StreamFunction | undefined;
 	steeringMode?: QueueMode;
 	followUpMode?: QueueMode;
-	/** Where subscriber errors are reported (SPEC Q5). Default: `console.error`. */
+	/** Where subscriber errors are reported (rule Q5). Default: `console.error`. */
 	onSubscriberError?: (error: unknown, event: AgentEvent) => void;
 }
 
-/** Thrown by `prompt()`/`continue()` while a run is active (SPEC Q3). */
+/** Thrown by `prompt()`/`continue()` while a run is active (rule Q3). */
 export class AgentBusyError extends Error {
 	override readonly name = "AgentBusyError";
 	constructor(method: string) {
@@ -71,13 +71,13 @@ export class AgentBusyError extends Error {
 	}
 }
 
-/** Thrown by `continue()` when there is nothing to continue from and nothing queued (SPEC Q4). */
+/** Thrown by `continue()` when there is nothing to continue from and nothing queued (rule Q4). */
 export class NothingToContinueError extends Error {
 	override readonly name = "NothingToContinueError";
 }
 
 /**
- * The stateful facade over the stateless loop (SPEC Q1): it owns the state and the queues, starts runs and
+ * The stateful facade over the stateless loop (rule Q1): it owns the state and the queues, starts runs and
  * folds their events into its state. One direction: config/context in → events out → state updated.
  */
 export class Agent {
@@ -129,7 +129,7 @@ export class Agent {
 		return this._state;
 	}
 
-	/** Listen to every event of every run. Listener errors are caught and reported (SPEC Q5). */
+	/** Listen to every event of every run. Listener errors are caught and reported (rule Q5). */
 	subscribe(listener: (event: AgentEvent) => void): () => void {
 		this.listeners.add(listener);
 		return () => this.listeners.delete(listener);
@@ -137,7 +137,7 @@ export class Agent {
 
 	/**
 	 * Start a run with a prompt and wait for it to end. Throws `AgentBusyError` while a run is active
-	 * (SPEC Q3). Failures do not throw: they end the run as data (`state.error`, `agent_end.outcome`).
+	 * (rule Q3). Failures do not throw: they end the run as data (`state.error`, `agent_end.outcome`).
 	 */
 	async prompt(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): Promise<void> {
 		if (this._state.isStreaming) throw new AgentBusyError("prompt");
@@ -148,7 +148,7 @@ export class Agent {
 	}
 
 	/**
-	 * Continue without a new prompt (SPEC Q4): resume a batch left without results; otherwise a queued
+	 * Continue without a new prompt (rule Q4): resume a batch left without results; otherwise a queued
 	 * steer, else a queued follow-up (else a queued aside) becomes the next input; otherwise continue from a transcript ending in
 	 * a user or tool result message. Never throws while a message is queued.
 	 */
@@ -175,22 +175,22 @@ export class Agent {
 		await this.run((context, config, signal) => agentLoopContinue(context, config, signal));
 	}
 
-	/** Queue a steering message: injected after the current batch, interrupting it (SPEC T10, T12). */
+	/** Queue a steering message: injected after the current batch, interrupting it (rule T10, T12). */
 	steer(message: string | AgentMessage): void {
 		this.steering.enqueue(this.asMessage(message));
 	}
 
-	/** Queue a follow-up: one more turn after the agent would otherwise stop (SPEC L9). */
+	/** Queue a follow-up: one more turn after the agent would otherwise stop (rule L9). */
 	followUp(message: string | AgentMessage): void {
 		this.followUps.enqueue(this.asMessage(message));
 	}
 
-	/** Queue a passive notice: never interrupts tools; revives a stopped agent only at the outer drain (SPEC L10). */
+	/** Queue a passive notice: never interrupts tools; revives a stopped agent only at the outer drain (rule L10). */
 	aside(message: AgentMessage): void {
 		this.asides.enqueue(message);
 	}
 
-	/** Read-only view of the steering queue (SPEC Q2). */
+	/** Read-only view of the steering queue (rule Q2). */
 	peekSteeringQueue(): readonly AgentMessage[] {
 		return this.steering.peek();
 	}
@@ -207,7 +207,7 @@ export class Agent {
 		this.asides.clear();
 	}
 
-	/** Abort the active run (SPEC A1). The queues are left as they are (SPEC A6). */
+	/** Abort the active run (rule A1). The queues are left as they are (rule A6). */
 	abort(reason?: unknown): void {
 		this.abortController?.abort(reason);
 	}
@@ -242,7 +242,7 @@ export class Agent {
 		this._state.model = model;
 	}
 
-	/** Set the thinking level; applies to the next model call, also mid-run (SPEC X5). */
+	/** Set the thinking level; applies to the next model call, also mid-run (rule X5). */
 	setThinkingLevel(level: ThinkingLevel): void {
 		this._state.thinkingLevel = level;
 	}
@@ -362,7 +362,7 @@ export class Agent {
 }
 
 /**
- * SPEC T4: a turn whose tool arguments were revised ends with a new reply object. The reply it replaces is
+ * Rule T4: a turn whose tool arguments were revised ends with a new reply object. The reply it replaces is
  * the last assistant message in the state, recognised by carrying the same tool call ids.
  */
 function replaceRevisedReply(messages: AgentMessage[], reply: AssistantMessage): void {

@@ -1,6 +1,6 @@
 import type { AgentMessage } from "../core/messages.js";
 
-/** SPEC Q2: `one-at-a-time` (default) hands out one message per dequeue; `all` hands out everything. */
+/** rule Q2: `one-at-a-time` (default) hands out one message per dequeue; `all` hands out everything. */
 export type QueueMode = "one-at-a-time" | "all";
 
 /** A FIFO of messages waiting for the loop, with listeners told when something is queued. */
@@ -20,7 +20,7 @@ export class MessageQueue {
 		return this.items;
 	}
 
-	/** Queue a message and wake listeners (SPEC T10 event-driven wake-up). */
+	/** Queue a message and wake listeners (rule T10 event-driven wake-up). */
 	enqueue(message: AgentMessage): void {
 		this.items.push(message);
 		for (const listener of this.listeners) listener();

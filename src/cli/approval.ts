@@ -1,6 +1,6 @@
 /**
  * Confirmation of mutating tool calls (`write_file`, `edit_file`, `shell`) through `beforeToolCall`
- * (SPEC T4). With `--yes` they run; with an approver installed (the interactive mode asks the person, RPC
+ * (rule T4). With `--yes` they run; with an approver installed (the interactive mode asks the person, RPC
  * asks its client) the answer decides; otherwise they are blocked with a reason the model can act on — it
  * says what was not done and that the user may re-run with `--yes`, so the model reports instead of retrying.
  */

@@ -37,7 +37,7 @@ export class UsageError extends Error {
 	override readonly name = "UsageError";
 }
 
-/** The thinking levels `--thinking` accepts (SPEC X5). */
+/** The thinking levels `--thinking` accepts (rule X5). */
 export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
 
 /** Whether a string is a thinking level. */

@@ -136,7 +136,7 @@ function announceDemo(app: CliApp, style: PrintStyle, out: Output): void {
 }
 
 /**
- * Load a session before the TTY mode starts; a batch it left without results runs now (SPEC L6), shown as a
+ * Load a session before the TTY mode starts; a batch it left without results runs now (rule L6), shown as a
  * trace, so the interactive mode opens on a settled transcript.
  */
 async function resumeWithTrace(app: CliApp, path: string, out: Output): Promise<void> {

@@ -3,10 +3,10 @@
  * (never the user's project). It shows what the loop does best, in five model calls:
  *
  * 1. streamed thinking and text, then two shared reads (`read_file`, `list_dir`) running in parallel;
- * 2. an exclusive `write_file`, and a `read_file` of the same file that waits for it (SPEC T6);
- * 3. `watch_build`, an interruptible long-running tool (~3 s), cut short by a steering message (SPEC T10);
- * 4. the reply to the steer, injected after the batch's results (SPEC T12);
- * 5. the reply to a follow-up queued meanwhile: one more turn after the agent would have stopped (SPEC L9).
+ * 2. an exclusive `write_file`, and a `read_file` of the same file that waits for it (rule T6);
+ * 3. `watch_build`, an interruptible long-running tool (~3 s), cut short by a steering message (rule T10);
+ * 4. the reply to the steer, injected after the batch's results (rule T12);
+ * 5. the reply to a follow-up queued meanwhile: one more turn after the agent would have stopped (rule L9).
  *
  * The script reacts to the transcript rather than to fixed positions, so a person typing their own steer or
  * follow-up in the interactive mode still gets a coherent run, and extra prompts get an honest echo.
@@ -183,7 +183,7 @@ export interface AutoplayReporter {
 
 /**
  * Play the user's part: {@link AUTO_STEER_DELAY_MS} after `watch_build` starts, queue the steer and the
- * follow-up (the follow-up waits for the agent to stop, SPEC L9). Returns a function that cancels it.
+ * follow-up (the follow-up waits for the agent to stop, rule L9). Returns a function that cancels it.
  */
 export function autoplayDemo(agent: Agent, reporter?: AutoplayReporter): () => void {
 	let timer: ReturnType<typeof setTimeout> | undefined;

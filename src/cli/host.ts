@@ -54,7 +54,7 @@ export interface SessionSummary {
 	messageCount?: number;
 }
 
-/** The session file the conversation is written to (SPEC L6: a resumed session runs a dangling batch first). */
+/** The session file the conversation is written to (rule L6: a resumed session runs a dangling batch first). */
 export interface SessionControl {
 	/** Path of the file being written, or undefined with `--no-session`. */
 	readonly current: string | undefined;

@@ -19,7 +19,7 @@ main({
 	stderr: process.stderr,
 }).then(
 	(code) => {
-		// A tool that ignored its abort may have left a shell command behind (SPEC I4): it ends with us.
+		// A tool that ignored its abort may have left a shell command behind (rule I4): it ends with us.
 		endRunningCommands();
 		process.stdout.write("", () => process.exit(code));
 	},

@@ -1,7 +1,7 @@
 /**
  * How a run's end reads to the person at the terminal: an exit code and, unless it completed, one line
  * saying what went wrong and what to do — never a stack trace. The error kind travels as data on the last
- * assistant message (STYLE 6), so nothing here matches provider error strings.
+ * assistant message, so nothing here matches provider error strings.
  */
 import type { AgentMessage, AssistantMessage } from "../core/messages.js";
 import type { AgentEvent } from "../protocol/events.js";

@@ -23,7 +23,7 @@ type AgentEnd = Extract<AgentEvent, { type: "agent_end" }>;
 
 /** What one print/JSON invocation does: resume a session file first, then run the prompt. */
 export interface OnceRequest {
-	/** A session file to load first; a batch it left without results runs before the prompt (SPEC L6). */
+	/** A session file to load first; a batch it left without results runs before the prompt (rule L6). */
 	resume?: string | undefined;
 	prompt?: string | undefined;
 }

@@ -2,7 +2,7 @@
  * The command's session file (`capstan/sessions`): created with the first message (so a command that never
  * prompts leaves no empty file), every message appended as its `message_end` fires — before any mode shows
  * it — `/clear` starting a new file, and `--resume`/`--continue` reopening a file to go on in it; a batch
- * the file left without results runs first (SPEC L6, Q4).
+ * the file left without results runs first (rule L6, Q4).
  */
 import type { Agent } from "../agent/agent.js";
 import type { AgentMessage } from "../core/messages.js";

@@ -105,7 +105,7 @@ function writeMessageEnd(message: AgentMessage, options: TraceOptions): void {
 
 function marker(status: string): string {
 	if (status === "ok") return "✓";
-	if (status === "skipped" || status === "aborted") return "↷";
+	if (status === "skipped" || status === "aborted" || status === "interrupted") return "↷";
 	return "✗";
 }
 

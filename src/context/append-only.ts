@@ -1,5 +1,5 @@
 /**
- * SPEC X2: append-only context for providers' prefix caches. A provider caches the longest byte prefix it saw
+ * Rule X2: append-only context for providers' prefix caches. A provider caches the longest byte prefix it saw
  * before (Anthropic cache breakpoints, OpenAI/DeepSeek automatic prefix caching, local KV caches). A request
  * that re-serializes its history from rebuilt objects can shift bytes anywhere — a reordered key, a rewritten
  * old message — and every token after that point is recomputed. The manager keeps what was sent:
@@ -10,7 +10,7 @@
  *   unchanged prefix keeps the objects sent before (so the same bytes), only what follows the first changed
  *   message is taken from the new list, and a shorter list (compaction) starts the log afresh.
  *
- * Messages are treated as immutable snapshots (STYLE 8): a digest is computed once per message object and
+ * Messages are treated as immutable snapshots: a digest is computed once per message object and
  * memoized, so a message mutated in place after it was synced is not noticed — replace it instead (the loop
  * and the default conversion do). One manager serves one conversation; give an `Agent` its own and it keeps
  * the provider's cache warm across prompts.
@@ -63,7 +63,7 @@ export interface AppendOnlyBuild extends CacheHints {
 const EMPTY: readonly Message[] = Object.freeze([]);
 
 /**
- * SPEC X2: a stable prefix plus an append-only message log. Call {@link AppendOnlyContextManager.build} once per model call with the
+ * Rule X2: a stable prefix plus an append-only message log. Call {@link AppendOnlyContextManager.build} once per model call with the
  * normalized context (the loop does when `AgentLoopConfig.contextManager` is set); hand
  * `{stablePrefixChanged, unchangedMessages}` to the provider as `StreamOptions.cacheHints`.
  */

@@ -1,13 +1,13 @@
 import type { AgentMessage, AssistantMessage, Message, ToolResultMessage } from "../core/messages.js";
 
-/** SPEC S5/C3: a refused reply stays in the transcript for the host but is never replayed to the model. */
+/** rule S5/C3: a refused reply stays in the transcript for the host but is never replayed to the model. */
 export function isRefusal(message: AssistantMessage): boolean {
 	const type = message.stopDetails?.type;
 	return type === "refusal" || type === "content_filter";
 }
 
 /**
- * SPEC C2: the default AgentMessage → Message conversion. Keeps `user`, `toolResult` and non-refused
+ * Rule C2: the default AgentMessage → Message conversion. Keeps `user`, `toolResult` and non-refused
  * `assistant` messages; custom roles are dropped (a host renders them by supplying its own converter).
  * Kept messages are passed through by identity, so providers' prefix caches see the same objects.
  */
@@ -23,7 +23,7 @@ export function defaultConvertToLlm(messages: readonly AgentMessage[]): Message[
 
 /**
  * One message through the default conversion; `undefined` when it is not sent. A refused reply is not sent
- * (SPEC C3), and neither are the results pairing its tool calls (SPEC A3 placeholders): a tool result whose
+ * (rule C3), and neither are the results pairing its tool calls (rule A3 placeholders): a tool result whose
  * call the provider never saw is rejected by every provider. `unsentCalls` carries the ids of those calls
  * from the reply to its results, across the calls of one conversion.
  */

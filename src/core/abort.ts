@@ -1,4 +1,4 @@
-/** Text for an abort reason (SPEC A5). */
+/** Text for an abort reason (rule A5). */
 export function abortReasonText(reason: unknown): string {
 	if (typeof reason === "string" && reason.length > 0) return reason;
 	if (reason instanceof Error && reason.name !== "AbortError" && reason.message.length > 0)

@@ -1,7 +1,7 @@
 /**
- * The partial-message builder every stream function uses (STYLE 4: stream scaffolding written once).
+ * The partial-message builder every stream function uses (stream scaffolding written once).
  *
- * Snapshots are built by structural sharing (SPEC L5): every change makes a new message object, a new
+ * Snapshots are built by structural sharing (rule L5): every change makes a new message object, a new
  * content array and a new object for the one changed block, and shares every other block. A snapshot handed
  * out in an event is never touched again, and the cost of one event is O(number of blocks), never
  * O(message size): text grows by string concatenation and tool arguments come from the incremental parser.
@@ -43,12 +43,12 @@ type OpenBlock =
 	| { kind: "toolCall"; parser: IncrementalJsonParser; empty: Record<string, unknown> };
 
 /**
- * Stop details that are a provider's final verdict on a completed reply (SPEC S5, M4), not an interruption:
+ * Stop details that are a provider's final verdict on a completed reply (rule S5, M4), not an interruption:
  * `fail("error", …)` keeps them instead of rewriting them to `stream_interrupted_after_content`.
  */
 const VERDICT_STOP_TYPES = new Set(["refusal", "content_filter", "unknown_stop_reason"]);
 
-/** Tool arguments must be a JSON object; anything else is reported like a JSON problem (SPEC E4). */
+/** Tool arguments must be a JSON object; anything else is reported like a JSON problem (rule E4). */
 function asArguments(value: unknown): Record<string, unknown> | undefined {
 	return value !== null && typeof value === "object" && !Array.isArray(value)
 		? (value as Record<string, unknown>)
@@ -56,7 +56,7 @@ function asArguments(value: unknown): Record<string, unknown> | undefined {
 }
 
 /**
- * Builds one streamed assistant message and emits its SPEC E2 events.
+ * Builds one streamed assistant message and emits its rule E2 events.
  *
  * - Every stream it drives starts with exactly one `start` (content methods, `done` and `fail` emit it first
  *   when `start()` was not called) and ends with exactly one terminal event; after `done`/`fail` every call
@@ -64,7 +64,7 @@ function asArguments(value: unknown): Record<string, unknown> | undefined {
  * - Indices are content indices (`contentIndex` in events). A bad index — out of range, the wrong block kind,
  *   or a block already ended — throws an `Error`, so a provider decoder can catch it and fail the stream.
  * - `addRedactedThinking`, `addProviderBlock`, signatures, citations, usage and stop details change the
- *   snapshot without an event of their own (SPEC E2 has none); the next event carries them.
+ *   snapshot without an event of their own (rule E2 has none); the next event carries them.
  *
  * @example
  * ```ts
@@ -98,12 +98,12 @@ export class AssistantMessageBuilder {
 		};
 	}
 
-	/** The current snapshot. Never mutated afterwards (SPEC L5). */
+	/** The current snapshot. Never mutated afterwards (rule L5). */
 	get message(): AssistantMessage {
 		return this.snapshot;
 	}
 
-	/** Ids of tool calls that reached `toolcall_end`; the others are dropped on failure (SPEC A4). */
+	/** Ids of tool calls that reached `toolcall_end`; the others are dropped on failure (rule A4). */
 	get completedToolCallIds(): ReadonlySet<string> {
 		return this.completed;
 	}
@@ -202,7 +202,7 @@ export class AssistantMessageBuilder {
 		return index;
 	}
 
-	/** Feed a piece of the arguments JSON; the event and the block carry the parser's partial value (SPEC E4). */
+	/** Feed a piece of the arguments JSON; the event and the block carry the parser's partial value (rule E4). */
 	appendToolCallArguments(index: number, delta: string): void {
 		if (this.finished) return;
 		const { parser, empty } = this.openToolCall(index);
@@ -220,7 +220,7 @@ export class AssistantMessageBuilder {
 	}
 
 	/**
-	 * Close a tool call: its arguments are parsed once (SPEC E4), from `finalArgumentsJson` when the provider
+	 * Close a tool call: its arguments are parsed once (rule E4), from `finalArgumentsJson` when the provider
 	 * sends the complete text at the end, else from the streamed deltas. Arguments that are not a valid JSON
 	 * object become `{}` with `argumentsError` naming the problem; nothing throws.
 	 */
@@ -255,7 +255,7 @@ export class AssistantMessageBuilder {
 		this.replace(index, { ...this.blockAt<ToolCall>(index, "toolCall"), signature });
 	}
 
-	/** Add a provider-side block the loop does not interpret (SPEC M3); returns its content index. */
+	/** Add a provider-side block the loop does not interpret (rule M3); returns its content index. */
 	addProviderBlock(api: string, data: JsonValue): number {
 		return this.addBlock({ type: "providerBlock", api, data }, undefined);
 	}
@@ -291,7 +291,7 @@ export class AssistantMessageBuilder {
 		this.snapshot = { ...this.snapshot, responseId: id };
 	}
 
-	/** Set (or clear, with `undefined`) the finer stop cause (SPEC M4). */
+	/** Set (or clear, with `undefined`) the finer stop cause (rule M4). */
 	setStopDetails(details: StopDetails | undefined): void {
 		if (this.finished) return;
 		const { stopDetails: _previous, ...rest } = this.snapshot;
@@ -317,10 +317,10 @@ export class AssistantMessageBuilder {
 	}
 
 	/**
-	 * Finish as failed (SPEC E3, A4): tool calls that never reached `toolcall_end` are dropped; with content
+	 * Finish as failed (rule E3, A4): tool calls that never reached `toolcall_end` are dropped; with content
 	 * left, `stopDetails` becomes `stream_interrupted_after_content` (previous type kept as `raw`). A provider
 	 * verdict set before `fail("error")` — `refusal`, `content_filter`, `unknown_stop_reason` — is kept as is:
-	 * the reply completed, it was not interrupted (SPEC S5). Emits `error` and ends the stream.
+	 * the reply completed, it was not interrupted (rule S5). Emits `error` and ends the stream.
 	 */
 	fail(reason: "error" | "aborted", errorMessage: string, errorKind?: ErrorKind): AssistantMessage {
 		if (this.finished) return this.snapshot;
@@ -353,7 +353,7 @@ export class AssistantMessageBuilder {
 		return index;
 	}
 
-	/** Swap one block: new message, new content array, every other block shared (SPEC L5). */
+	/** Swap one block: new message, new content array, every other block shared (rule L5). */
 	private replace(index: number, block: AssistantContent): void {
 		const content = this.snapshot.content.slice();
 		content[index] = block;

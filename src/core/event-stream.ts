@@ -4,7 +4,7 @@ type Waiter<T> = {
 };
 
 /**
- * SPEC E1: a push-based async stream with a final result. Queue operations are O(1) amortized: events sit in
+ * Rule E1: a push-based async stream with a final result. Queue operations are O(1) amortized: events sit in
  * an array read through a head index, and the consumed prefix is dropped in one splice once it dominates,
  * so a backlog of 20,000 events never triggers 20,000 `Array.shift` moves. Meant for one consumer: two
  * iterators share (split) the events rather than each seeing all of them.

@@ -2,8 +2,8 @@ import type { EventStream } from "./event-stream.js";
 import type { AssistantMessage, ToolCall } from "./messages.js";
 
 /**
- * SPEC E2: the events of one streamed assistant reply. Every event carries `partial`, a snapshot of the
- * message so far (SPEC L5: structurally shared, never mutated after it was emitted).
+ * Rule E2: the events of one streamed assistant reply. Every event carries `partial`, a snapshot of the
+ * message so far (rule L5: structurally shared, never mutated after it was emitted).
  */
 export type AssistantMessageEvent =
 	| { type: "start"; partial: AssistantMessage }
@@ -18,7 +18,7 @@ export type AssistantMessageEvent =
 			type: "toolcall_delta";
 			contentIndex: number;
 			delta: string;
-			/** Best-effort partial arguments parsed so far (SPEC E4). */
+			/** Best-effort partial arguments parsed so far (rule E4). */
 			arguments: Record<string, unknown>;
 			partial: AssistantMessage;
 	  }

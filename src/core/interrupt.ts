@@ -1,7 +1,7 @@
 import type { AssistantMessage, ErrorKind } from "./messages.js";
 
 /**
- * SPEC A4: close a reply that ended in error or abort. Tool calls whose arguments never finished streaming
+ * Rule A4: close a reply that ended in error or abort. Tool calls whose arguments never finished streaming
  * (their id is not in `completedToolCallIds`) are dropped; when content remains, `stopDetails.type` becomes
  * `stream_interrupted_after_content` and the original type is kept as `raw`. Returns a new message.
  */

@@ -1,6 +1,6 @@
 /**
- * The message model (SPEC M). Every type here is plain JSON: a transcript saved with `JSON.stringify` and
- * loaded back replays identically (SPEC M6). No classes, no symbols, no functions.
+ * The message model (section M of docs/behaviour.md). Every type here is plain JSON: a transcript saved with `JSON.stringify` and
+ * loaded back replays identically (rule M6). No classes, no symbols, no functions.
  */
 
 /** Any JSON value; used for opaque provider data that is replayed unchanged. */
@@ -15,7 +15,7 @@ export interface TextContent {
 	citations?: JsonValue[];
 }
 
-/** Model reasoning. `signature` must be replayed byte for byte to the same provider and model (SPEC M3). */
+/** Model reasoning. `signature` must be replayed byte for byte to the same provider and model (rule M3). */
 export interface ThinkingContent {
 	type: "thinking";
 	thinking: string;
@@ -44,7 +44,7 @@ export interface ToolCall {
 	/** Opaque provider data attached to the call (e.g. a Gemini thought signature), replayed unchanged. */
 	signature?: string;
 	/**
-	 * Set when the final streamed arguments were not a valid JSON object (SPEC E4): names the JSON problem and
+	 * Set when the final streamed arguments were not a valid JSON object (rule E4): names the JSON problem and
 	 * its position. `arguments` is then `{}`, and the call gets an error result instead of running.
 	 */
 	argumentsError?: string;
@@ -73,10 +73,10 @@ export type AssistantContent =
 	| ToolCall
 	| ProviderBlock;
 
-/** SPEC M4: the coarse reason a reply ended. */
+/** rule M4: the coarse reason a reply ended. */
 export type StopReason = "stop" | "toolUse" | "length" | "error" | "aborted";
 
-/** The finer cause behind a stop reason (SPEC M4). */
+/** The finer cause behind a stop reason (rule M4). */
 export type StopDetailsType =
 	| "pause_turn"
 	| "refusal"
@@ -85,7 +85,7 @@ export type StopDetailsType =
 	| "unknown_stop_reason"
 	| (string & {});
 
-/** SPEC M4: `raw` keeps the provider's own value for anything unmapped or rewritten. */
+/** rule M4: `raw` keeps the provider's own value for anything unmapped or rewritten. */
 export interface StopDetails {
 	type: StopDetailsType;
 	raw?: string;
@@ -94,7 +94,7 @@ export interface StopDetails {
 	stopSequence?: string;
 }
 
-/** Classified provider failure, carried as data on the message (STYLE 6). */
+/** Classified provider failure, carried as data on the message. */
 export type ErrorKind =
 	| "auth"
 	| "rate_limit"
@@ -119,7 +119,7 @@ export interface UsageCost {
 	unknown?: boolean;
 }
 
-/** SPEC M5: `input` excludes cached tokens on every provider. */
+/** rule M5: `input` excludes cached tokens on every provider. */
 export interface Usage {
 	input: number;
 	output: number;
@@ -146,7 +146,7 @@ export interface UserMessage {
 	timestamp: number;
 }
 
-/** A model reply. Failures are data: `stopReason` `error`/`aborted` with `errorMessage` (SPEC E3). */
+/** A model reply. Failures are data: `stopReason` `error`/`aborted` with `errorMessage` (rule E3). */
 export interface AssistantMessage {
 	role: "assistant";
 	content: AssistantContent[];
@@ -162,7 +162,7 @@ export interface AssistantMessage {
 	responseId?: string;
 }
 
-/** The result of one tool call. `details` is for the host and UI; it never goes to the model (SPEC M2). */
+/** The result of one tool call. `details` is for the host and UI; it never goes to the model (rule M2). */
 export interface ToolResultMessage<TDetails = unknown> {
 	role: "toolResult";
 	toolCallId: string;
@@ -173,7 +173,7 @@ export interface ToolResultMessage<TDetails = unknown> {
 	timestamp: number;
 }
 
-/** The provider wire format: exactly three roles (SPEC M1). */
+/** The provider wire format: exactly three roles (rule M1). */
 export type Message = UserMessage | AssistantMessage | ToolResultMessage;
 
 /**
@@ -188,7 +188,7 @@ export type Message = UserMessage | AssistantMessage | ToolResultMessage;
 // biome-ignore lint/suspicious/noEmptyInterface: the registry is empty until a host merges into it.
 export interface CustomAgentMessages {}
 
-/** What the loop carries everywhere: wire messages plus host-defined custom messages (SPEC M1). */
+/** What the loop carries everywhere: wire messages plus host-defined custom messages (rule M1). */
 export type AgentMessage = Message | CustomAgentMessages[keyof CustomAgentMessages];
 
 /** A zero usage record. Returns a fresh object each call. */

@@ -17,14 +17,14 @@ export interface ModelCost {
 }
 
 /**
- * Wire quirks of a model or server, as flags instead of `if (provider === ...)` branches (STYLE 4).
+ * Wire quirks of a model or server, as flags instead of `if (provider === ...)` branches.
  * Providers read the flags they understand; unknown keys are ignored.
  */
 export interface ModelCompat {
 	[flag: string]: unknown;
 }
 
-/** A model is plain data (issue 3): where to send requests and what the model supports. */
+/** A model is plain data: where to send requests and what the model supports. */
 export interface Model {
 	id: string;
 	name?: string;
@@ -41,7 +41,7 @@ export interface Model {
 	compat?: ModelCompat;
 }
 
-/** SPEC X5 reasoning levels; providers clamp and map them to effort or budget. */
+/** rule X5 reasoning levels; providers clamp and map them to effort or budget. */
 export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
 
 /** A JSON Schema object, as plain data. */
@@ -57,14 +57,14 @@ export interface ToolSpec {
 /** Which tool the model must call: free choice, none, any tool, or one named tool. */
 export type ToolChoice = "auto" | "none" | "required" | { type: "tool"; name: string };
 
-/** The provider-bound context of one model call: wire messages only (SPEC M1). */
+/** The provider-bound context of one model call: wire messages only (rule M1). */
 export interface Context {
 	systemPrompt?: string;
 	messages: Message[];
 	tools?: ToolSpec[];
 }
 
-/** Details of one provider retry, reported through `StreamOptions.onRetry` (SPEC A8). */
+/** Details of one provider retry, reported through `StreamOptions.onRetry` (rule A8). */
 export interface RetryInfo {
 	attempt: number;
 	delayMs: number;
@@ -73,7 +73,7 @@ export interface RetryInfo {
 }
 
 /**
- * SPEC X2: what the append-only context manager knows about one request, for providers that place prompt-cache
+ * Rule X2: what the append-only context manager knows about one request, for providers that place prompt-cache
  * breakpoints themselves (Anthropic). Computed against the previous request of the same manager.
  */
 export interface CacheHints {
@@ -100,7 +100,7 @@ export interface StreamOptions {
 	headers?: Record<string, string>;
 	onRetry?: (info: RetryInfo) => void;
 	/**
-	 * SPEC X2: set by the loop when `AgentLoopConfig.contextManager` is in use; providers that place cache
+	 * Rule X2: set by the loop when `AgentLoopConfig.contextManager` is in use; providers that place cache
 	 * breakpoints use it (Anthropic adds one at the end of the unchanged messages). Others ignore it.
 	 */
 	cacheHints?: CacheHints;
@@ -121,7 +121,7 @@ export type CallOptions = {
 } & { [option: string]: unknown };
 
 /**
- * SPEC E3: a stream function never throws and never rejects after it is called; every failure ends the
+ * Rule E3: a stream function never throws and never rejects after it is called; every failure ends the
  * stream with an `error` event whose message has `stopReason` `error` or `aborted`.
  *
  * `context` is valid for the call: the loop hands over its own incrementally kept message log (no per-call

@@ -1,5 +1,5 @@
 /**
- * SPEC E4: incremental parsing of streamed tool-call arguments.
+ * Rule E4: incremental parsing of streamed tool-call arguments.
  *
  * The parser is a character state machine that builds the value tree as it goes: containers get keys and
  * items appended, the string being written grows by appended slices. Every character is visited exactly
@@ -72,7 +72,7 @@ function setKey(target: Record<string, unknown>, key: string, value: unknown): v
 }
 
 /**
- * Parses a JSON document that arrives in chunks (SPEC E4).
+ * Parses a JSON document that arrives in chunks (rule E4).
  *
  * - `value` is a best-effort partial value: strings appear with the text so far; numbers and `true`/`false`/
  *   `null` appear once complete; a key whose value has not started is omitted. It is a snapshot: later
@@ -141,7 +141,7 @@ export class IncrementalJsonParser {
 	}
 
 	/**
-	 * Amortization (SPEC E4): a snapshot copies the open containers, so a huge array still being written
+	 * Amortization (rule E4): a snapshot copies the open containers, so a huge array still being written
 	 * would cost O(n) per delta and O(n²) per call. A new snapshot is built only once at least as many
 	 * characters arrived since the last one as that one copied entries; until then readers get the previous
 	 * (slightly stale, still best-effort) value. Total snapshot work stays linear in the text; small
@@ -159,7 +159,7 @@ export class IncrementalJsonParser {
 	}
 
 	/**
-	 * Parse the whole text once with `JSON.parse` (SPEC E4: final arguments are parsed once). On failure the
+	 * Parse the whole text once with `JSON.parse` (rule E4: final arguments are parsed once). On failure the
 	 * error names the JSON problem and its position. Idempotent.
 	 */
 	finish(): JsonParseResult {
@@ -422,7 +422,7 @@ export class IncrementalJsonParser {
 }
 
 /**
- * Parse a complete tool-argument text once (SPEC E4). Empty or whitespace-only text is `{}`; on failure the
+ * Parse a complete tool-argument text once (rule E4). Empty or whitespace-only text is `{}`; on failure the
  * error names the JSON problem and its position.
  */
 export function parseJsonText(text: string): JsonParseResult {

@@ -1,5 +1,5 @@
 /**
- * SPEC L13: every model call and every tool execution passes through one replaceable step runner, so a
+ * Rule L13: every model call and every tool execution passes through one replaceable step runner, so a
  * durable-execution engine can record step results and replay a crashed run without redoing finished work.
  */
 

@@ -16,7 +16,7 @@ import type { AgentContext } from "../protocol/events.js";
 import { providerReplyGuard, registryStream } from "./defaults.js";
 
 /**
- * Start a run with new prompt messages (SPEC L1). Returns the event stream synchronously; all work is
+ * Start a run with new prompt messages (rule L1). Returns the event stream synchronously; all work is
  * asynchronous. `context.messages` is never mutated. `result()` resolves to every message the run added.
  * Without `config.streamFn`, model calls go through the provider registry (`capstan/providers`), loaded on
  * the first call.
@@ -31,12 +31,12 @@ export function agentLoop(
 }
 
 /**
- * Continue from the existing context without a new prompt (SPEC L6). Refuses synchronously an empty
+ * Continue from the existing context without a new prompt (rule L6). Refuses synchronously an empty
  * context and one whose last message is an assistant message with no unpaired tool calls; when the last
  * assistant message has tool calls without results, that batch runs first, then the loop goes on.
  *
  * That assistant message belongs to the caller's context, which the loop never mutates: if `beforeToolCall`
- * revises arguments in the resumed batch (SPEC T4), the revised reply arrives as that turn's
+ * revises arguments in the resumed batch (rule T4), the revised reply arrives as that turn's
  * `turn_end.message` and the caller replaces its copy (the `Agent` does this for you). The stream function
  * defaults as in `agentLoop`.
  */

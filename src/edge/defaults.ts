@@ -1,6 +1,7 @@
 import { EventStream } from "../core/event-stream.js";
 import type { AssistantMessageEventStream } from "../core/events.js";
 import type { StreamFunction } from "../core/model.js";
+import { hasImmutableSnapshots, markImmutableSnapshots } from "../core/snapshot-brand.js";
 import type { ReplyGuardResolver } from "../protocol/reply-guard.js";
 
 type Registry = typeof import("../providers/registry.js");
@@ -22,13 +23,16 @@ export const registryStream: StreamFunction = (model, context, options) => {
 	});
 	loading.then(
 		(loaded) => pipe(loaded.stream(model, context, options), out),
-		(error: unknown) => out.fail(error), // the loop closes it as an `internal` error message (SPEC L12)
+		(error: unknown) => out.fail(error), // the loop closes it as an `internal` error message (rule L12)
 	);
 	return out;
 };
 
 /** Relay the first call's stream. Once `out` is failed (abort), pushes are ignored; the provider stops on the signal. */
 async function pipe(from: AssistantMessageEventStream, out: AssistantMessageEventStream): Promise<void> {
+	// The relay passes events through untouched, so it keeps the source's snapshot guarantee (rule L5). Marked
+	// before the first event: the loop asks at its first event.
+	if (hasImmutableSnapshots(from)) markImmutableSnapshots(out);
 	try {
 		for await (const event of from) out.push(event);
 		out.end(await from.result());
@@ -38,7 +42,7 @@ async function pipe(from: AssistantMessageEventStream, out: AssistantMessageEven
 }
 
 /**
- * The reply guards built-in providers' models ask for (`providers/reply-guards.ts`, e.g. SPEC X4's Harmony
+ * The reply guards built-in providers' models ask for (`providers/reply-guards.ts`, e.g. rule X4's Harmony
  * guard), loaded only for a model that carries compat flags: the default `replyGuard` of `agentLoop` and
  * `Agent`.
  */

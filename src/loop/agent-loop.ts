@@ -20,7 +20,7 @@ export type AgentEventStream = EventStream<AgentEvent, AgentMessage[]>;
  */
 export type LoopConfig = AgentLoopConfig & { streamFn: StreamFunction };
 
-/** Start a run with new prompt messages (SPEC L1); `agentLoop` at the package edge documents the contract. */
+/** Start a run with new prompt messages (rule L1); `agentLoop` at the package edge documents the contract. */
 export function startAgentLoop(
 	prompts: AgentMessage[],
 	context: AgentContext,
@@ -30,7 +30,7 @@ export function startAgentLoop(
 	return startRun(context, config, signal, prompts, false);
 }
 
-/** Continue a run without a new prompt (SPEC L6); `agentLoopContinue` at the package edge documents the contract. */
+/** Continue a run without a new prompt (rule L6); `agentLoopContinue` at the package edge documents the contract. */
 export function continueAgentLoop(
 	context: AgentContext,
 	config: LoopConfig,
@@ -58,7 +58,7 @@ function startRun(
 	const events: AgentEventStream = new EventStream();
 	const now = config.now ?? Date.now;
 	const runSignal = createRunSignal(signal, config.deadline, now);
-	// SPEC X3: a collector only when the host opts in; created here, inside the caller's call, so a tracer sink
+	// Rule X3: a collector only when the host opts in; created here, inside the caller's call, so a tracer sink
 	// picks up the caller's active context.
 	const telemetry = config.telemetry
 		? createRunTelemetry(config.telemetry, {

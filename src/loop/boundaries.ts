@@ -5,7 +5,7 @@ import { stopFacts } from "./signals.js";
 
 /**
  * Every dequeue checks the signal (and the deadline) first, so an aborted run never drains a queue and a
- * steer queued before an abort is still queued after it (SPEC A6, A7, I3).
+ * steer queued before an abort is still queued after it (rule A6, A7, I3).
  */
 async function dequeue(
 	state: RunState,
@@ -17,7 +17,7 @@ async function dequeue(
 }
 
 /**
- * After a turn (SPEC L8, L9, L10): steering always; asides only when the inner loop goes on anyway, so
+ * After a turn (rule L8, L9, L10): steering always; asides only when the inner loop goes on anyway, so
  * a passive notice alone never revives a stopped agent here — only at the outer drain.
  */
 export async function dequeueAtTurnBoundary(state: RunState, loopGoesOn: boolean): Promise<void> {
@@ -27,8 +27,8 @@ export async function dequeueAtTurnBoundary(state: RunState, loopGoesOn: boolean
 }
 
 /**
- * The outer drain when the inner loop would end (SPEC L7): late steering, then asides, then follow-ups —
- * follow-ups only when nothing else revives the run (SPEC L9). Returns whether the run goes on.
+ * The outer drain when the inner loop would end (rule L7): late steering, then asides, then follow-ups —
+ * follow-ups only when nothing else revives the run (rule L9). Returns whether the run goes on.
  */
 export async function drainAtStop(state: RunState): Promise<boolean> {
 	const steering = await dequeue(state, state.config.getSteeringMessages);

@@ -1,9 +1,9 @@
 import type { StopDetails, StopReason } from "../core/messages.js";
 
-/** SPEC S3: an endlessly pausing backend costs 1 + 8 calls, then the run ends. */
+/** rule S3: an endlessly pausing backend costs 1 + 8 calls, then the run ends. */
 export const MAX_PAUSED_TURN_CONTINUATIONS = 8;
 
-/** What the loop does with a committed assistant reply (SPEC S1–S5, A7). */
+/** What the loop does with a committed assistant reply (rule S1–S5, A7). */
 export type ReplyDecision =
 	/** S1: run the batch, then ask the model again. */
 	| { type: "runTools" }
@@ -24,16 +24,16 @@ export interface ReplyFacts {
 	hasToolCalls: boolean;
 	/** Consecutive pause_turn continuations so far (before this reply). */
 	pausedContinuations: number;
-	/** SPEC A7: the deadline passed after the reply was received. */
+	/** rule A7: the deadline passed after the reply was received. */
 	deadlinePassed: boolean;
 }
 
-/** SPEC S1–S5 and A7 as one pure function of the reply's facts. */
+/** rule S1–S5 and A7 as one pure function of the reply's facts. */
 export function decideAfterReply(facts: ReplyFacts): ReplyDecision {
 	const { stopReason, hasToolCalls } = facts;
 	if (stopReason === "error" || stopReason === "aborted") {
 		if (!hasToolCalls) return { type: "endRun" };
-		// SPEC A3/A7: a request the deadline aborted pairs its calls with the deadline placeholder, as a batch
+		// Rule A3/A7: a request the deadline aborted pairs its calls with the deadline placeholder, as a batch
 		// the deadline cuts off does.
 		const reason = stopReason === "aborted" && facts.deadlinePassed ? "deadline" : stopReason;
 		return { type: "placeholders", reason, next: "end" };
@@ -53,7 +53,7 @@ export function decideAfterReply(facts: ReplyFacts): ReplyDecision {
 	return { type: "turnComplete" };
 }
 
-/** SPEC S3: the pause counter resets whenever a turn carries tool calls and grows on each continuation. */
+/** rule S3: the pause counter resets whenever a turn carries tool calls and grows on each continuation. */
 export function nextPausedCount(decision: ReplyDecision, hasToolCalls: boolean, current: number): number {
 	if (hasToolCalls) return 0;
 	return decision.type === "continuePaused" ? current + 1 : 0;

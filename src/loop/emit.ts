@@ -4,7 +4,7 @@ import type { RunState } from "./run-state.js";
 
 /**
  * Push one event and keep the open-scope bookkeeping in step with it, so a failure anywhere can close
- * exactly the turns, messages and tool executions that are open (SPEC L4, L12).
+ * exactly the turns, messages and tool executions that are open (rule L4, L12).
  */
 export function emit(state: RunState, event: AgentEvent): void {
 	const open = state.open;
@@ -28,7 +28,7 @@ export function emit(state: RunState, event: AgentEvent): void {
 			open.toolExecutions.delete(event.toolCallId);
 			break;
 	}
-	state.telemetry?.observe(event); // SPEC X3: the collector sees every event before subscribers do
+	state.telemetry?.observe(event); // rule X3: the collector sees every event before subscribers do
 	state.events.push(event);
 }
 
@@ -38,14 +38,14 @@ export function appendMessage(state: RunState, message: AgentMessage): void {
 	state.added.push(message);
 }
 
-/** Emit `message_start`/`message_end` for a complete message and append it (SPEC L2, L3). */
+/** Emit `message_start`/`message_end` for a complete message and append it (rule L2, L3). */
 export function commitMessage(state: RunState, message: AgentMessage): void {
 	emit(state, { type: "message_start", message });
 	emit(state, { type: "message_end", message });
 	appendMessage(state, message);
 }
 
-/** Replace a reply already in the transcript (SPEC T4 write-back of revised tool arguments). */
+/** Replace a reply already in the transcript (rule T4 write-back of revised tool arguments). */
 export function replaceMessage(state: RunState, previous: AssistantMessage, next: AssistantMessage): void {
 	const index = state.messages.lastIndexOf(previous);
 	if (index >= 0) state.messages[index] = next;

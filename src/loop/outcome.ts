@@ -1,36 +1,36 @@
 import type { StopReason } from "../core/messages.js";
 import type { RunOutcome } from "../protocol/outcome.js";
 
-/** The run signal at one moment, classified once (SPEC A1, A7). Read by `signalFacts`. */
+/** The run signal at one moment, classified once (rule A1, A7). Read by `signalFacts`. */
 export interface SignalFacts {
 	/** The run signal fired (external abort or deadline). */
 	aborted: boolean;
 	/** The run signal fired because of the deadline. */
 	deadlineAbort: boolean;
-	/** The abort reason as text (SPEC A4), when `aborted`. */
+	/** The abort reason as text (rule A4), when `aborted`. */
 	abortReason: string;
 }
 
-/** `SignalFacts` plus the injected clock (the clock counts, not only the timer: SPEC A7). Read by `stopFacts`. */
+/** `SignalFacts` plus the injected clock (the clock counts, not only the timer: rule A7). Read by `stopFacts`. */
 export interface StopFacts extends SignalFacts {
 	/** The deadline passed: its abort fired, or the clock is at or past it. */
 	deadlinePassed: boolean;
 }
 
 /**
- * What ended a run, as the loop saw it at that moment (SPEC L12). The loop records an ending where it stops;
+ * What ended a run, as the loop saw it at that moment (rule L12). The loop records an ending where it stops;
  * `decideOutcome` turns the recorded ending into the run's `RunOutcome`, once, at `agent_end`.
  */
 export type RunEnding =
-	/** SPEC L8: the deadline/abort check that opens every loop step stopped the run. */
+	/** rule L8: the deadline/abort check that opens every loop step stopped the run. */
 	| { type: "stoppedBeforeTurn"; stop: StopFacts }
-	/** SPEC X6: `beforeModelCall` returned `{stop: true}`. */
+	/** rule X6: `beforeModelCall` returned `{stop: true}`. */
 	| { type: "gate"; reason: string | undefined }
-	/** SPEC X1: the soft requirement failed after its forced turns. */
+	/** rule X1: the soft requirement failed after its forced turns. */
 	| { type: "softRequirementFailed"; error: string }
-	/** A turn ended the run (SPEC S4, A1, A7): the reply's stop reason and the signal when the turn ended. */
+	/** A turn ended the run (rule S4, A1, A7): the reply's stop reason and the signal when the turn ended. */
 	| { type: "turnEnded"; stopReason: StopReason; errorMessage: string | undefined; stop: StopFacts }
-	/** SPEC L12: something threw inside the loop. */
+	/** rule L12: something threw inside the loop. */
 	| { type: "failure"; error: string }
 	/**
 	 * The run ran out of work (or a hook was abandoned on abort): only the signal decides. No clock read at
@@ -40,7 +40,7 @@ export type RunEnding =
 
 /**
  * Which ending counts when a run records more than one: the first, except that a failure closing the run
- * (SPEC L12) replaces whatever came before it.
+ * (rule L12) replaces whatever came before it.
  */
 export function nextEnding(previous: RunEnding | undefined, ending: RunEnding): RunEnding {
 	if (previous === undefined || ending.type === "failure") return ending;
@@ -52,7 +52,7 @@ export function recordEnding(run: { ending: RunEnding | undefined }, ending: Run
 	run.ending = nextEnding(run.ending, ending);
 }
 
-/** SPEC L12, A1, A7, X1, X6: how a run ended, as one pure function of its ending. */
+/** rule L12, A1, A7, X1, X6: how a run ended, as one pure function of its ending. */
 export function decideOutcome(ending: RunEnding): RunOutcome {
 	switch (ending.type) {
 		case "gate":

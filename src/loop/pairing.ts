@@ -1,6 +1,6 @@
 import type { AgentMessage, AssistantMessage, ToolCall } from "../core/messages.js";
 
-/** The last assistant message and its tool calls that have no result after it (SPEC T13, L6, I1). */
+/** The last assistant message and its tool calls that have no result after it (rule T13, L6, I1). */
 export interface DanglingBatch {
 	assistant: AssistantMessage;
 	calls: ToolCall[];
@@ -30,7 +30,7 @@ export function findDanglingBatch(messages: readonly AgentMessage[]): DanglingBa
 }
 
 /**
- * SPEC I1/T13 defence: a provider that repeats a tool call id within one reply would get two results with
+ * Rule I1/T13 defence: a provider that repeats a tool call id within one reply would get two results with
  * the same id, which no provider accepts back. Later duplicates get a deterministic suffix (`<id>_2`, …) so
  * every call keeps exactly one result. Returns the message itself when all ids are distinct (the usual case).
  */

@@ -12,7 +12,7 @@ export interface ProviderCall {
 }
 
 /**
- * SPEC C1, per model call and in this order: `transformContext` (agent level; output not written back) →
+ * Rule C1, per model call and in this order: `transformContext` (agent level; output not written back) →
  * `convertToLlm` (the only AgentMessage → Message conversion) → provider normalization (C4) → tool
  * normalization (C5) → optional append-only build (X2). `pending` are the messages about to be injected
  * this turn.

@@ -10,7 +10,7 @@ import type { RunEnding } from "./outcome.js";
 import type { SoftRequirementState } from "./soft-requirement.js";
 import type { WireLog } from "./wire-log.js";
 
-/** The open/closed bookkeeping that lets a failing run close exactly what it opened (SPEC L4, L12). */
+/** The open/closed bookkeeping that lets a failing run close exactly what it opened (rule L4, L12). */
 export interface OpenScopes {
 	turn: boolean;
 	/** The message between its `message_start` and `message_end`, if any. */
@@ -19,7 +19,7 @@ export interface OpenScopes {
 	toolExecutions: Map<string, string>;
 }
 
-/** All mutable state of one run, in one typed object (STYLE 2). */
+/** All mutable state of one run, in one typed object. */
 export interface RunState {
 	readonly config: AgentLoopConfig;
 	readonly streamFn: StreamFunction;
@@ -37,15 +37,15 @@ export interface RunState {
 	readonly signal: AbortSignal;
 	readonly open: OpenScopes;
 	modelCalls: number;
-	/** SPEC X1 gate memory: reminders injected, current escalation. */
+	/** rule X1 gate memory: reminders injected, current escalation. */
 	readonly soft: SoftRequirementState;
 	pausedContinuations: number;
 	/** Why the run ends, once something ended it (`recordEnding`); the outcome is decided from it at `agent_end`. */
 	ending: RunEnding | undefined;
 	/** The reply guard chosen for the run's model, once resolved (before the first model call). */
 	replyGuard: { guard: ReplyGuard | undefined } | undefined;
-	/** SPEC X3: the run's collector, only when `config.telemetry` is set (off: no object, no per-event work). */
+	/** rule X3: the run's collector, only when `config.telemetry` is set (off: no object, no per-event work). */
 	readonly telemetry: RunTelemetry | undefined;
-	/** SPEC C2: the incremental default conversion of `messages`, used when no conversion hook is set. */
+	/** rule C2: the incremental default conversion of `messages`, used when no conversion hook is set. */
 	readonly wireLog: WireLog;
 }

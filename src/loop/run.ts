@@ -11,9 +11,9 @@ import { emptyAssistant } from "./stream-reply.js";
 import { runResumedBatch, runTurn, writePlaceholders } from "./turn.js";
 
 /**
- * The run (SPEC L7): an inner loop of turns while the model asks for tools or Pending is non-empty, and an
+ * The run (rule L7): an inner loop of turns while the model asks for tools or Pending is non-empty, and an
  * outer loop that revives it with late steering, asides and follow-ups. Never throws: any failure inside is
- * closed as data (SPEC L12), and `agent_end` is always the last event, exactly once (SPEC L4).
+ * closed as data (rule L12), and `agent_end` is always the last event, exactly once (rule L4).
  */
 export async function runAgentLoop(state: RunState, resume: boolean): Promise<void> {
 	emit(state, { type: "agent_start" });
@@ -24,7 +24,7 @@ export async function runAgentLoop(state: RunState, resume: boolean): Promise<vo
 		}
 		await runOuterLoop(state);
 	} catch (error) {
-		// An abandoned hook leaves nothing open (hooks run between turns); anything else is SPEC L12.
+		// An abandoned hook leaves nothing open (hooks run between turns); anything else is rule L12.
 		if (!(error instanceof HookAbandonedError && nothingOpen(state))) closeAfterFailure(state, error);
 	} finally {
 		finishRun(state);
@@ -49,7 +49,7 @@ function nothingOpen(state: RunState): boolean {
 	return !state.open.turn && state.open.message === undefined && state.open.toolExecutions.size === 0;
 }
 
-/** SPEC L8: the deadline (and abort) check that opens every loop step. */
+/** rule L8: the deadline (and abort) check that opens every loop step. */
 function stopBeforeTurn(state: RunState): boolean {
 	const stop = stopFacts(state);
 	if (!stop.deadlinePassed && !stop.aborted) return false;
@@ -58,7 +58,7 @@ function stopBeforeTurn(state: RunState): boolean {
 }
 
 /**
- * SPEC L12: something threw inside the loop. Close what is open, pair dangling tool calls (A3), commit an
+ * Rule L12: something threw inside the loop. Close what is open, pair dangling tool calls (A3), commit an
  * assistant message with `stopReason: "error"` and the thrown text, close the turn.
  */
 function closeAfterFailure(state: RunState, error: unknown): void {
@@ -93,14 +93,14 @@ function closeAfterFailure(state: RunState, error: unknown): void {
 	recordEnding(state, { type: "failure", error: text });
 }
 
-/** SPEC A3/T13: every tool call of the last assistant message gets a result, whatever happened. */
+/** rule A3/T13: every tool call of the last assistant message gets a result, whatever happened. */
 function pairDanglingToolCalls(state: RunState, cause: string): ToolResultMessage[] {
 	const dangling = findDanglingBatch(state.messages);
 	if (!dangling) return [];
 	return writePlaceholders(state, dangling.calls, "error", cause);
 }
 
-/** Inputs already dequeued are never lost (SPEC I3, X6): they are committed even when no turn follows. */
+/** Inputs already dequeued are never lost (rule I3, X6): they are committed even when no turn follows. */
 function flushPending(state: RunState): void {
 	const pending = state.pending;
 	state.pending = [];
@@ -116,7 +116,7 @@ function finishRun(state: RunState): void {
 			type: "agent_end",
 			messages: state.added,
 			outcome: state.ending ? decideOutcome(state.ending) : { type: "completed" },
-			...state.telemetry?.report(), // SPEC X3: summary and coverage
+			...state.telemetry?.report(), // rule X3: summary and coverage
 		});
 		state.events.end(state.added);
 	}

@@ -3,7 +3,7 @@ import type { SteeringProbe } from "../tools/batch.js";
 import type { SignalFacts, StopFacts } from "./outcome.js";
 import type { RunState } from "./run-state.js";
 
-/** The abort reason of a run that crossed its deadline (SPEC A7). */
+/** The abort reason of a run that crossed its deadline (rule A7). */
 export class DeadlineExceededError extends Error {
 	override readonly name = "DeadlineExceededError";
 	constructor() {
@@ -11,7 +11,7 @@ export class DeadlineExceededError extends Error {
 	}
 }
 
-/** The run's own signal: fires on external abort or when the deadline passes (SPEC A1, A7). */
+/** The run's own signal: fires on external abort or when the deadline passes (rule A1, A7). */
 export interface RunSignal {
 	signal: AbortSignal;
 	dispose(): void;
@@ -58,7 +58,7 @@ export function signalFacts(state: RunState): SignalFacts {
 	};
 }
 
-/** `signalFacts` plus the deadline by the injected clock (SPEC A7), read only when the deadline did not fire it. */
+/** `signalFacts` plus the deadline by the injected clock (rule A7), read only when the deadline did not fire it. */
 export function stopFacts(state: RunState): StopFacts {
 	const facts = signalFacts(state);
 	const { deadline } = state.config;
@@ -68,7 +68,7 @@ export function stopFacts(state: RunState): StopFacts {
 	};
 }
 
-/** SPEC T10: how the tool batch peeks the steering queue (never dequeues). */
+/** rule T10: how the tool batch peeks the steering queue (never dequeues). */
 export function steeringProbe(state: RunState): SteeringProbe | undefined {
 	const { hasSteeringMessages, onSteeringQueued } = state.config;
 	if (!hasSteeringMessages) return undefined;
@@ -88,9 +88,9 @@ export class HookAbandonedError extends Error {
 const abortWakes = new WeakMap<AbortSignal, Promise<never>>();
 
 /**
- * SPEC I4: await a host hook, but never past an abort — hooks get no signal (or may ignore it), and a run must
+ * Rule I4: await a host hook, but never past an abort — hooks get no signal (or may ignore it), and a run must
  * end within bounded time after abort. The hook keeps running; its late result is ignored. Queue callbacks do
- * not go through here: what they dequeue must never be dropped (SPEC I3).
+ * not go through here: what they dequeue must never be dropped (rule I3).
  */
 export function untilAborted<T>(state: RunState, value: T | Promise<T>): T | Promise<T> {
 	if (!(value instanceof Promise)) return value;
@@ -98,7 +98,7 @@ export function untilAborted<T>(state: RunState, value: T | Promise<T>): T | Pro
 	if (signal.aborted) return Promise.reject(new HookAbandonedError());
 	let wake = abortWakes.get(signal);
 	if (!wake) {
-		// One listener per run, shared by every hook the run awaits (SPEC A2's spirit).
+		// One listener per run, shared by every hook the run awaits (rule A2's spirit).
 		wake = new Promise<never>((_, reject) =>
 			signal.addEventListener("abort", () => reject(new HookAbandonedError()), { once: true }),
 		);

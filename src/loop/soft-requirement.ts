@@ -2,7 +2,7 @@ import type { AgentMessage, ToolCall } from "../core/messages.js";
 import type { ToolChoice } from "../core/model.js";
 import type { SoftToolRequirement } from "../protocol/config.js";
 
-/** SPEC X1: forced turns without compliance before the run fails. */
+/** rule X1: forced turns without compliance before the run fails. */
 export const MAX_SOFT_TOOL_ESCALATIONS = 3;
 
 /** What the soft gate remembers across the turns of one run. */
@@ -36,7 +36,7 @@ function isSoft(choice: ToolChoice | SoftToolRequirement | undefined): choice is
 }
 
 /**
- * SPEC X1, before a call: a hard choice is used as is; a soft requirement keeps `tool_choice` on auto (or the
+ * Rule X1, before a call: a hard choice is used as is; a soft requirement keeps `tool_choice` on auto (or the
  * static choice) so the prompt cache is not invalidated, injects its reminder once, and forces the tool only
  * after a non-compliant turn. A requirement is met once: after a compliant turn the same id no longer gates
  * (a host that needs the tool again returns a new id). The gate stands down when a static hard choice conflicts (`none`, or another
@@ -80,7 +80,7 @@ export interface SoftJudgement {
 }
 
 /**
- * SPEC X1, after a reply: a turn complies only if it has at least one tool call and every call satisfies the
+ * Rule X1, after a reply: a turn complies only if it has at least one tool call and every call satisfies the
  * requirement (default: the required tool's name). Pure: the escalation it implies is in the judgement.
  */
 export function judgeSoftTurn(

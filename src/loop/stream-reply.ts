@@ -3,10 +3,12 @@ import { EventStream } from "../core/event-stream.js";
 import type { AssistantMessageEvent } from "../core/events.js";
 import { closeInterruptedMessage } from "../core/interrupt.js";
 import { type AssistantMessage, type ErrorKind, emptyUsage } from "../core/messages.js";
+import { hasImmutableSnapshots } from "../core/snapshot-brand.js";
 import { MAX_REPLY_ATTEMPTS, type ReplyGuard } from "../protocol/reply-guard.js";
 import { appendMessage, emit } from "./emit.js";
 import { withUniqueToolCallIds } from "./pairing.js";
 import type { ProviderCall } from "./provider-call.js";
+import { ReplySnapshots } from "./reply-snapshot.js";
 import type { RunState } from "./run-state.js";
 import { untilAborted } from "./signals.js";
 
@@ -14,11 +16,11 @@ import { untilAborted } from "./signals.js";
 const ABORTED = Symbol("capstan.aborted");
 
 /**
- * Stream one assistant reply and commit it (SPEC L2, L5, A1, A2, E3, L12). Emits `message_start`, one
+ * Stream one assistant reply and commit it (rule L2, L5, A1, A2, E3, L12). Emits `message_start`, one
  * `message_update` per content event, `message_end`, and appends the final message. Never throws for
  * anything the provider does: a throwing stream, a stream with no terminal event or an abort all become a
  * committed message with `stopReason` `error`/`aborted`. With a reply guard (`config.replyGuard`, e.g. the
- * Harmony leak guard of SPEC X4) each reply is judged before anything is committed: committed as is or
+ * Harmony leak guard of rule X4) each reply is judged before anything is committed: committed as is or
  * repaired, or discarded and the model called again.
  */
 export async function streamAssistantReply(state: RunState, call: ProviderCall): Promise<AssistantMessage> {
@@ -37,7 +39,7 @@ export async function streamAssistantReply(state: RunState, call: ProviderCall):
 	}
 }
 
-/** The run's reply guard, resolved once before its first model call (the resolver is a host hook: SPEC I4). */
+/** The run's reply guard, resolved once before its first model call (the resolver is a host hook: rule I4). */
 async function replyGuardOf(state: RunState): Promise<ReplyGuard | undefined> {
 	const resolve = state.config.replyGuard;
 	if (!resolve) return undefined;
@@ -45,7 +47,7 @@ async function replyGuardOf(state: RunState): Promise<ReplyGuard | undefined> {
 	return state.replyGuard.guard;
 }
 
-/** Run the model step (SPEC L13): stream a reply without committing it. */
+/** Run the model step (rule L13): stream a reply without committing it. */
 async function streamReplyStep(state: RunState, call: ProviderCall): Promise<AssistantMessage> {
 	const step = { kind: "model" as const, id: `model:${state.modelCalls}`, name: state.config.model.id };
 	state.modelCalls++;
@@ -72,16 +74,17 @@ function commitReply(state: RunState, message: AssistantMessage): AssistantMessa
 async function consumeReply(state: RunState, call: ProviderCall): Promise<AssistantMessage> {
 	const { signal } = state;
 	const completed = new Set<string>();
-	let partial: AssistantMessage | undefined;
-	if (signal.aborted) return abortedMessage(state, partial, completed);
+	if (signal.aborted) return abortedMessage(state, undefined, completed);
 
 	let stream: AsyncIterable<AssistantMessageEvent>;
 	try {
 		stream = state.streamFn(state.config.model, call.context, call.options);
 	} catch (error) {
-		return interrupted(state, partial, completed, "error", errorText(error), "internal");
+		return interrupted(state, undefined, completed, "error", errorText(error), "internal");
 	}
-	// SPEC A2: one listener per stream. Our own EventStream is failed on abort, which wakes a pending read
+	// Rule L5: every snapshot emitted or committed is the loop's own (copied unless the stream is capstan's).
+	const snapshots = new ReplySnapshots(() => hasImmutableSnapshots(stream));
+	// Rule A2: one listener per stream. Our own EventStream is failed on abort, which wakes a pending read
 	// at once; any other async iterable is raced against a single abort promise.
 	const own =
 		stream instanceof EventStream
@@ -95,16 +98,18 @@ async function consumeReply(state: RunState, call: ProviderCall): Promise<Assist
 
 	const iterator = stream[Symbol.asyncIterator]();
 	let finished = false;
+	// Everything below reads the loop's own snapshot; the provider's objects are never kept.
+	const partial = (): AssistantMessage | undefined => snapshots.current;
 	try {
 		for (;;) {
-			if (signal.aborted) return abortedMessage(state, partial, completed);
+			if (signal.aborted) return abortedMessage(state, partial(), completed);
 			const step = wake ? await Promise.race([iterator.next(), wake]) : await iterator.next();
-			if (step === ABORTED || signal.aborted) return abortedMessage(state, partial, completed);
+			if (step === ABORTED || signal.aborted) return abortedMessage(state, partial(), completed);
 			if (step.done) {
 				finished = true;
 				return interrupted(
 					state,
-					partial,
+					partial(),
 					completed,
 					"error",
 					"The provider stream ended without a terminal event",
@@ -113,21 +118,21 @@ async function consumeReply(state: RunState, call: ProviderCall): Promise<Assist
 			const event = step.value;
 			if (event.type === "done") {
 				finished = true;
-				return event.message;
+				return snapshots.final(event.message);
 			}
 			if (event.type === "error") {
 				finished = true;
-				return event.error;
+				return snapshots.final(event.error);
 			}
-			partial = event.partial;
-			if (state.open.message === undefined) emit(state, { type: "message_start", message: partial });
-			if (event.type === "start") continue;
-			if (event.type === "toolcall_end") completed.add(event.toolCall.id);
-			emit(state, { type: "message_update", message: partial, assistantMessageEvent: event });
+			const own = snapshots.take(event);
+			if (state.open.message === undefined) emit(state, { type: "message_start", message: own.partial });
+			if (own.type === "start") continue;
+			if (own.type === "toolcall_end") completed.add(own.toolCall.id);
+			emit(state, { type: "message_update", message: own.partial, assistantMessageEvent: own });
 		}
 	} catch (error) {
-		if (error === ABORTED || signal.aborted) return abortedMessage(state, partial, completed);
-		return interrupted(state, partial, completed, "error", errorText(error), "internal");
+		if (error === ABORTED || signal.aborted) return abortedMessage(state, partial(), completed);
+		return interrupted(state, partial(), completed, "error", errorText(error), "internal");
 	} finally {
 		signal.removeEventListener("abort", onAbort);
 		// Cancel a provider we stopped reading early; never wait for it (a stalled provider cannot hang us).
@@ -143,7 +148,7 @@ function abortedMessage(
 	return interrupted(state, partial, completed, "aborted", abortReasonText(state.signal.reason), "aborted");
 }
 
-/** SPEC A4/L12: close what streamed so far as an error/aborted message. */
+/** rule A4/L12: close what streamed so far as an error/aborted message. */
 export function interrupted(
 	state: RunState,
 	partial: AssistantMessage | undefined,

@@ -20,11 +20,11 @@ import {
 } from "./soft-requirement.js";
 import { streamAssistantReply } from "./stream-reply.js";
 
-/** What the inner loop does after a turn (SPEC L7). */
+/** What the inner loop does after a turn (rule L7). */
 export type TurnNext = "continue" | "idle" | "end";
 
 /**
- * One turn (SPEC L8): soft-requirement gate (X1) → prepare the provider call (C1) → `beforeModelCall` (X6) →
+ * One turn (rule L8): soft-requirement gate (X1) → prepare the provider call (C1) → `beforeModelCall` (X6) →
  * `turn_start` → inject Pending → stream the reply → decide by stop reason (S) → run tools or write
  * placeholders → `turn_end` → `onTurnEnd`. Preparing before `turn_start` changes no observable order and lets
  * the X6 gate stop the run without leaving a turn open.
@@ -56,7 +56,7 @@ export async function runTurn(state: RunState): Promise<TurnNext> {
 	return next;
 }
 
-/** SPEC X6: `{stop: true}` ends the run before the call; Pending is still committed by the run's end. */
+/** rule X6: `{stop: true}` ends the run before the call; Pending is still committed by the run's end. */
 async function stoppedByGate(state: RunState, call: ProviderCall): Promise<boolean> {
 	const { config } = state;
 	if (!config.beforeModelCall) return false;
@@ -80,7 +80,7 @@ interface SettledTurn {
 	next: TurnNext;
 }
 
-/** Apply the stop-reason decision (SPEC S) and, when a soft requirement is active, its verdict (SPEC X1). */
+/** Apply the stop-reason decision (section S of docs/behaviour.md) and, when a soft requirement is active, its verdict (rule X1). */
 async function settleReply(
 	state: RunState,
 	reply: AssistantMessage,
@@ -147,7 +147,7 @@ async function settleReply(
 }
 
 /**
- * SPEC L6/T13: a transcript that ends in an assistant message whose tool calls have no results (a run that
+ * Rule L6/T13: a transcript that ends in an assistant message whose tool calls have no results (a run that
  * crashed between the reply and the results) first gets that batch run — only the unanswered calls.
  */
 export async function runResumedBatch(state: RunState, dangling: DanglingBatch): Promise<TurnNext> {
@@ -161,9 +161,9 @@ export async function runResumedBatch(state: RunState, dangling: DanglingBatch):
 }
 
 interface BatchOptions {
-	/** Run only these calls (a resumed batch, SPEC L6). */
+	/** Run only these calls (a resumed batch, rule L6). */
 	only?: ReadonlySet<string>;
-	/** Calls that must not run (SPEC X1). */
+	/** Calls that must not run (rule X1). */
 	preSkipped?: ToolBatchInput["preSkipped"];
 }
 
@@ -198,7 +198,7 @@ async function runBatch(
 	});
 	let message = reply;
 	if (batch.revisedArguments.size > 0) {
-		// SPEC T4: history, events and execution agree on the revised arguments. The committed reply is
+		// Rule T4: history, events and execution agree on the revised arguments. The committed reply is
 		// never mutated (subscribers hold it); the transcript gets a structurally shared copy instead.
 		message = {
 			...reply,
@@ -213,7 +213,7 @@ async function runBatch(
 	return { message, toolResults: batch.results };
 }
 
-/** Pair every call of a reply that cannot run (SPEC A3, S2, S4, T13). */
+/** Pair every call of a reply that cannot run (rule A3, S2, S4, T13). */
 export function writePlaceholders(
 	state: RunState,
 	calls: readonly ToolCall[],

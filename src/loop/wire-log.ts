@@ -2,7 +2,7 @@ import { convertOne } from "../context/convert.js";
 import type { AgentMessage, Message } from "../core/messages.js";
 
 /**
- * The run's incremental default conversion (SPEC C2): the wire messages of its transcript, kept so a long run
+ * The run's incremental default conversion (rule C2): the wire messages of its transcript, kept so a long run
  * does not re-convert (or even copy) the whole transcript on every model call (bench W2 must stay flat).
  *
  * This is the one owner of that cache. It converts, it remembers which transcript messages it has seen, and
@@ -41,7 +41,7 @@ export class WireLog {
 		return this.#messages;
 	}
 
-	/** SPEC T4: a reply already in the transcript was replaced; the log may hold the old object. */
+	/** rule T4: a reply already in the transcript was replaced; the log may hold the old object. */
 	replace(previous: AgentMessage, next: AgentMessage): void {
 		const index = this.#messages.lastIndexOf(previous as Message);
 		if (index >= 0) this.#messages[index] = next as Message;

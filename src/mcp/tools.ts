@@ -104,7 +104,7 @@ export function toAgentTool(
 					return errorResult(names, "the server answered without a content list");
 				return mcpResultToCapstan(result as Parameters<typeof mcpResultToCapstan>[0], names);
 			} catch (error) {
-				// An abort is the loop's business: it writes the aborted placeholder (SPEC A3).
+				// An abort is the loop's business: it writes the aborted placeholder (rule A3).
 				if (signal.aborted) throw error;
 				return errorResult(names, error instanceof Error ? error.message : String(error));
 			} finally {

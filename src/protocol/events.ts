@@ -9,7 +9,7 @@ import type { AgentTool, ToolExecutionEvent } from "../tools/types.js";
 import type { RunOutcome } from "./outcome.js";
 import type { RunCoverage, RunSummary } from "./telemetry.js";
 
-/** Events of one run, in the order pinned by SPEC L2–L4. */
+/** Events of one run, in the order pinned by rule L2–L4. */
 export type AgentEvent =
 	| { type: "agent_start" }
 	| { type: "turn_start" }
@@ -18,7 +18,7 @@ export type AgentEvent =
 	| {
 			type: "message_end";
 			message: AgentMessage;
-			/** The message was closed but not added to the transcript (a reply discarded by the Harmony guard, SPEC X4). */
+			/** The message was closed but not added to the transcript (a reply discarded by the Harmony guard, rule X4). */
 			discarded?: true;
 	  }
 	| ToolExecutionEvent
@@ -27,13 +27,13 @@ export type AgentEvent =
 			type: "agent_end";
 			messages: AgentMessage[];
 			outcome: RunOutcome;
-			/** Run totals, present when telemetry is on (SPEC X3). */
+			/** Run totals, present when telemetry is on (rule X3). */
 			summary?: RunSummary;
-			/** Tools offered / invoked / never used, models and providers used; present when telemetry is on (SPEC X3). */
+			/** Tools offered / invoked / never used, models and providers used; present when telemetry is on (rule X3). */
 			coverage?: RunCoverage;
 	  };
 
-/** The agent-level context a run starts from. The caller's `messages` array is never mutated (SPEC L1). */
+/** The agent-level context a run starts from. The caller's `messages` array is never mutated (rule L1). */
 export interface AgentContext {
 	systemPrompt?: string;
 	messages: AgentMessage[];

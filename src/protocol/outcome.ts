@@ -1,6 +1,6 @@
 /**
- * How a run ended (SPEC L12): a host never has to guess from an empty message. `stoppedBy` names the
- * `beforeModelCall` gate reason when that gate ended the run (SPEC X6).
+ * How a run ended (rule L12): a host never has to guess from an empty message. `stoppedBy` names the
+ * `beforeModelCall` gate reason when that gate ended the run (rule X6).
  */
 export type RunOutcome =
 	| { type: "completed"; stoppedBy?: string }

@@ -1,6 +1,6 @@
 /**
  * Reply guards: a check on every finished reply before the loop commits it. This is the hook through which a
- * provider quirk gets discard-and-retry (the Harmony leak guard of SPEC X4 is one, in `capstan/openai`)
+ * provider quirk gets discard-and-retry (the Harmony leak guard of rule X4 is one, in `capstan/openai`)
  * while the loop knows only the generic protocol.
  */
 import type { AssistantMessage } from "../core/messages.js";

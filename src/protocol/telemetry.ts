@@ -1,9 +1,9 @@
 /**
- * SPEC X3 run telemetry: the records a run produces when the host opts in, the summary and coverage that
+ * Rule X3 run telemetry: the records a run produces when the host opts in, the summary and coverage that
  * ride on `agent_end`, and the sink contract through which the same facts reach a tracer (OpenTelemetry lives
  * in `capstan/otel`, so the core never loads `@opentelemetry/api`).
  *
- * Every fact is derived from the run's own events; times come from the run's injected clock (SPEC L13).
+ * Every fact is derived from the run's own events; times come from the run's injected clock (rule L13).
  */
 import type { AgentMessage, AssistantMessage, ErrorKind, StopReason, Usage } from "../core/messages.js";
 import type { Model } from "../core/model.js";
@@ -48,11 +48,11 @@ export interface ToolCallRecord {
 	 * validation error, an abort before it started), whose start and end are emitted together.
 	 */
 	latencyMs: number;
-	/** The model's stated intent when intent tracing is on (SPEC C5). */
+	/** The model's stated intent when intent tracing is on (rule C5). */
 	intent?: string;
 }
 
-/** Totals of one run, on `agent_end.summary` (SPEC X3). */
+/** Totals of one run, on `agent_end.summary` (rule X3). */
 export interface RunSummary {
 	/** From the run's start to `agent_end`. */
 	wallTimeMs: number;
@@ -74,7 +74,7 @@ export interface RunSummary {
 	records: { modelCalls: ModelCallRecord[]; toolCalls: ToolCallRecord[] };
 }
 
-/** What the run used of what it was offered, on `agent_end.coverage` (SPEC X3). */
+/** What the run used of what it was offered, on `agent_end.coverage` (rule X3). */
 export interface RunCoverage {
 	/** Names of the run's tools, in context order. */
 	toolsOffered: string[];
@@ -85,14 +85,14 @@ export interface RunCoverage {
 	toolsInvoked: string[];
 	/** Offered tools the model never called. */
 	toolsNeverUsed: string[];
-	/** Names the model called that the run did not offer (each such call got an error result, SPEC T2). */
+	/** Names the model called that the run did not offer (each such call got an error result, rule T2). */
 	unknownToolsCalled: string[];
 	/** Models that answered, in order of first use. */
 	models: string[];
 	providers: string[];
 }
 
-/** Opt-in run telemetry (SPEC X3). Without it the loop creates no collector and does no per-event work. */
+/** Opt-in run telemetry (rule X3). Without it the loop creates no collector and does no per-event work. */
 export interface TelemetryOptions {
 	/** Called as each model call ends. */
 	onModelCall?: (record: ModelCallRecord) => void;
@@ -149,7 +149,7 @@ export interface RunSink {
 	toolCall(record: ToolCallRecord, content: ToolCallContent | undefined): void;
 	endRun(end: RunEndInfo): void;
 	/**
-	 * Optional: run one model or tool step (SPEC L13) inside the sink's scope — e.g. with the step's span
+	 * Optional: run one model or tool step (rule L13) inside the sink's scope — e.g. with the step's span
 	 * active, so spans the provider's HTTP client or the tool itself creates nest under it. Must return
 	 * `fn()`'s promise (calling `fn` once); it runs inside the host's step runner, so a replayed step that
 	 * never calls `fn` opens no scope.

@@ -1,14 +1,14 @@
 /**
- * A small, hand-kept catalog of current Anthropic, OpenAI and Google models (issue 3): context window, max
+ * A small, hand-kept catalog of current Anthropic, OpenAI and Google models: context window, max
  * output, reasoning support and per-million prices (USD) for input / output / cache read / cache write.
  * Checked against the vendors' model and pricing pages in November 2026. Any model not listed here works
  * from an explicit `Model` object; this catalog is a convenience, not a gate.
  *
  * Compat flags used here (read by the providers, never `if (provider === ...)`):
  * - `thinkingMode: "adaptive" | "budget"` — Anthropic reasoning control: adaptive thinking + effort, or a
- *   manual `budget_tokens` (SPEC X5).
+ *   manual `budget_tokens` (rule X5).
  * - `thinkingAlwaysOn: true` — the model always thinks; `thinkingLevel: "off"` cannot disable it.
- * - `effortLevels: string[]` — effort values the model accepts (clamping target for SPEC X5).
+ * - `effortLevels: string[]` — effort values the model accepts (clamping target for rule X5).
  * - `supportsTemperature: true` — the model still takes `temperature` (current Anthropic models do not).
  * - `rejectsForcedToolChoice: true` — the model errors on a forced tool choice (Claude Sonnet 5.5); a
  *   `required` or named choice is sent as `auto` instead.
@@ -129,7 +129,7 @@ const ANTHROPIC: Entry[] = [
 	},
 ];
 
-/** `reasoning.effort` values per OpenAI model family (SPEC X5 clamping; read by the Responses provider). */
+/** `reasoning.effort` values per OpenAI model family (rule X5 clamping; read by the Responses provider). */
 const OPENAI_EFFORT_NONE_TO_XHIGH: ModelCompat = { effortLevels: ["none", "low", "medium", "high", "xhigh"] };
 const OPENAI_EFFORT_MINIMAL_TO_HIGH: ModelCompat = { effortLevels: ["minimal", "low", "medium", "high"] };
 

@@ -14,7 +14,7 @@ import { streamOpenAIResponses } from "./openai-responses/index.js";
 
 /** A registry of stream functions keyed by wire API. */
 export interface ProviderRegistry {
-	/** Dispatch on `model.api`; an unknown api yields an `error` message (SPEC E3), never a throw. */
+	/** Dispatch on `model.api`; an unknown api yields an `error` message (rule E3), never a throw. */
 	stream: StreamFunction;
 	/** The stream function for `api`, if registered. */
 	get(api: string): StreamFunction | undefined;
@@ -31,7 +31,7 @@ export function createProviderRegistry(entries: Record<string, StreamFunction>):
 		try {
 			return provider(model, context, options);
 		} catch (error) {
-			// A stream function must not throw (SPEC E3); defend against one that does anyway.
+			// A stream function must not throw (rule E3); defend against one that does anyway.
 			return runProviderStream(
 				model,
 				options,

@@ -19,7 +19,7 @@ export interface SessionFile {
 	readonly messageCount: number;
 	/** Append one transcript message as a complete line. Throws after `close()`. */
 	append(message: AgentMessage): void;
-	/** Replace message `index` (a reply whose tool arguments `beforeToolCall` revised, SPEC T4). */
+	/** Replace message `index` (a reply whose tool arguments `beforeToolCall` revised, rule T4). */
 	revise(index: number, message: AgentMessage): void;
 	close(): void;
 }

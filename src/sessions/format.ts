@@ -37,7 +37,7 @@ export interface MessageEntry {
 }
 
 /**
- * A `beforeToolCall` hook revised the arguments of a reply already written (SPEC T4): the message at `index`
+ * A `beforeToolCall` hook revised the arguments of a reply already written (rule T4): the message at `index`
  * (0-based among the file's messages) is replaced by this one, as the Agent replaced it in its transcript.
  */
 export interface RevisionEntry {

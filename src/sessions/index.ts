@@ -1,6 +1,6 @@
 /**
  * `capstan/sessions`: transcripts as append-only JSONL files — a header line, then one entry per line,
- * written the moment each message ends — and the loader that reads them back for resuming (SPEC L6, Q4).
+ * written the moment each message ends — and the loader that reads them back for resuming (rule L6, Q4).
  */
 export {
 	type CreateSessionOptions,

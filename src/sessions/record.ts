@@ -3,7 +3,7 @@ import type { SessionFile } from "./file.js";
 
 /**
  * Mirror an Agent's transcript into a session file: each message is appended the moment its `message_end`
- * fires (a discarded reply is not, SPEC X4), and a reply whose tool arguments `beforeToolCall` revised is
+ * fires (a discarded reply is not, rule X4), and a reply whose tool arguments `beforeToolCall` revised is
  * revised in the file too, so the file always reads back as `agent.state.messages`. Messages the agent
  * already has beyond what the file holds are written first. Returns the unsubscribe function. After
  * `agent.reset()`, start a new file: the old one keeps the old conversation.
@@ -28,7 +28,7 @@ export function recordSession(agent: Agent, file: SessionFile): () => void {
 	});
 }
 
-/** The Agent's own test for "the same reply, revised": the same tool call ids (SPEC T4). */
+/** The Agent's own test for "the same reply, revised": the same tool call ids (rule T4). */
 function sameToolCalls(a: AssistantMessage, b: AssistantMessage): boolean {
 	const ids = (m: AssistantMessage) =>
 		m.content

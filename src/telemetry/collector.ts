@@ -19,7 +19,7 @@ export interface ObservedRun {
 	model: Model;
 	context: AgentContext;
 	streamOptions?: { temperature?: number; maxTokens?: number; sessionId?: string };
-	/** The run's injected clock (SPEC L13). */
+	/** The run's injected clock (rule L13). */
 	now: () => number;
 }
 
@@ -36,7 +36,7 @@ interface OpenTool {
 }
 
 /**
- * Create the collector of one run (SPEC X3). The loop calls this only when `config.telemetry` is set, so a
+ * Create the collector of one run (rule X3). The loop calls this only when `config.telemetry` is set, so a
  * run without telemetry has no collector and pays one `undefined` check per event.
  */
 export function createRunTelemetry(options: TelemetryOptions, run: ObservedRun): RunTelemetry {
@@ -113,7 +113,7 @@ export class RunTelemetry {
 	}
 
 	/**
-	 * The run's step runner with each scoped sink's `runStep` inside the host's runner (SPEC L13): the host
+	 * The run's step runner with each scoped sink's `runStep` inside the host's runner (rule L13): the host
 	 * still sees every step, and a replayed step that never calls `fn` opens no scope. Without such sinks the
 	 * host's runner is returned unchanged.
 	 */

@@ -34,7 +34,7 @@ export interface GenAiOutputMessage extends GenAiMessage {
 	finish_reason: string;
 }
 
-/** The wire messages of a transcript as GenAI input messages; custom roles are dropped (as SPEC C2 does). */
+/** The wire messages of a transcript as GenAI input messages; custom roles are dropped (as rule C2 does). */
 export function toInputMessages(messages: readonly AgentMessage[]): GenAiMessage[] {
 	const out: GenAiMessage[] = [];
 	for (const message of messages) {
@@ -80,7 +80,7 @@ export function toolResultText(content: readonly UserContent[]): string {
 
 /**
  * The GenAI finish reason of a reply: `stop`, `length`, `tool_call`, `content_filter` (refusals and filters,
- * SPEC S5) or `error` (errors and aborts).
+ * Rule S5) or `error` (errors and aborts).
  */
 export function finishReason(stopReason: StopReason, stopDetail?: string): string {
 	if (stopDetail === "refusal" || stopDetail === "content_filter") return "content_filter";

@@ -1,5 +1,5 @@
 /**
- * SPEC X3: OpenTelemetry spans for a run, following the GenAI semantic conventions — one `invoke_agent` span
+ * Rule X3: OpenTelemetry spans for a run, following the GenAI semantic conventions — one `invoke_agent` span
  * per run, a `chat {model}` child per model call and an `execute_tool {name}` child per executed tool.
  *
  * This is the only module that imports `@opentelemetry/api` at runtime, and only the `capstan/otel` entry
@@ -8,7 +8,7 @@
  * resolves to the host's own copy (peer dependency) synchronously, with no dynamic import to bundle or await
  * and no functions for the host to hand over by hand.
  *
- * Span times come from the run's injected clock (SPEC L13), so span durations agree with the records. A
+ * Span times come from the run's injected clock (rule L13), so span durations agree with the records. A
  * model or tool step opens its span when the step starts and runs inside it (`context.with`), so spans the
  * provider's HTTP client or the tool itself creates nest under `chat` / `execute_tool`; the records then
  * complete and end it. A step replayed by a durable runner never runs, so its span is built from the record
@@ -241,7 +241,7 @@ function describeChat(span: Span, record: ModelCallRecord, content: ModelCallCon
 function describeTool(span: Span, record: ToolCallRecord, content: ToolCallContent | undefined): void {
 	span.setAttributes({
 		"capstan.tool.status": record.status,
-		// The host turned intent tracing on to see these (SPEC C5): exported without `recordContent`.
+		// The host turned intent tracing on to see these (rule C5): exported without `recordContent`.
 		...optional("capstan.tool.intent", record.intent),
 	});
 	if (content) {
@@ -252,6 +252,8 @@ function describeTool(span: Span, record: ToolCallRecord, content: ToolCallConte
 	}
 	if (record.status === "error") fail(span, "tool_error");
 	else if (record.status === "aborted") fail(span, "aborted");
+	// Rule T10: cut short by a steer; its own error.type so traces tell a steer from an abort.
+	else if (record.status === "interrupted") fail(span, "interrupted");
 }
 
 /**

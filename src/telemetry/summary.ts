@@ -2,7 +2,7 @@ import { emptyUsage, type Usage } from "../core/messages.js";
 import type { ModelCallRecord, RunCoverage, RunSummary, ToolCallRecord } from "../protocol/telemetry.js";
 import type { ToolCallStatus } from "../tools/types.js";
 
-/** The totals of a run from its records (SPEC X3). Pure: the collector calls it once, at `agent_end`. */
+/** The totals of a run from its records (rule X3). Pure: the collector calls it once, at `agent_end`. */
 export function summarizeRun(
 	records: { modelCalls: ModelCallRecord[]; toolCalls: ToolCallRecord[] },
 	turns: number,
@@ -22,6 +22,7 @@ export function summarizeRun(
 		skipped: 0,
 		blocked: 0,
 		aborted: 0,
+		interrupted: 0,
 	};
 	let toolTimeMs = 0;
 	for (const call of records.toolCalls) {
@@ -43,7 +44,7 @@ export function summarizeRun(
 	};
 }
 
-/** What the run used of what it was offered (SPEC X3). */
+/** What the run used of what it was offered (rule X3). */
 export function coverageOf(
 	toolsOffered: readonly string[],
 	records: { modelCalls: ModelCallRecord[]; toolCalls: ToolCallRecord[] },

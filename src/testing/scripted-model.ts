@@ -1,5 +1,5 @@
 /**
- * A scripted model for tests: a real `StreamFunction` that plays prepared replies as genuine SPEC E2 event
+ * A scripted model for tests: a real `StreamFunction` that plays prepared replies as genuine rule E2 event
  * sequences through the same builder the providers use, so an agent under test sees exactly what it would
  * see from a provider — deltas, partial tool arguments, abort, errors, misbehaving streams.
  */
@@ -9,6 +9,7 @@ import { EventStream } from "../core/event-stream.js";
 import type { AssistantMessageEvent, AssistantMessageEventStream } from "../core/events.js";
 import type { AssistantMessage, ErrorKind, StopDetails, Usage } from "../core/messages.js";
 import type { Context, Model, StreamFunction, StreamOptions } from "../core/model.js";
+import { markImmutableSnapshots } from "../core/snapshot-brand.js";
 
 /** One content block of a scripted reply. */
 export type ScriptedBlock =
@@ -17,7 +18,7 @@ export type ScriptedBlock =
 	| {
 			type: "toolCall";
 			name: string;
-			/** An object (streamed as its JSON) or raw JSON text, which may be invalid on purpose (SPEC E4). */
+			/** An object (streamed as its JSON) or raw JSON text, which may be invalid on purpose (rule E4). */
 			arguments?: Record<string, unknown> | string;
 			/** Default: a deterministic `call_<n>`, counting every tool call of this scripted model from 1. */
 			id?: string;
@@ -30,7 +31,7 @@ export interface ScriptedReply {
 	stopReason?: "stop" | "toolUse" | "length";
 	/**
 	 * Finer stop cause, e.g. `{ type: "pause_turn" }`. A `refusal` or `content_filter` ends the reply as an
-	 * error message (`stopReason: "error"`, the details kept, `explanation` as the error text), SPEC S5.
+	 * error message (`stopReason: "error"`, the details kept, `explanation` as the error text), rule S5.
 	 */
 	stopDetails?: StopDetails;
 	usage?: Partial<Usage>;
@@ -41,16 +42,16 @@ export interface ScriptedReply {
 	delayMs?: number;
 	/** Fail with an `error` event after `afterEvents` content events (default: after all content). */
 	error?: { message: string; kind?: ErrorKind; afterEvents?: number };
-	/** After the content, never finish until aborted (SPEC A2). */
+	/** After the content, never finish until aborted (rule A2). */
 	hang?: boolean;
-	/** Keep streaming, or keep hanging, when the signal fires: a provider that ignores abort (SPEC I4). */
+	/** Keep streaming, or keep hanging, when the signal fires: a provider that ignores abort (rule I4). */
 	ignoreAbort?: boolean;
 	/**
-	 * Misbehave (SPEC L12): `"sync"` — the stream function itself throws; `"async"` — after the content the
+	 * Misbehave (rule L12): `"sync"` — the stream function itself throws; `"async"` — after the content the
 	 * stream fails, so the iterator throws and `result()` rejects, with no terminal event.
 	 */
 	throws?: "sync" | "async";
-	/** After the content, end the stream with no terminal event and no result (SPEC L12). */
+	/** After the content, end the stream with no terminal event and no result (rule L12). */
 	endWithoutTerminal?: boolean;
 }
 
@@ -105,9 +106,9 @@ const DEFAULT_MODEL: Model = {
  * Create a scripted model: a real stream function that plays `script` one reply per call.
  *
  * Text and thinking arrive in several deltas, tool arguments as small JSON pieces, tool call ids are
- * deterministic (`call_1`, `call_2`, … — SPEC L13). An abort ends the reply at once with an `aborted` error
- * message carrying the abort reason (SPEC A1, A5) unless the reply sets `ignoreAbort`. Running out of script
- * yields an error message, never a throw (SPEC E3).
+ * deterministic (`call_1`, `call_2`, … — rule L13). An abort ends the reply at once with an `aborted` error
+ * message carrying the abort reason (rule A1, A5) unless the reply sets `ignoreAbort`. Running out of script
+ * yields an error message, never a throw (rule E3).
  *
  * @example
  * ```ts
@@ -144,6 +145,7 @@ export function scriptedModel(script: Script, options: ScriptedModelOptions = {}
 		const reply = chooseReply(script, call, options.onExhausted ?? "error");
 		if (reply.throws === "sync") throw new Error(reply.error?.message ?? "scripted stream function threw");
 		const events: AssistantMessageEventStream = new EventStream<AssistantMessageEvent, AssistantMessage>();
+		markImmutableSnapshots(events); // only the builder pushes into it (rule L5)
 		const builder = new AssistantMessageBuilder(
 			{ api: callModel.api, provider: callModel.provider, model: callModel.id, timestamp: now() },
 			events,
@@ -195,7 +197,7 @@ export function toolReply(
 	return { ...rest, content: text === undefined ? [call] : [{ type: "text", text }, call] };
 }
 
-/** A reply that fails like a provider error before any content (SPEC E3). */
+/** A reply that fails like a provider error before any content (rule E3). */
 export function errorReply(message: string, kind?: ErrorKind): ScriptedReply {
 	return { error: kind ? { message, kind } : { message } };
 }
@@ -229,7 +231,7 @@ class ScriptedPlayback {
 			this.onAbort();
 			return;
 		}
-		// SPEC A2: one listener per stream, removed when the playback settles.
+		// Rule A2: one listener per stream, removed when the playback settles.
 		this.signal?.addEventListener("abort", this.onAbort, { once: true });
 		this.run()
 			.catch((error: unknown) =>

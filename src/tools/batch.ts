@@ -1,21 +1,22 @@
 /**
- * The tool batch: every tool call of one assistant message, run with SPEC T6 scheduling and all-settled
+ * The tool batch: every tool call of one assistant message, run with rule T6 scheduling and all-settled
  * semantics (T7), interrupted by steering (T10) or abort (A1, A7, I4), and paired with exactly one result each
  * (T13). Each call is a small state machine (`CallPhase`); the first settlement of a call wins and anything the
  * call reports afterwards (a late result, an update) is discarded, so a tool that ignores its abort signal
  * never keeps the batch waiting.
  *
- * Choices where the SPEC is silent:
+ * Choices where the behaviour contract is silent:
  * - Unrunnable calls (pre-skipped, unknown tool, unparseable or invalid arguments) settle first, in call order,
  *   before anything runs; they take no part in scheduling.
  * - A call's concurrency class is resolved from its validated arguments; `beforeToolCall` then runs inside the
  *   call's slot (after the calls it waits for), so a hook sees the effects of earlier exclusive calls, and a
  *   slow approval delays only the calls that depend on it.
  * - `tool_execution_start` is emitted when `execute` is about to run, with the final (possibly revised)
- *   arguments, so events agree with history (SPEC T4). A call that never reaches `execute` gets its start
+ *   arguments, so events agree with history (rule T4). A call that never reaches `execute` gets its start
  *   right before its end.
  * - Statuses: a steering skip of a call that had not started is `skipped`; an interruptible tool abandoned
- *   while executing is `aborted` (it did start). Both carry the `interrupted` placeholder (SPEC T11).
+ *   while executing is `interrupted` (rule T10: it did start, and a steer is not a user abort). Both carry
+ *   the `interrupted` placeholder (rule T11), whose text says which of the two happened.
  */
 import { abortReasonText, errorText } from "../core/abort.js";
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../core/messages.js";
@@ -50,28 +51,28 @@ export interface ToolBatchInput {
 	abortPlaceholder(): { reason: "aborted" | "deadline"; cause: string };
 	/** Absent in `interruptMode: "wait"`: then steering never interrupts the batch. */
 	steering?: SteeringProbe;
-	/** SPEC X1: calls not to run, by call id. */
+	/** rule X1: calls not to run, by call id. */
 	preSkipped?: ReadonlyMap<string, { reason: PlaceholderReason; requiredTool?: string }>;
-	/** SPEC T4: runs in the call's slot, right before `execute`. */
+	/** rule T4: runs in the call's slot, right before `execute`. */
 	beforeToolCall?: BeforeToolCallHook;
-	/** SPEC T5: runs after `execute` (also for thrown errors); its patch is coerced again. */
+	/** rule T5: runs after `execute` (also for thrown errors); its patch is coerced again. */
 	afterToolCall?: AfterToolCallHook;
-	/** Every `execute` runs inside `runStep({kind: "tool", id: call.id, name: call.name}, …)` (SPEC L13). */
+	/** Every `execute` runs inside `runStep({kind: "tool", id: call.id, name: call.name}, …)` (rule L13). */
 	runStep: StepRunner;
 	/** Receives `tool_execution_start` / `_update` / `_end`. */
 	emit(event: ToolExecutionEvent): void;
-	/** The injectable clock (SPEC L13): result timestamps and durations. */
+	/** The injectable clock (rule L13): result timestamps and durations. */
 	now(): number;
-	/** SPEC C5: strip `i` from arguments and report it on `tool_execution_start.intent`. */
+	/** rule C5: strip `i` from arguments and report it on `tool_execution_start.intent`. */
 	intentTracing: boolean;
 }
 
-/** The settled batch. Every array is in the order of the calls in the assistant message (SPEC T7, T13). */
+/** The settled batch. Every array is in the order of the calls in the assistant message (rule T7, T13). */
 export interface ToolBatchResult {
 	/** Exactly one result per call. */
 	results: ToolResultMessage[];
 	statuses: ToolCallStatus[];
-	/** SPEC T4: arguments revised by `beforeToolCall`, by call id; the loop writes them into the message. */
+	/** rule T4: arguments revised by `beforeToolCall`, by call id; the loop writes them into the message. */
 	revisedArguments: ReadonlyMap<string, Record<string, unknown>>;
 	/** True when steering skipped or interrupted at least one call. */
 	interrupted: boolean;
@@ -109,7 +110,7 @@ interface BatchRun {
 }
 
 /**
- * Run the tool calls of one assistant message (SPEC T2–T13, A1, A7, I4). Never rejects: every failure is a
+ * Run the tool calls of one assistant message (rule T2–T13, A1, A7, I4). Never rejects: every failure is a
  * result. Resolves as soon as every call is settled — immediately after the run signal fires, whatever the
  * tools do with their own signals.
  */
@@ -153,7 +154,7 @@ function createRun(input: ToolBatchInput, preparedCalls: readonly PreparedCall[]
 	return { input, states, revised: new Map(), interrupted: false };
 }
 
-/** Pre-skipped calls (SPEC X1) and rejected calls (SPEC T2, T3) settle at once, in call order. */
+/** Pre-skipped calls (rule X1) and rejected calls (rule T2, T3) settle at once, in call order. */
 function settleUnrunnable(run: BatchRun): void {
 	for (const state of run.states) {
 		const plan = state.prepared.plan;
@@ -162,7 +163,7 @@ function settleUnrunnable(run: BatchRun): void {
 	}
 }
 
-/** SPEC T6: start each runnable call once the calls it waits for have settled. */
+/** rule T6: start each runnable call once the calls it waits for have settled. */
 function scheduleRunnable(run: BatchRun): void {
 	const classes = run.states.map((state): ScheduleClass => {
 		const plan = state.prepared.plan;
@@ -208,7 +209,7 @@ function portOf(run: BatchRun, state: CallState): CallPort {
 		revise(args, eventArgs) {
 			run.revised.set(call.id, args);
 			// History records the revision even if steering or abort settles the call before it executes; its
-			// events must show the same arguments (SPEC T4).
+			// events must show the same arguments (rule T4).
 			state.eventArgs = eventArgs;
 		},
 		beginExecute(eventArgs, interruptible) {
@@ -231,7 +232,7 @@ function portOf(run: BatchRun, state: CallState): CallPort {
 		},
 		settle(result, status) {
 			settleResult(run, state, result, status);
-			// SPEC T10: peek after each tool finishes.
+			// Rule T10: peek after each tool finishes.
 			run.watch?.check();
 			run.watch?.refresh();
 		},
@@ -243,7 +244,7 @@ function sinceOf(phase: CallPhase, run: BatchRun): number {
 }
 
 /**
- * SPEC A1, A7, I4: the run signal fired; every unsettled call settles now, started or not. A call whose tool
+ * Rule A1, A7, I4: the run signal fired; every unsettled call settles now, started or not. A call whose tool
  * already returned (only `afterToolCall` is pending) keeps its real result — the side effect happened, and a
  * placeholder saying it did not would invite a blind retry; every other call gets the placeholder.
  */
@@ -258,13 +259,13 @@ function abortRemaining(run: BatchRun): void {
 	}
 }
 
-/** The tool's own result, marked like a failed `afterToolCall` (SPEC T5): the hook never finished. */
+/** The tool's own result, marked like a failed `afterToolCall` (rule T5): the hook never finished. */
 function cutShort(result: CoercedToolResult, cause: string): CoercedToolResult {
 	const note = `The tool ran, but the afterToolCall hook did not finish: ${cause}`;
 	return { ...result, content: [...result.content, { type: "text", text: note }], isError: true };
 }
 
-/** The loop's placeholder choice; should it throw, the batch must still settle (SPEC I4). */
+/** The loop's placeholder choice; should it throw, the batch must still settle (rule I4). */
 function abortPlaceholderOf(input: ToolBatchInput): { reason: "aborted" | "deadline"; cause: string } {
 	try {
 		return input.abortPlaceholder();
@@ -283,7 +284,7 @@ function startWatch(run: BatchRun): void {
 }
 
 /**
- * SPEC T10: a steering message is queued. Not-started calls are skipped; executing interruptible calls are
+ * Rule T10: a steering message is queued. Not-started calls are skipped; executing interruptible calls are
  * aborted and abandoned; executing non-interruptible calls (and calls already in `afterToolCall`) finish and
  * keep their real result. Every unsettled call's `steeringRequested` fires.
  */
@@ -295,7 +296,7 @@ function interruptForSteering(run: BatchRun): void {
 		const notStarted = phase.kind === "waiting" || phase.kind === "approving";
 		const abandon = notStarted || (phase.kind === "executing" && phase.interruptible);
 		if (abandon) {
-			settlePlaceholder(run, state, "interrupted", notStarted ? "skipped" : "aborted");
+			settlePlaceholder(run, state, "interrupted", notStarted ? "skipped" : "interrupted");
 			run.interrupted = true;
 		}
 		state.steering.abort(reason);
@@ -339,7 +340,7 @@ function settleResult(
 	settle(run, state, message, status);
 }
 
-/** The one place a call settles: the first settlement wins; start/end events stay paired (SPEC L4). */
+/** The one place a call settles: the first settlement wins; start/end events stay paired (rule L4). */
 function settle(run: BatchRun, state: CallState, message: ToolResultMessage, status: ToolCallStatus): void {
 	const phase = state.phase;
 	if (phase.kind === "settled") return;
@@ -374,7 +375,7 @@ function emitStart(run: BatchRun, state: CallState): void {
 }
 
 /**
- * The loop's emitter reports subscriber errors itself (SPEC Q5); a throw reaching this far must still not
+ * The loop's emitter reports subscriber errors itself (rule Q5); a throw reaching this far must still not
  * break the one-result-per-call bookkeeping, so it is contained here.
  */
 function emit(run: BatchRun, event: ToolExecutionEvent): void {

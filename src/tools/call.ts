@@ -1,6 +1,6 @@
 /**
- * One tool call of a batch: the synchronous preparation every call goes through (SPEC T2, T3, C5, X1), and
- * the asynchronous body of a call that runs (SPEC T4, T5, T8, T9). The batch owns state, events and
+ * One tool call of a batch: the synchronous preparation every call goes through (rule T2, T3, C5, X1), and
+ * the asynchronous body of a call that runs (rule T4, T5, T8, T9). The batch owns state, events and
  * timing; a running call reports its progress through a `CallPort`, and once the batch has settled the call
  * (abort, steering) every later report is discarded.
  */
@@ -31,7 +31,7 @@ export type CallPlan =
 /** A call after preparation. */
 export interface PreparedCall {
 	call: ToolCall;
-	/** The model's stated intent (SPEC C5), when intent tracing applies to this call. */
+	/** The model's stated intent (rule C5), when intent tracing applies to this call. */
 	intent?: string;
 	/** Arguments as events show them: the model's arguments without the intent field. */
 	eventArgs: Record<string, unknown>;
@@ -42,12 +42,12 @@ export interface PreparedCall {
 export interface CallPort {
 	/** The call's own abort signal (follows the run signal; fired by a steering interrupt). */
 	readonly signal: AbortSignal;
-	/** Fires when steering is queued while the call runs (SPEC T10, cooperative). */
+	/** Fires when steering is queued while the call runs (rule T10, cooperative). */
 	readonly steeringRequested: AbortSignal;
 	/** True once the batch settled the call; everything the call reports afterwards is discarded. */
 	isSettled(): boolean;
 	/**
-	 * `beforeToolCall` revised the arguments (SPEC T4): `args` is what history should record, `eventArgs` what
+	 * `beforeToolCall` revised the arguments (rule T4): `args` is what history should record, `eventArgs` what
 	 * events show from now on — also when the call is skipped or aborted before it executes.
 	 */
 	revise(args: Record<string, unknown>, eventArgs: Record<string, unknown>): void;
@@ -71,7 +71,7 @@ export interface CallEnvironment {
 }
 
 /**
- * Decide a call's plan (SPEC T2, T3, E4, C5, X1): pre-skipped calls never run; an unknown name, arguments
+ * Decide a call's plan (rule T2, T3, E4, C5, X1): pre-skipped calls never run; an unknown name, arguments
  * that did not parse (`argumentsError`) or invalid arguments are rejected with a text the model can act on;
  * otherwise the call runs with validated arguments.
  * The intent field is split off first, so `i` never reaches validation or the tool. Synchronous unless the
@@ -111,8 +111,8 @@ function planned(
 }
 
 /**
- * The body of a call that runs: `beforeToolCall` (SPEC T4), `execute` through the step runner (SPEC L13,
- * T8), result coercion (SPEC T9), `afterToolCall` (SPEC T5). Never throws; every outcome goes to `port`.
+ * The body of a call that runs: `beforeToolCall` (rule T4), `execute` through the step runner (rule L13,
+ * T8), result coercion (rule T9), `afterToolCall` (rule T5). Never throws; every outcome goes to `port`.
  */
 export async function runCall(
 	prepared: PreparedCall,
@@ -150,7 +150,7 @@ interface ApprovedCall {
 	toolCall: ToolCall;
 }
 
-/** SPEC T4: run `beforeToolCall`; settles the call itself when it blocks, throws or revises badly. */
+/** rule T4: run `beforeToolCall`; settles the call itself when it blocks, throws or revises badly. */
 async function approveCall(
 	prepared: PreparedCall,
 	plan: Extract<CallPlan, { kind: "run" }>,
@@ -188,7 +188,7 @@ async function approveCall(
 	return reviseCall(prepared, plan, decision.args, port);
 }
 
-/** Re-validate arguments revised by `beforeToolCall` and record them for history (SPEC T4). */
+/** Re-validate arguments revised by `beforeToolCall` and record them for history (rule T4). */
 async function reviseCall(
 	prepared: PreparedCall,
 	plan: Extract<CallPlan, { kind: "run" }>,
@@ -214,7 +214,7 @@ async function reviseCall(
 	return { args: validation.value, eventArgs, toolCall: { ...prepared.call, arguments: recorded } };
 }
 
-/** SPEC T5: apply the `afterToolCall` patch and coerce again (SPEC T9). */
+/** rule T5: apply the `afterToolCall` patch and coerce again (rule T9). */
 async function applyAfterToolCall(
 	result: CoercedToolResult,
 	call: { toolCall: ToolCall; tool: AgentTool; args: Record<string, unknown> },

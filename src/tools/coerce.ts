@@ -1,9 +1,11 @@
 /**
- * SPEC T9: turn whatever a tool returned into a well-formed result before it reaches the transcript or an
+ * Rule T9: turn whatever a tool returned into a well-formed result before it reaches the transcript or an
  * event. Tools are host code and may be written in plain JavaScript, so nothing about the shape is trusted.
- * Applied to results, `onUpdate` partials and results patched by `afterToolCall`.
+ * Applied to results, `onUpdate` partials and results patched by `afterToolCall`: the single entry where tool
+ * output enters the transcript, so it is also where that output becomes plain JSON (rule M6, I5).
  */
 import type { ImageContent, TextContent, UserContent } from "../core/messages.js";
+import { toPlainJson } from "../core/plain-json.js";
 
 /** A result after coercion: always a content array and an explicit error flag. */
 export interface CoercedToolResult {
@@ -16,15 +18,18 @@ export interface CoercedToolResult {
 export const EMPTY_ERROR_TEXT = "The tool failed with no output.";
 
 /**
- * Coerce a raw tool result (SPEC T9). A value without a `content` array becomes an error result saying the
+ * Coerce a raw tool result (rule T9). A value without a `content` array becomes an error result saying the
  * tool returned an invalid result; blocks other than text and image are dropped and counted in an appended
  * note, which makes the result an error; an error result with no substantive content gets a short text.
  * `declaredError` forces the error flag (e.g. for a thrown error); the result's own `isError` is honoured
- * too. Never mutates `raw`; the returned content array is new.
+ * too. `details` becomes a plain JSON copy (`toPlainJson`: BigInt → string, cycles → `"[Circular]"`, functions
+ * dropped, Dates → ISO strings, class instances → their data) and blocks keep only their own fields, so the
+ * transcript always survives `JSON.stringify` and nothing the tool does to its objects later leaks in.
+ * Never mutates `raw`; never throws; linear in the size of the result.
  */
 export function coerceToolResult(raw: unknown, declaredError?: boolean): CoercedToolResult {
 	const record = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : undefined;
-	const details = record && "details" in record ? { details: record.details } : {};
+	const details = record && "details" in record ? plainDetails(record.details) : {};
 	if (!record || !Array.isArray(record.content)) {
 		return {
 			content: [{ type: "text", text: invalidResultText(raw) }],
@@ -35,7 +40,8 @@ export function coerceToolResult(raw: unknown, declaredError?: boolean): Coerced
 	const content: UserContent[] = [];
 	let dropped = 0;
 	for (const block of record.content as unknown[]) {
-		if (isTextBlock(block) || isImageBlock(block)) content.push(block);
+		if (isTextBlock(block)) content.push({ type: "text", text: block.text });
+		else if (isImageBlock(block)) content.push({ type: "image", data: block.data, mimeType: block.mimeType });
 		else dropped++;
 	}
 	if (dropped > 0) content.push({ type: "text", text: droppedNote(dropped) });
@@ -43,6 +49,12 @@ export function coerceToolResult(raw: unknown, declaredError?: boolean): Coerced
 	if (isError && !hasSubstance(content))
 		return { content: [{ type: "text", text: EMPTY_ERROR_TEXT }], ...details, isError };
 	return { content, ...details, isError };
+}
+
+/** `details` as plain JSON; a value JSON would drop entirely (a function, `undefined`) leaves no `details`. */
+function plainDetails(details: unknown): { details?: unknown } {
+	const plain = toPlainJson(details);
+	return plain === undefined ? {} : { details: plain };
 }
 
 function invalidResultText(raw: unknown): string {

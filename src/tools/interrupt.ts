@@ -1,6 +1,6 @@
 /**
- * SPEC T10: noticing a queued steering message while a batch runs. The watch only PEEKS (SPEC A6): dequeuing
- * is the loop's job at the next boundary (SPEC T12), so an abort in between never loses the message (I3).
+ * Rule T10: noticing a queued steering message while a batch runs. The watch only PEEKS (rule A6): dequeuing
+ * is the loop's job at the next boundary (rule T12), so an abort in between never loses the message (I3).
  */
 
 /** Read-only view of the steering queue, as the batch needs it. */
@@ -11,7 +11,7 @@ export interface SteeringProbe {
 	subscribe?(listener: () => void): () => void;
 }
 
-/** SPEC T10: poll interval while tools run, when the probe offers no `subscribe`. */
+/** rule T10: poll interval while tools run, when the probe offers no `subscribe`. */
 export const STEERING_INTERRUPT_POLL_MS = 250;
 
 /** A running watch over the steering queue for one batch. */

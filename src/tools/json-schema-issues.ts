@@ -1,5 +1,5 @@
 /**
- * `@cfworker/json-schema` errors → `SchemaIssue`s for the model-readable formatter (SPEC T3). The validator
+ * `@cfworker/json-schema` errors → `SchemaIssue`s for the model-readable formatter (rule T3). The validator
  * reports a flat list in which wrappers ("Property "a" does not match schema.") precede the leaf failures
  * they wrap; only the leaves say what is wrong, so wrappers are dropped. Leaf texts are mapped onto the
  * wording capstan's messages had with ajv ("must be >= 1", "must NOT have fewer than 3 characters"): the

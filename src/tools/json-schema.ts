@@ -53,7 +53,7 @@ export function compileJsonSchemaValidator(schema: JsonSchema, schemaUri: unknow
 		fillDefaults(copy, value.value, resolveRef);
 		let result: ValidationResult;
 		try {
-			// shortCircuit off: every bad path is reported, not just the first (SPEC T3).
+			// shortCircuit off: every bad path is reported, not just the first (rule T3).
 			result = validate(value.value, copy, draft, lookup, false);
 		} catch (error) {
 			// e.g. a `$ref` to a schema that is not there: only found once an argument reaches it.

@@ -1,5 +1,5 @@
 /**
- * Preparing a batch's calls (SPEC T2, T3, X1): every call's plan, decided before anything runs. Synchronous
+ * Preparing a batch's calls (rule T2, T3, X1): every call's plan, decided before anything runs. Synchronous
  * unless a tool's validator is asynchronous (a Standard Schema validator may be); then the batch waits for
  * the validations, or for an abort, whichever comes first.
  */
@@ -11,7 +11,7 @@ import { type PreparedCall, prepareCall } from "./call.js";
 
 /**
  * Prepare every call, in message order. When a validator is asynchronous, wait for all of them — but an
- * abort (SPEC A1) settles the batch at once: a call still being validated then is `abandoned`, and the
+ * abort (rule A1) settles the batch at once: a call still being validated then is `abandoned`, and the
  * abort gives it its placeholder.
  */
 export function prepareAll(input: ToolBatchInput): PreparedCall[] | Promise<PreparedCall[]> {

@@ -1,10 +1,10 @@
 /**
- * SPEC T6: which calls of a batch may overlap. A pure decision, tested by table; the batch applies it.
+ * Rule T6: which calls of a batch may overlap. A pure decision, tested by table; the batch applies it.
  */
 import type { AgentTool, ToolConcurrency } from "./types.js";
 
 /**
- * The scheduling class of one call: `shared` and `exclusive` per SPEC T6, or `none` for a call that will not
+ * The scheduling class of one call: `shared` and `exclusive` per rule T6, or `none` for a call that will not
  * run at all (unknown tool, invalid arguments, pre-skipped): it neither waits nor is waited for.
  */
 export type ScheduleClass = ToolConcurrency | "none";
@@ -35,7 +35,7 @@ export function scheduleToolBatch(classes: readonly ScheduleClass[]): number[][]
 }
 
 /**
- * Resolve a tool's concurrency class for validated arguments (SPEC T6): the declared string, or the resolver's
+ * Resolve a tool's concurrency class for validated arguments (rule T6): the declared string, or the resolver's
  * answer; default `shared`. A resolver that throws, or answers something else, means `exclusive` — when in
  * doubt, do not overlap side effects.
  */
@@ -51,7 +51,7 @@ export function resolveConcurrency(tool: AgentTool, args: Record<string, unknown
 }
 
 /**
- * Whether a queued steering message may abort this call while it runs (SPEC T10). A resolver that throws means
+ * Whether a queued steering message may abort this call while it runs (rule T10). A resolver that throws means
  * not interruptible: a half-done side effect is worse than a late one.
  */
 export function resolveInterruptible(tool: AgentTool, args: Record<string, unknown>): boolean {

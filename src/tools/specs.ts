@@ -1,5 +1,5 @@
 /**
- * SPEC C5: the wire tool list, and the intent field `i` that intent tracing adds to every tool's parameters.
+ * Rule C5: the wire tool list, and the intent field `i` that intent tracing adds to every tool's parameters.
  * Spec objects are memoized per tool so an unchanged tool list yields the very same objects on every model
  * call: provider prompt caches key on the serialized tool list, and rebuilding it must not reorder anything.
  */
@@ -7,7 +7,7 @@ import type { JsonSchema, ToolSpec } from "../core/model.js";
 import type { AgentTool } from "./types.js";
 import { compileToolParameters } from "./validate.js";
 
-/** The argument key intent tracing reserves (SPEC C5). Short, because the model writes it on every call. */
+/** The argument key intent tracing reserves (rule C5). Short, because the model writes it on every call. */
 export const INTENT_FIELD = "i";
 
 /** The schema of the intent field. */
@@ -82,7 +82,7 @@ function withIntentField(schema: JsonSchema): JsonSchema {
 }
 
 /**
- * Separate the intent from a call's arguments (SPEC C5). Returns a new `args` object without `i`; the input
+ * Separate the intent from a call's arguments (rule C5). Returns a new `args` object without `i`; the input
  * is never mutated (it is the model's recorded call). A non-string `i` is dropped without becoming an intent.
  */
 export function splitIntent(args: Record<string, unknown>): {

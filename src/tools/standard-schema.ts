@@ -5,7 +5,7 @@
  * (flattened out of the spec's namespace, optional members capstan does not read left out).
  *
  * Validation runs through `~standard.validate` (sync or async) and its issues become the same path + message
- * lines as zod's (SPEC T3). Standard Schema carries no JSON Schema for the wire, so the model's schema comes
+ * lines as zod's (rule T3). Standard Schema carries no JSON Schema for the wire, so the model's schema comes
  * from `~standard.jsonSchema.input({ target: "draft-07" })` when the library offers it (ArkType, Zod), or
  * from an explicit `jsonSchema` given to `tool()` (Valibot: `toJsonSchema` of `@valibot/to-json-schema`).
  */
@@ -73,7 +73,7 @@ export function standardWireSchema(schema: StandardSchemaV1): JsonSchema {
 	);
 }
 
-/** Outcome of a Standard Schema validation: the validated output, or model-readable lines (SPEC T3). */
+/** Outcome of a Standard Schema validation: the validated output, or model-readable lines (rule T3). */
 export type StandardOutcome = { ok: true; value: unknown } | { ok: false; errors: string[] };
 
 /**

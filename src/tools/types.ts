@@ -2,14 +2,14 @@ import type { AgentMessage, AssistantMessage, ToolCall, UserContent } from "../c
 import type { JsonSchema } from "../core/model.js";
 import type { StandardSchemaV1 } from "./standard-schema.js";
 
-/** What a tool returns (SPEC T1). `details` is for the host/UI and never reaches the model. */
+/** What a tool returns (rule T1). `details` is for the host/UI and never reaches the model. */
 export interface ToolResult<TDetails = unknown> {
 	content: UserContent[];
 	details?: TDetails;
 	isError?: boolean;
 }
 
-/** How a call may overlap with its siblings (SPEC T6). */
+/** How a call may overlap with its siblings (rule T6). */
 export type ToolConcurrency = "shared" | "exclusive";
 
 /**
@@ -48,7 +48,7 @@ export interface ToolExecutionContext {
 	/** The call being executed (arguments as the model sent them, after `beforeToolCall` revisions). */
 	toolCall: ToolCall;
 	/**
-	 * Fires when a steering message is queued while this tool runs (SPEC T10). Cooperative: a tool may
+	 * Fires when a steering message is queued while this tool runs (rule T10). Cooperative: a tool may
 	 * wrap up early; nothing forces it. Interruptible tools additionally get their abort signal fired.
 	 */
 	steeringRequested: AbortSignal;
@@ -56,7 +56,7 @@ export interface ToolExecutionContext {
 	messages: readonly AgentMessage[];
 }
 
-/** A tool the agent may call (SPEC T1). */
+/** A tool the agent may call (rule T1). */
 // biome-ignore lint/suspicious/noExplicitAny: default argument type; hosts narrow it with their schema type.
 export interface AgentTool<TArgs = any, TDetails = unknown> {
 	name: string;
@@ -70,18 +70,21 @@ export interface AgentTool<TArgs = any, TDetails = unknown> {
 		onUpdate: (partial: ToolResult<TDetails>) => void,
 		ctx: ToolExecutionContext,
 	): Promise<ToolResult<TDetails>>;
-	/** Default `shared`. A resolver that throws means `exclusive` (SPEC T6). */
+	/** Default `shared`. A resolver that throws means `exclusive` (rule T6). */
 	concurrency?: ToolConcurrency | ((args: TArgs) => ToolConcurrency);
-	/** Whether a queued steering message may abort this tool while it runs (SPEC T10). Default false. */
+	/** Whether a queued steering message may abort this tool while it runs (rule T10). Default false. */
 	interruptible?: boolean | ((args: TArgs) => boolean);
-	/** Set false to opt this tool out of intent tracing (SPEC C5). */
+	/** Set false to opt this tool out of intent tracing (rule C5). */
 	intent?: boolean;
 }
 
-/** How a tool call ended, for events and telemetry (SPEC X3). */
-export type ToolCallStatus = "ok" | "error" | "skipped" | "blocked" | "aborted";
+/**
+ * How a tool call ended, for events and telemetry (rule X3). `interrupted`: the tool was running and a steer
+ * cut it short (rule T10), as opposed to `aborted` by the user, a deadline or the run's signal (rule A1).
+ */
+export type ToolCallStatus = "ok" | "error" | "skipped" | "blocked" | "aborted" | "interrupted";
 
-/** Why a synthetic placeholder result was written instead of running the tool (SPEC A3, T11, S2, X1). */
+/** Why a synthetic placeholder result was written instead of running the tool (rule A3, T11, S2, X1). */
 export type PlaceholderReason =
 	| "aborted"
 	| "deadline"
@@ -99,7 +102,7 @@ export interface PlaceholderDetails {
 	started?: boolean;
 }
 
-/** Input of `beforeToolCall` (SPEC T4). */
+/** Input of `beforeToolCall` (rule T4). */
 export interface BeforeToolCallContext {
 	toolCall: ToolCall;
 	tool: AgentTool;
@@ -115,7 +118,7 @@ export type BeforeToolCallResult =
 	| { args: Record<string, unknown> }
 	| undefined;
 
-/** Input of `afterToolCall` (SPEC T5). */
+/** Input of `afterToolCall` (rule T5). */
 export interface AfterToolCallContext {
 	toolCall: ToolCall;
 	tool: AgentTool;
@@ -125,20 +128,20 @@ export interface AfterToolCallContext {
 	assistantMessage: AssistantMessage;
 }
 
-/** A patch `afterToolCall` may apply; the patched result is coerced again (SPEC T9). */
+/** A patch `afterToolCall` may apply; the patched result is coerced again (rule T9). */
 export interface AfterToolCallPatch {
 	content?: UserContent[];
 	details?: unknown;
 	isError?: boolean;
 }
 
-/** SPEC T4: the host's approval hook, run in the call's slot right before `execute`. */
+/** rule T4: the host's approval hook, run in the call's slot right before `execute`. */
 export type BeforeToolCallHook = (
 	ctx: BeforeToolCallContext,
 	signal: AbortSignal,
 ) => BeforeToolCallResult | undefined | Promise<BeforeToolCallResult | undefined>;
 
-/** SPEC T5: the host's hook after `execute` (also for thrown errors); its patch is coerced again. */
+/** rule T5: the host's hook after `execute` (also for thrown errors); its patch is coerced again. */
 export type AfterToolCallHook = (
 	ctx: AfterToolCallContext,
 	signal: AbortSignal,
@@ -154,7 +157,7 @@ export type ToolExecutionEvent =
 			toolCallId: string;
 			toolName: string;
 			args: Record<string, unknown>;
-			/** The model's stated intent for this call when intent tracing is on (SPEC C5). */
+			/** The model's stated intent for this call when intent tracing is on (rule C5). */
 			intent?: string;
 	  }
 	| {

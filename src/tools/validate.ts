@@ -1,5 +1,5 @@
 /**
- * SPEC T3: tool argument validation. Three schema worlds are accepted (SPEC T1):
+ * Rule T3: tool argument validation. Three schema worlds are accepted (rule T1):
  *
  * - **JSON Schema** (what TypeBox builds, or hand-written): validated by an interpreting validator
  *   (json-schema.ts), so it works where code generation from strings is disallowed. Unversioned schemas are
@@ -46,7 +46,7 @@ export type ValidationResult = { ok: true; value: Record<string, unknown> } | { 
 export interface CompiledToolParameters<TResult = ValidationResult | Promise<ValidationResult>> {
 	/** The JSON Schema sent to providers (`$schema` removed). */
 	jsonSchema: JsonSchema;
-	/** Validate arguments; errors name each bad path and what was expected (SPEC T3). */
+	/** Validate arguments; errors name each bad path and what was expected (rule T3). */
 	validate(args: unknown): TResult;
 }
 

@@ -1,5 +1,5 @@
 /**
- * SPEC T3: validation errors as lines a model can act on — each names a path (`root`, `/items/0/count`) and
+ * Rule T3: validation errors as lines a model can act on — each names a path (`root`, `/items/0/count`) and
  * what was expected there, and what was received when that helps (`must be integer (received string "5")`).
  */
 

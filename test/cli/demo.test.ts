@@ -72,7 +72,7 @@ describe("capstan with no key and no base URL", () => {
 			"end:read_file",
 		]);
 		const watch = tools.find((e) => e.type === "tool_execution_end" && e.toolName === "watch_build");
-		expect(watch).toMatchObject({ status: "aborted", result: { details: { reason: "interrupted" } } });
+		expect(watch).toMatchObject({ status: "interrupted", result: { details: { reason: "interrupted" } } });
 		const users = end.messages.filter((m) => (m as { role?: string }).role === "user");
 		expect(users.map((m) => (m as { content: string }).content)).toEqual([
 			"Look around this project, note what you find in notes.md, then watch the build.",

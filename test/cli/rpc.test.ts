@@ -56,7 +56,7 @@ describe("capstan --rpc on the scripted demo model", () => {
 		rpc.send({ id: 5, type: "steer", message: "Stop watching." });
 		expect(await rpc.response(5)).toMatchObject({ ok: true });
 		expect(await rpc.event("tool_execution_end", (e) => e.toolName === "watch_build")).toMatchObject({
-			status: "aborted",
+			status: "interrupted",
 		});
 		const end = await rpc.event("agent_end");
 		expect(end.outcome).toEqual({ type: "completed" });

@@ -125,7 +125,7 @@ describe("crash: SIGKILL while a tool runs, then --resume", () => {
 		await rpc.event("tool_execution_start", (e) => e.toolCallId === "call_5");
 		rpc.send({ id: 1, type: "steer", message: "Enough." });
 		expect(await rpc.event("tool_execution_end", (e) => e.toolCallId === "call_5")).toMatchObject({
-			status: "aborted",
+			status: "interrupted",
 		});
 		await rpc.event("agent_end");
 		expect(await rpc.end()).toBe(0);

@@ -28,4 +28,13 @@ describe("the repository is self-contained", () => {
 		});
 		expect(naming).toEqual([]);
 	});
+
+	it("the shipped sources cite only documents the package has (docs/behaviour.md rules, not SPEC/STYLE/issues)", () => {
+		const citing = repoFiles()
+			.filter((file) => file.startsWith("src/"))
+			.filter((file) =>
+				/\bSPEC\b|\bSTYLE \d|\bissue \d/.test(readFileSync(resolve(REPO_ROOT, file), "utf8")),
+			);
+		expect(citing).toEqual([]);
+	});
 });

@@ -22,6 +22,7 @@ import {
 	type ToolBehaviour,
 	type ToolPlan,
 } from "./loop-scenarios.js";
+import { mutateInPlace } from "./mutating-stream.js";
 import { user } from "./run.js";
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -282,13 +283,15 @@ export function scriptedFor(scenario: Scenario) {
 		},
 		{ now: Date.now },
 	);
-	const streamFn: StreamFunction = scenario.plainIterable
+	const plainOrOwn: StreamFunction = scenario.plainIterable
 		? (model, context, options) => {
 				const stream = scripted.stream(model, context, options);
 				const plain = { [Symbol.asyncIterator]: () => stream[Symbol.asyncIterator]() };
 				return plain as unknown as ReturnType<StreamFunction>;
 			}
 		: scripted.stream;
+	// SPEC L5: the same replies through a provider that keeps one message and mutates it in place.
+	const streamFn = scenario.mutatingStream ? mutateInPlace(plainOrOwn) : plainOrOwn;
 	return {
 		scripted,
 		streamFn,

@@ -62,6 +62,8 @@ export type StopPlan =
 export interface Scenario {
 	/** `resume`: `agentLoopContinue` from a transcript whose last reply (the first of `replies`) is unanswered. */
 	driver: "loop" | "agent" | "resume" | "agentResume";
+	/** Not generated: set by a driver that replays the scenario through `mutateInPlace` (SPEC L5). */
+	mutatingStream?: boolean;
 	tools: ToolPlan[];
 	replies: ReplyPlan[];
 	/** Fake-time ms at which a steering / follow-up message is queued. */

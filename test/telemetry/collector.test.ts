@@ -133,7 +133,7 @@ describe("run telemetry — SPEC X3", () => {
 		expect(byName.read).toMatchObject({ status: "ok", latencyMs: 100, intent: "look up a", startedAt: 0 });
 		expect(byName.fail).toMatchObject({ status: "error", isError: true, latencyMs: 0 });
 		expect(byName.guarded).toMatchObject({ status: "blocked", latencyMs: 0 });
-		expect(byName.slowi).toMatchObject({ status: "aborted", startedAt: 100, latencyMs: 50 });
+		expect(byName.slowi).toMatchObject({ status: "interrupted", startedAt: 100, latencyMs: 50 });
 		expect(byName.later).toMatchObject({ status: "skipped", latencyMs: 0 });
 		expect(byName.read?.intent).toBe("look up a");
 		expect(byName.fail?.intent).toBeUndefined();
@@ -162,7 +162,7 @@ describe("run telemetry — SPEC X3", () => {
 			failedModelCalls: 0,
 			modelTimeMs: 50,
 			toolCalls: 5,
-			toolCallsByStatus: { ok: 1, error: 1, blocked: 1, aborted: 1, skipped: 1 },
+			toolCallsByStatus: { ok: 1, error: 1, blocked: 1, aborted: 0, interrupted: 1, skipped: 1 },
 			toolTimeMs: 150,
 		});
 		expect(summary.usage).toMatchObject({

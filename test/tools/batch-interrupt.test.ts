@@ -214,11 +214,11 @@ describe("runToolBatch — steering interrupt (SPEC T10, T11)", () => {
 		expect(long.seen.signal?.aborted).toBe(true);
 		expect(write.seen.signal?.aborted).toBe(false);
 		expect(write.seen.ctx?.steeringRequested.aborted).toBe(true); // cooperative signal for everyone
-		expect(h.trace()).toEqual(["start:c1", "start:c2", "end:c1:aborted", "start:c3", "end:c3:skipped"]);
+		expect(h.trace()).toEqual(["start:c1", "start:c2", "end:c1:interrupted", "start:c3", "end:c3:skipped"]);
 
 		write.gate.resolve("written");
 		const batch = await pending;
-		expect(batch.statuses).toEqual(["aborted", "ok", "skipped"]);
+		expect(batch.statuses).toEqual(["interrupted", "ok", "skipped"]);
 		expect(batch.interrupted).toBe(true);
 		expect(textOf(batch.results[1]!)).toBe("written");
 		// SPEC T11: the skip says it is not completed work and may be retried; details mark it synthetic.
@@ -245,7 +245,7 @@ describe("runToolBatch — steering interrupt (SPEC T10, T11)", () => {
 		expect(vi.getTimerCount()).toBe(0);
 		queue.steer("new direction");
 		const batch = await pending;
-		expect(batch.statuses).toEqual(["aborted"]);
+		expect(batch.statuses).toEqual(["interrupted"]);
 		expect(batch.interrupted).toBe(true);
 		expect(queue.listeners.size).toBe(0); // unsubscribed when the batch ended
 	});
@@ -380,7 +380,7 @@ describe("runToolBatch — defensive edges", () => {
 		queued.push("steer");
 		await vi.advanceTimersByTimeAsync(STEERING_INTERRUPT_POLL_MS);
 		const batch = await pending;
-		expect(batch.statuses).toEqual(["aborted"]);
+		expect(batch.statuses).toEqual(["interrupted"]);
 		expect(batch.interrupted).toBe(true);
 	});
 

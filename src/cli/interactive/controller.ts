@@ -27,7 +27,7 @@ const TICK_MS = 100;
  * them (yet), so they are optional and looked up at run time.
  */
 export interface InteractiveHostExtras {
-	/** Tell `listener` of every provider retry (SPEC A8: `StreamOptions.onRetry`); returns the unsubscribe. */
+	/** Tell `listener` of every provider retry (rule A8: `StreamOptions.onRetry`); returns the unsubscribe. */
 	onRetry?(listener: (info: RetryInfo) => void): () => void;
 }
 

@@ -1,7 +1,7 @@
 /**
  * One line per tool call: what it does (the model's stated intent, else a summary of the arguments), how
  * long it took, and a short summary of the result. Synthetic results (skipped, interrupted, aborted) read
- * as "not run", never as a tool failure (SPEC T11, A3).
+ * as "not run", never as a tool failure (rule T11, A3).
  */
 import type { UserContent } from "../../core/messages.js";
 import type { ToolCallStatus } from "../../tools/types.js";
@@ -33,7 +33,11 @@ export function oneLine(text: string, limit: number): string {
 /** How a finished call is shown: its status as the user should read it. */
 export type ToolOutcome = ToolCallStatus | "interrupted";
 
-/** The outcome to show, from the event's status and the synthetic details the loop attaches. */
+/**
+ * The outcome to show, from the event's status and the synthetic details the loop attaches. The loop reports
+ * a steer-cut call as `interrupted` itself (rule T10); `aborted` with reason `interrupted` is what runs
+ * recorded before it did.
+ */
 export function toolOutcome(status: ToolCallStatus, details: unknown): ToolOutcome {
 	const reason = (details as { synthetic?: unknown; reason?: unknown } | undefined)?.reason;
 	if (status === "aborted" && reason === "interrupted") return "interrupted";

@@ -106,7 +106,7 @@ export class TranscriptView {
 		this.sink.changed();
 	}
 
-	/** A provider retry (SPEC A8): shown plainly with the wait. */
+	/** A provider retry (rule A8): shown plainly with the wait. */
 	retry(info: RetryInfo): void {
 		const wait = formatElapsed(info.delayMs);
 		this.sink.print([

@@ -1,5 +1,5 @@
 /**
- * Anthropic Messages stream decoding: SSE events → builder calls (SPEC E2). Handles every block kind seen in
+ * Anthropic Messages stream decoding: SSE events → builder calls (rule E2). Handles every block kind seen in
  * the recorded streams: text (citations kept), thinking + signature, redacted thinking, tool_use with
  * streamed `input_json_delta` (the first fragment may be empty), and every server-side block (server_tool_use,
  * *_tool_result, mcp_*, compaction, …) as an opaque `ProviderBlock` kept in order. Also content pre-filled in
@@ -16,7 +16,7 @@ import { buildUsage } from "../base/usage.js";
 import { ANTHROPIC_API } from "./request.js";
 import type { RawMessageStreamEvent, StopReason as WireStopReason } from "./wire.js";
 
-/** SPEC M4 for Anthropic. `refusal` is an `error` turn (SPEC S5); `pause_turn` a `stop` the loop continues. */
+/** rule M4 for Anthropic. `refusal` is an `error` turn (rule S5); `pause_turn` a `stop` the loop continues. */
 export const ANTHROPIC_STOP_REASONS: StopReasonTable = {
 	end_turn: { reason: "stop" },
 	stop_sequence: { reason: "stop" },
@@ -140,7 +140,7 @@ export class AnthropicStreamDecoder {
 		return false;
 	}
 
-	/** Finish the message from the recorded stop reason (SPEC M4); the stream must have reached `message_stop`. */
+	/** Finish the message from the recorded stop reason (rule M4); the stream must have reached `message_stop`. */
 	finish(): void {
 		if (!this.stopped) throw new ProviderError("network", "stream ended unexpectedly", { retryable: false });
 		// Request state rather than content; `buildAnthropicRequest` sends it back as `container`.
@@ -174,7 +174,7 @@ export class AnthropicStreamDecoder {
 		}
 		const thinking = update.output_tokens_details?.thinking_tokens;
 		if (typeof thinking === "number") this.reasoningTokens = thinking;
-		// Anthropic's input_tokens already excludes cache reads and writes (SPEC M5).
+		// Anthropic's input_tokens already excludes cache reads and writes (rule M5).
 		this.builder.setUsage(
 			buildUsage(
 				{

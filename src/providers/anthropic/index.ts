@@ -14,7 +14,7 @@ import { ANTHROPIC_API, type AnthropicOptions, buildAnthropicRequest } from "./r
 /** The `anthropic-version` header value this provider speaks. */
 export const ANTHROPIC_VERSION = "2023-06-01";
 
-/** Stream one Anthropic Messages reply. Never throws (SPEC E3). */
+/** Stream one Anthropic Messages reply. Never throws (rule E3). */
 export function streamAnthropic(
 	model: Model,
 	context: Context,

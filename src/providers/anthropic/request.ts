@@ -46,7 +46,7 @@ export interface AnthropicOptions extends ProviderStreamOptions {
 	betas?: string[];
 }
 
-/** Thinking budget per level for models with manual `budget_tokens` (SPEC X5). */
+/** Thinking budget per level for models with manual `budget_tokens` (rule X5). */
 export const THINKING_BUDGETS: Readonly<Record<Exclude<ThinkingLevel, "off">, number>> = {
 	minimal: 1024,
 	low: 2048,
@@ -142,7 +142,7 @@ function toAnthropicTool(tool: ToolSpec, cache: CacheControlEphemeral | undefine
 	return wire;
 }
 
-/** SPEC X2 cache hints from the loop's context manager (`StreamOptions.cacheHints`), when present. */
+/** rule X2 cache hints from the loop's context manager (`StreamOptions.cacheHints`), when present. */
 function unchangedMessagesHint(options: AnthropicOptions): number | undefined {
 	const hints = options.cacheHints as { unchangedMessages?: unknown } | undefined;
 	return typeof hints?.unchangedMessages === "number" ? hints.unchangedMessages : undefined;
@@ -169,7 +169,7 @@ interface ReasoningConfig {
 }
 
 /**
- * SPEC X5, clamped to the model: adaptive models (`compat.thinkingMode: "adaptive"`) get adaptive thinking
+ * Rule X5, clamped to the model: adaptive models (`compat.thinkingMode: "adaptive"`) get adaptive thinking
  * and an effort from the model's `compat.effortLevels`; budget models get `budget_tokens` kept ≥ 1024 and
  * below `max_tokens`. No level means the model's own default (nothing sent).
  */
@@ -218,7 +218,7 @@ function clampEffort(model: Model, wanted: Effort): Effort {
 
 /**
  * Convert wire messages; consecutive tool results share one user message, as the API requires. A cache
- * breakpoint goes on the last block; with `unchangedMessages` (SPEC X2 cache hints) a second one goes on the
+ * breakpoint goes on the last block; with `unchangedMessages` (rule X2 cache hints) a second one goes on the
  * last block of those leading messages — where the previous request's breakpoint was, so its bytes are
  * unchanged and its cache entry is read back even when this call appended more blocks than the API's
  * ~20-block lookback (a wide tool batch). With system and tools that makes four, the API's maximum.
@@ -322,7 +322,7 @@ function toolResultBlock(model: Model, message: ToolResultMessage): ToolResultBl
 }
 
 /**
- * Assistant content (SPEC C4): thinking keeps its signature only for the same provider and model (else it
+ * Assistant content (rule C4): thinking keeps its signature only for the same provider and model (else it
  * becomes plain text); redacted thinking is replayed only there; our own provider blocks are replayed
  * unchanged, other APIs' are dropped; tool-call ids are rewritten to what Anthropic accepts.
  */

@@ -1,5 +1,5 @@
 /**
- * Tool-call ids Anthropic accepts (SPEC C4): `^[a-zA-Z0-9_-]+$`, at most 64 characters. Ids from other
+ * Tool-call ids Anthropic accepts (rule C4): `^[a-zA-Z0-9_-]+$`, at most 64 characters. Ids from other
  * providers (OpenAI `call_…|fc_…`, Gemini names, anything with dots or pipes) are rewritten deterministically,
  * so a call and its result — converted separately — always get the same id.
  */

@@ -1,7 +1,7 @@
 /**
  * API keys: found in the environment (read through `globalThis.process?.env` so providers carry no `node:`
  * import and run unchanged on Bun, Deno, edge runtimes and browsers, where there is simply no environment),
- * and kept out of error texts (SPEC E3).
+ * and kept out of error texts (rule E3).
  */
 import type { Model } from "../../core/model.js";
 
@@ -63,7 +63,7 @@ export function apiKeyEnvHint(model: Model): string {
 /** Shorter strings are not treated as secrets: replacing them would garble messages and hide nothing real. */
 const MIN_SECRET_LENGTH = 4;
 
-/** `text` with every occurrence of `secret` replaced by `[redacted]` (SPEC E3: servers echo keys back). */
+/** `text` with every occurrence of `secret` replaced by `[redacted]` (rule E3: servers echo keys back). */
 export function withoutSecret(text: string, secret: string | undefined): string {
 	if (secret === undefined || secret.length < MIN_SECRET_LENGTH || !text.includes(secret)) return text;
 	return text.split(secret).join("[redacted]");

@@ -1,7 +1,7 @@
 /**
- * Classified provider failures (STYLE 6). Every way a provider call can go wrong becomes a `ProviderError`
- * with an `ErrorKind`; `runProviderStream` turns it into an `error` message (SPEC E3) and decides from the
- * kind whether a retry is worth it (SPEC A8). Classification lives here, once, for every API; an API adds its
+ * Classified provider failures. Every way a provider call can go wrong becomes a `ProviderError`
+ * with an `ErrorKind`; `runProviderStream` turns it into an `error` message (rule E3) and decides from the
+ * kind whether a retry is worth it (rule A8). Classification lives here, once, for every API; an API adds its
  * own body knowledge (Anthropic `overloaded_error`, OpenAI `context_length_exceeded`) via a `BodyClassifier`.
  */
 import type { ErrorKind } from "../../core/messages.js";
@@ -52,7 +52,7 @@ export type BodyClassifier = (
 	status: number | undefined,
 ) => BodyClassification | undefined;
 
-/** Kinds that are worth retrying before any content arrived (SPEC A8). */
+/** Kinds that are worth retrying before any content arrived (rule A8). */
 export const TRANSIENT_ERROR_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>([
 	"rate_limit",
 	"overloaded",

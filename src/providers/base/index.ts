@@ -1,5 +1,5 @@
 /**
- * Shared provider scaffolding (STYLE 4), written once and used by every wire API: the never-throw stream
+ * Shared provider scaffolding, written once and used by every wire API: the never-throw stream
  * runner with retries and timeouts, SSE reading, error classification, usage and cost, stop-reason mapping,
  * API keys from the environment.
  *
@@ -25,9 +25,9 @@
  * ```
  *
  * The runner calls `builder.start()`, resolves the key (`options.apiKey`, then the environment), retries
- * transient failures before any content (SPEC A8, `onRetry`), enforces the first-byte and idle timeouts,
+ * transient failures before any content (rule A8, `onRetry`), enforces the first-byte and idle timeouts,
  * cancels the request on abort (one listener per stream) and turns every failure into an `error` message
- * with a classified `errorKind` (SPEC E3). Tests replay recordings through `test/providers/support/`.
+ * with a classified `errorKind` (rule E3). Tests replay recordings through `test/providers/support/`.
  */
 export * from "./advice.js";
 export * from "./base-url.js";

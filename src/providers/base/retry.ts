@@ -1,5 +1,5 @@
 /**
- * Retry policy (SPEC A8): which failures are retried and after how long. Pure functions; the waiting itself
+ * Retry policy (rule A8): which failures are retried and after how long. Pure functions; the waiting itself
  * happens in `runProviderStream` with `setTimeout`, so tests can drive it with fake timers or tiny delays.
  */
 import type { ProviderError } from "./errors.js";

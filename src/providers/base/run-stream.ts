@@ -1,5 +1,5 @@
 /**
- * The never-throw provider stream (SPEC E3) with retries (SPEC A8), stall timeouts and abort (SPEC A2), written
+ * The never-throw provider stream (rule E3) with retries (rule A8), stall timeouts and abort (rule A2), written
  * once for every API. A provider supplies only `run(builder, ctx)`: build the request, read `ctx.streamSse`,
  * feed the builder, and finish with `builder.done(...)` (or `finishWithStop`). Anything it throws becomes an
  * `error` message with a classified `errorKind`; a transient failure before any content is retried.
@@ -7,7 +7,7 @@
  * Contract for `run`: do not call `builder.start()` (the runner does, once, even across retries); throw a
  * `ProviderError` for failures you can classify; return after finishing the builder. Returning without
  * finishing means the stream ended unexpectedly. Open builder blocks only when content arrives: a reply
- * holding any block (even an empty one) is never retried (SPEC A8 "only before the first content event").
+ * holding any block (even an empty one) is never retried (rule A8 "only before the first content event").
  * Fetch and body-read failures are classified `network`/`timeout` by `ctx.streamSse`; any other non-
  * `ProviderError` thrown by `run` is reported as `malformed_response` (a shape the decoder could not handle).
  */
@@ -17,6 +17,7 @@ import { EventStream } from "../../core/event-stream.js";
 import type { AssistantMessageEvent, AssistantMessageEventStream } from "../../core/events.js";
 import type { AssistantMessage, ErrorKind } from "../../core/messages.js";
 import type { Model } from "../../core/model.js";
+import { markImmutableSnapshots } from "../../core/snapshot-brand.js";
 import { missingApiKeyMessage } from "./advice.js";
 import { CallContext, type ProviderCallContext, type ProviderStreamOptions } from "./attempt.js";
 import { resolveApiKey, withoutSecret } from "./env.js";
@@ -50,8 +51,8 @@ export type ProviderRun = (builder: AssistantMessageBuilder, ctx: ProviderCallCo
 
 /**
  * Run one provider call as an `AssistantMessageEventStream`, returned synchronously. Never throws, never
- * rejects (SPEC E3): every failure ends the stream with an `error` event. One abort listener per stream; on
- * abort the request is cancelled at once and the message is committed as `aborted` (SPEC A1, A2, A5).
+ * rejects (rule E3): every failure ends the stream with an `error` event. One abort listener per stream; on
+ * abort the request is cancelled at once and the message is committed as `aborted` (rule A1, A2, A5).
  */
 export function runProviderStream(
 	model: Model,
@@ -61,8 +62,10 @@ export function runProviderStream(
 ): AssistantMessageEventStream {
 	const opts: ProviderStreamOptions = options ?? {};
 	const stream: AssistantMessageEventStream = new EventStream<AssistantMessageEvent, AssistantMessage>();
+	// Only the builder pushes into this stream, so its snapshots are immutable (rule L5: the loop need not copy).
+	markImmutableSnapshots(stream);
 	if (!model || typeof model !== "object") {
-		// SPEC E3 even for a caller bug: an error message, not a throw or a rejected result.
+		// Rule E3 even for a caller bug: an error message, not a throw or a rejected result.
 		const builder = new AssistantMessageBuilder(
 			{ api: "unknown", provider: "unknown", model: "unknown", timestamp: Date.now() },
 			stream,
@@ -149,7 +152,7 @@ class StreamRunner {
 					contentStarted: this.builder.message.content.length > 0,
 				};
 				const delayMs = retryDelayMs(error, state, this.options);
-				// SPEC E3: a server may echo the key back in its error text; it never reaches the host (the
+				// Rule E3: a server may echo the key back in its error text; it never reaches the host (the
 				// builder also masks key-shaped text, whoever fails the reply).
 				const message = withoutSecret(error.message, apiKey);
 				if (delayMs === undefined) return this.failOnce("error", message, error.kind);

@@ -1,5 +1,5 @@
 /**
- * Stop-reason mapping (SPEC M4). Total: a provider value missing from the table maps to `error` with the raw
+ * Stop-reason mapping (rule M4). Total: a provider value missing from the table maps to `error` with the raw
  * value kept in `stopDetails`; it never throws. A mapping may also carry finer details (`pause_turn` on a
  * `stop`, `refusal`/`content_filter` on an `error`).
  */
@@ -20,7 +20,7 @@ export interface MappedStop {
 /** A provider's table from raw stop values to outcomes. */
 export type StopReasonTable = Readonly<Record<string, MappedStop>>;
 
-/** Map a raw provider stop value through `table`; unknown or missing values become `error` (SPEC M4). */
+/** Map a raw provider stop value through `table`; unknown or missing values become `error` (rule M4). */
 export function mapStopReason(raw: string | null | undefined, table: StopReasonTable): MappedStop {
 	if (typeof raw === "string" && Object.hasOwn(table, raw)) {
 		const mapped = table[raw] as MappedStop;

@@ -1,5 +1,5 @@
 /**
- * Usage normalization and cost (SPEC M5). Every provider converts its own counters into `TokenCounts` where
+ * Usage normalization and cost (rule M5). Every provider converts its own counters into `TokenCounts` where
  * `input` already EXCLUDES cached tokens (Anthropic reports it that way; OpenAI and Gemini include cached
  * tokens in their prompt count and the provider subtracts them). Cost comes from the model's per-million
  * prices; a model whose prices are all zero is marked `priceUnknown` with zero cost.

@@ -1,5 +1,5 @@
 /**
- * Gemini stream decoding: `streamGenerateContent?alt=sse` chunks → builder calls (SPEC E2). One decoder per
+ * Gemini stream decoding: `streamGenerateContent?alt=sse` chunks → builder calls (rule E2). One decoder per
  * HTTP response; the stream simply ends after the chunk with `finishReason`, so the reply is finished by
  * {@link GeminiStreamDecoder.finish} at the end of the body, not at the first `finishReason` (a
  * hand-assembled Vertex capture repeats `finishReason: STOP` and then appends an error body).
@@ -10,7 +10,7 @@
  *   sends `{name, willContinue}`, then `partialArgs` fragments (`jsonPath` + typed value, strings continued
  *   with `willContinue`), then an empty `functionCall {}`: assembled here (with best-effort JSON deltas for
  *   `toolcall_delta`), and the call ends with the assembled object.
- *   Gemini generates no ids: ids are deterministic, `${name}_${responseId}_${n}` (SPEC L13).
+ *   Gemini generates no ids: ids are deterministic, `${name}_${responseId}_${n}` (rule L13).
  * - `executableCode`, `codeExecutionResult`, server `toolCall`/`toolResponse`, `inlineData` images and any
  *   other part → `ProviderBlock` holding the part unchanged.
  * - `usageMetadata` repeats on every chunk: the last wins. `citationMetadata`, `groundingMetadata` and
@@ -49,7 +49,7 @@ const FILTERED = (explanation: string): MappedStop => ({
 	errorMessage: `the response was blocked by the provider: ${explanation}`,
 });
 
-/** Gemini finish reasons (SPEC M4); anything else is an `error` with the raw value kept. */
+/** Gemini finish reasons (rule M4); anything else is an `error` with the raw value kept. */
 export const GEMINI_FINISH_REASONS: StopReasonTable = {
 	STOP: { reason: "stop" },
 	MAX_TOKENS: { reason: "length" },

@@ -1,5 +1,5 @@
 /**
- * Gemini error-body knowledge (STYLE 6): `{error: {code, message, status}}` bodies, as HTTP errors, as an
+ * Gemini error-body knowledge: `{error: {code, message, status}}` bodies, as HTTP errors, as an
  * error chunk inside the stream, or as a bare JSON body appended after the events.
  */
 import {

@@ -45,8 +45,8 @@ export function geminiStreamUrl(model: Model): string {
 }
 
 /**
- * Stream one reply from Gemini. Never throws (SPEC E3): every failure ends the stream with an `error`
- * message carrying a classified `errorKind`; transient failures before any content are retried (SPEC A8).
+ * Stream one reply from Gemini. Never throws (rule E3): every failure ends the stream with an `error`
+ * message carrying a classified `errorKind`; transient failures before any content are retried (rule A8).
  */
 export function streamGoogle(
 	model: Model,

@@ -80,7 +80,7 @@ function setAt(root: Record<string, unknown>, segments: Segment[], value: unknow
 }
 
 /**
- * Best-effort JSON text for `toolcall_delta` (SPEC E4) while fragments arrive: exact for the common shape
+ * Best-effort JSON text for `toolcall_delta` (rule E4) while fragments arrive: exact for the common shape
  * (top-level keys, strings continued in order); on any other shape it stops writing and the call's final
  * arguments come from the assembled object alone. Each fragment writes only its own characters (linear).
  */

@@ -8,7 +8,7 @@
  *
  * Compat flags read here (`model.compat`, never `if (provider === ...)`):
  * - `thinkingLevels: string[]` — the model takes `thinkingLevel` (Gemini 3: e.g. `["low", "high"]`) instead
- *   of a `thinkingBudget`; the SPEC X5 level is clamped to this list.
+ *   of a `thinkingBudget`; the rule X5 level is clamped to this list.
  * - `thinkingAlwaysOn: true` — the model cannot switch thinking off (Gemini 2.5 Pro): `off` becomes the
  *   smallest budget. `maxThinkingBudget: number` caps budgets (default 24576).
  * - `streamFunctionCallArguments: true` — ask Vertex AI to stream function-call arguments in fragments.
@@ -64,7 +64,7 @@ export interface GeminiRequestBody {
 	contents: Content[];
 }
 
-/** Thinking budget per level (SPEC X5), before clamping to the model. */
+/** Thinking budget per level (rule X5), before clamping to the model. */
 export const GEMINI_THINKING_BUDGETS: Readonly<Record<Exclude<ThinkingLevel, "off">, number>> = {
 	minimal: 512,
 	low: 2048,
@@ -117,7 +117,7 @@ export function toFunctionCallingConfig(
 }
 
 /**
- * SPEC X5, clamped to the model: Gemini 3 models (`compat.thinkingLevels`) get a `thinkingLevel`, others a
+ * Rule X5, clamped to the model: Gemini 3 models (`compat.thinkingLevels`) get a `thinkingLevel`, others a
  * `thinkingBudget` below `maxThinkingBudget`; `off` is budget 0 unless the model always thinks. No level
  * means the model's default (nothing sent).
  */
@@ -204,7 +204,7 @@ function toolResultParts(model: Model, message: ToolResultMessage): Part[] {
 }
 
 /**
- * Assistant content (SPEC C4): from the same provider and model, thought, text and function-call parts keep
+ * Assistant content (rule C4): from the same provider and model, thought, text and function-call parts keep
  * their `thoughtSignature` and our provider blocks (code execution, server tools, images) are replayed
  * unchanged; from anywhere else, thinking becomes plain text, signatures and provider blocks are dropped.
  */

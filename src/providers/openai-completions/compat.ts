@@ -1,6 +1,6 @@
 /**
  * Wire quirks of OpenAI Chat Completions servers, as typed flags instead of `if (provider === ...)` branches
- * (STYLE 4). A model's flags are resolved in three layers: the defaults for an unknown OpenAI-compatible
+ *. A model's flags are resolved in three layers: the defaults for an unknown OpenAI-compatible
  * server, then the preset its provider name or base URL points at (Ollama, vLLM, llama.cpp, LM Studio,
  * OpenRouter, Groq, DeepSeek, xAI, Mistral, OpenAI itself), then the model's own `compat` entries, which win.
  *
@@ -23,7 +23,7 @@ export type ReasoningEffortValue = "none" | "minimal" | "low" | "medium" | "high
 /** Where the server takes (and returns) reasoning text on assistant messages. */
 export type ReasoningField = "reasoning_content" | "reasoning" | "reasoning_details";
 
-/** How tool-call ids are rewritten before they are sent (SPEC C4). */
+/** How tool-call ids are rewritten before they are sent (rule C4). */
 export type ToolCallIdFormat =
 	/** Sent as recorded. */
 	| "passthrough"
@@ -38,7 +38,7 @@ export interface OpenAICompletionsCompat {
 	maxTokensField: "max_completion_tokens" | "max_tokens";
 	/** The system prompt goes out as role `developer` for reasoning models; otherwise always `system`. */
 	supportsDeveloperRole: boolean;
-	/** The server accepts a reasoning effort (SPEC X5); without it, thinking levels are not sent at all. */
+	/** The server accepts a reasoning effort (rule X5); without it, thinking levels are not sent at all. */
 	supportsReasoningEffort: boolean;
 	/** How the effort is sent: top-level `reasoning_effort`, or OpenRouter's `reasoning: { effort }`. */
 	reasoningEffortStyle: "reasoning_effort" | "reasoning_object";
@@ -56,10 +56,10 @@ export interface OpenAICompletionsCompat {
 	reasoningField: ReasoningField | undefined;
 	/**
 	 * Reasoning of another provider or model (which cannot go in `reasoningField`) is sent as plain text
-	 * rather than dropped, so the new model still sees what was thought (SPEC C4).
+	 * rather than dropped, so the new model still sees what was thought (rule C4).
 	 */
 	requiresThinkingAsText: boolean;
-	/** Tool-call ids the server accepts; ids are rewritten identically in calls and results (SPEC C4). */
+	/** Tool-call ids the server accepts; ids are rewritten identically in calls and results (rule C4). */
 	toolCallIdFormat: ToolCallIdFormat;
 	/** Send `stream_options: { include_usage: true }` (strict servers reject unknown fields). */
 	supportsUsageInStreaming: boolean;

@@ -1,5 +1,5 @@
 /**
- * Chat Completions stream decoding: SSE events → `AssistantMessageBuilder` calls (SPEC E2). One decoder per
+ * Chat Completions stream decoding: SSE events → `AssistantMessageBuilder` calls (rule E2). One decoder per
  * attempt. It understands every dialect in the recorded fixtures without knowing which server it talks to:
  *
  * - reasoning in `reasoning_content` (DeepSeek, xAI, llama.cpp), `reasoning` (OpenRouter, Ollama, Groq) or
@@ -34,7 +34,7 @@ import { REASONING_DETAILS_BLOCK, ReasoningDetailsLog } from "./reasoning-detail
 import { OPENAI_COMPLETIONS_API } from "./request.js";
 import { isWireUsage, normalizeUsage } from "./usage.js";
 
-/** SPEC M4: Chat Completions `finish_reason` values; anything else maps to `error` with the raw value. */
+/** rule M4: Chat Completions `finish_reason` values; anything else maps to `error` with the raw value. */
 export const FINISH_REASONS: StopReasonTable = {
 	stop: { reason: "stop" },
 	length: { reason: "length" },

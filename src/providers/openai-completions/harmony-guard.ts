@@ -4,7 +4,7 @@ import { parseJsonText } from "../../core/partial-json.js";
 import type { ReplyGuard, ReplyGuardResolver, ReplyVerdict } from "../../protocol/reply-guard.js";
 
 /**
- * SPEC X4: some OpenAI reasoning models (gpt-oss served behind Chat Completions, notably) occasionally leak
+ * Rule X4: some OpenAI reasoning models (gpt-oss served behind Chat Completions, notably) occasionally leak
  * their internal "Harmony" channel protocol into visible output. Models opt in with
  * `compat: { harmonyLeakGuard: true }`. Detection is pure; `harmonyLeakGuard` turns it into a reply guard
  * (discard and retry, recover, or fail) that the loop applies through its generic `replyGuard` hook.
@@ -22,7 +22,7 @@ const MARKERS = [
 ];
 const RECIPIENT = /(^|\s)to=functions\.[A-Za-z0-9_.-]+/;
 
-/** At most this many discarded replies are retried before the run fails (SPEC X4). */
+/** At most this many discarded replies are retried before the run fails (rule X4). */
 export const MAX_HARMONY_RETRIES = 2;
 
 /** Where a leak was found. */
@@ -129,7 +129,7 @@ export function discardedReply(
 	};
 }
 
-/** SPEC X4: nudge the temperature on retries when the host set one. */
+/** rule X4: nudge the temperature on retries when the host set one. */
 export function nudgedTemperature(temperature: unknown, attempt: number): number | undefined {
 	if (typeof temperature !== "number") return undefined;
 	return Math.min(temperature + 0.2 * attempt, 1.5);
@@ -137,12 +137,12 @@ export function nudgedTemperature(temperature: unknown, attempt: number): number
 
 /** Options of `harmonyLeakGuard`. */
 export interface HarmonyLeakGuardOptions {
-	/** Told of every leak and the action taken (SPEC X4). */
+	/** Told of every leak and the action taken (rule X4). */
 	onLeak?: (report: HarmonyLeakReport) => void;
 }
 
 /**
- * SPEC X4 as a reply guard: for models flagged `compat: { harmonyLeakGuard: true }` (others get no guard), a
+ * Rule X4 as a reply guard: for models flagged `compat: { harmonyLeakGuard: true }` (others get no guard), a
  * leaked reply is discarded and the turn retried up to `MAX_HARMONY_RETRIES` times with a nudged temperature;
  * a tool call whose valid JSON is followed by the leak is recovered; then the run fails with a clear error.
  * Runs get it by default (from `agentLoop` and the `Agent`); pass it as `replyGuard` to hear of leaks.

@@ -1,7 +1,7 @@
 /**
  * OpenRouter's `reasoning_details`: reasoning entries (text with a signature, summaries, encrypted blobs) that
  * stream in pieces keyed by `index` and must go back to the same model exactly as received. The decoder keeps
- * the merged entries in a `ProviderBlock` (SPEC M3: opaque, replayed unchanged to the same API) besides the
+ * the merged entries in a `ProviderBlock` (rule M3: opaque, replayed unchanged to the same API) besides the
  * readable thinking blocks, and the request builder replays that block verbatim.
  */
 import type { JsonValue, ProviderBlock } from "../../core/messages.js";

@@ -113,7 +113,7 @@ export function toWireToolChoice(choice: ToolChoice): ChatCompletionToolChoiceOp
 const EFFORT_ORDER: readonly ReasoningEffortValue[] = ["minimal", "low", "medium", "high", "xhigh"];
 
 /**
- * SPEC X5: the effort for a thinking level, clamped to the nearest supported effort at or below it (else
+ * Rule X5: the effort for a thinking level, clamped to the nearest supported effort at or below it (else
  * the lowest supported). `off` sends the compat's off value, else `none` when the model lists it, else
  * nothing. Nothing at all for non-reasoning models, servers without effort control, or no level (the model's
  * default).
@@ -227,7 +227,7 @@ function toolMessage(
 }
 
 /**
- * Assistant content (SPEC C4): reasoning goes back in the compat's reasoning field only to the same provider
+ * Assistant content (rule C4): reasoning goes back in the compat's reasoning field only to the same provider
  * and model; otherwise it becomes plain text (`requiresThinkingAsText`) or is dropped. Tool-call ids are
  * rewritten for the target; provider blocks (opaque data of other APIs) are dropped. An assistant message
  * left with nothing to say is skipped (servers reject empty assistant messages).

@@ -1,6 +1,6 @@
 /**
  * The Chat Completions stream function: `POST {baseUrl}/chat/completions` with `stream: true`, decoded into
- * SPEC E2 events. Retries, timeouts, abort and the never-throw guarantee come from `runProviderStream`.
+ * Rule E2 events. Retries, timeouts, abort and the never-throw guarantee come from `runProviderStream`.
  */
 import type { AssistantMessageEventStream } from "../../core/events.js";
 import type { Context, Model } from "../../core/model.js";
@@ -27,7 +27,7 @@ export function chatCompletionsUrl(model: Model): string {
 
 /**
  * Stream one reply from an OpenAI Chat Completions server (api.openai.com or any compatible server; see
- * `OpenAICompletionsCompat`). Never throws (SPEC E3): every failure ends the stream with an `error` event.
+ * `OpenAICompletionsCompat`). Never throws (rule E3): every failure ends the stream with an `error` event.
  */
 export function streamOpenAICompletions(
 	model: Model,

@@ -1,5 +1,5 @@
 /**
- * Tool-call ids rewritten to what a Chat Completions server accepts (SPEC C4). The rewrite is a pure function
+ * Tool-call ids rewritten to what a Chat Completions server accepts (rule C4). The rewrite is a pure function
  * of the id, so a call and its result — converted separately — always get the same wire id, and a valid id
  * passes through unchanged.
  */

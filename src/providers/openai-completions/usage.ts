@@ -1,5 +1,5 @@
 /**
- * Chat Completions usage → `TokenCounts` (SPEC M5). Servers report the same facts in different places:
+ * Chat Completions usage → `TokenCounts` (rule M5). Servers report the same facts in different places:
  * `prompt_tokens` includes cached tokens (`prompt_tokens_details.cached_tokens`, DeepSeek's
  * `prompt_cache_hit_tokens`) and cache writes (OpenRouter's `cache_write_tokens`), which are subtracted so
  * `input` excludes them; reasoning tokens come from `completion_tokens_details`.

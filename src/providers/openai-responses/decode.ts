@@ -1,5 +1,5 @@
 /**
- * OpenAI Responses stream decoding: wire events → builder calls (SPEC E2). One decoder per HTTP response.
+ * OpenAI Responses stream decoding: wire events → builder calls (rule E2). One decoder per HTTP response.
  *
  * Items are keyed by `output_index`, never by `item_id`: proxies rotate item ids between the events of one
  * item (GitHub Copilot), and servers finish items out of order (xAI, OpenRouter). Each item's content slot is
@@ -52,7 +52,7 @@ type ItemState =
 	  }
 	| { kind: "other"; provider: number; id?: string; done: boolean };
 
-/** `response.incomplete` reasons (SPEC M4). */
+/** `response.incomplete` reasons (rule M4). */
 const INCOMPLETE_REASONS: StopReasonTable = {
 	max_output_tokens: { reason: "length" },
 	content_filter: {

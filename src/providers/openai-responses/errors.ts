@@ -1,5 +1,5 @@
 /**
- * OpenAI error-body knowledge (STYLE 6) for HTTP errors, `error` events and `response.failed`: the
+ * OpenAI error-body knowledge for HTTP errors, `error` events and `response.failed`: the
  * `code`/`type` fields decide the kind, the generic status rules cover the rest.
  */
 import {

@@ -25,9 +25,9 @@ export {
 } from "./request.js";
 
 /**
- * Stream one reply from the OpenAI Responses API. Never throws (SPEC E3): every failure ends the stream
+ * Stream one reply from the OpenAI Responses API. Never throws (rule E3): every failure ends the stream
  * with an `error` message carrying a classified `errorKind`; transient failures before any content are
- * retried (SPEC A8).
+ * retried (rule A8).
  */
 export function streamOpenAIResponses(
 	model: Model,

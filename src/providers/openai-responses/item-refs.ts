@@ -4,7 +4,7 @@
  * The Responses API pairs items by id: a replayed `reasoning` item must be followed by the `message` or
  * `function_call` item it produced, named by its item id (`msg_…`, `fc_…`), and `gpt-5.3-codex`-style models
  * want each assistant message's `phase` back. Our `TextContent` and `ToolCall` have one opaque `signature`
- * string (SPEC M3), so it carries a small reference: the bare item id (the common case, readable in
+ * string (rule M3), so it carries a small reference: the bare item id (the common case, readable in
  * transcripts), or a JSON object when more than the id must come back (`phase`, a tool `namespace`).
  * A tool call's own `id` is the `call_id`, which tool results refer to.
  */
@@ -46,7 +46,7 @@ export function decodeItemRef(signature: string | undefined): ItemRef {
 const VALID_CALL_ID = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
- * The `call_id` to send for a tool-call id (SPEC C4): ids from this API pass unchanged; ids from other
+ * The `call_id` to send for a tool-call id (rule C4): ids from this API pass unchanged; ids from other
  * providers with characters or lengths the API may refuse are rewritten deterministically (a call and its
  * result, converted separately, always get the same id).
  */

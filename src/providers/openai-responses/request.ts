@@ -8,7 +8,7 @@
  * of one conversation send bodies whose `input` prefix is byte-identical (prompt-cache friendly).
  *
  * Compat flags read here (`model.compat`, never `if (provider === ...)`):
- * - `effortLevels: string[]` — `reasoning.effort` values the model accepts (clamping target, SPEC X5).
+ * - `effortLevels: string[]` — `reasoning.effort` values the model accepts (clamping target, rule X5).
  *   Without it only `low | medium | high` are assumed, which every reasoning model accepts.
  * - `reasoningSummary: "auto" | "concise" | "detailed" | false` — summary request (default `"auto"`).
  * - `toolResultImages: false` — the server rejects images inside `function_call_output`; they are sent as a
@@ -98,7 +98,7 @@ export function toResponsesToolChoice(choice: ToolChoice): ToolChoiceOptions | T
 }
 
 /**
- * SPEC X5, clamped to the model: the level becomes `reasoning.effort` (`off` → `none`, or the lowest effort
+ * Rule X5, clamped to the model: the level becomes `reasoning.effort` (`off` → `none`, or the lowest effort
  * the model accepts when it cannot switch reasoning off); no level means the model's default (nothing sent).
  */
 export function reasoningConfig(model: Model, level: ThinkingLevel | undefined): Reasoning | undefined {
@@ -191,7 +191,7 @@ function toolResultItems(model: Model, message: ToolResultMessage): ResponseInpu
 }
 
 /**
- * Assistant content (SPEC C4). From the same provider and model: text and tool calls keep their item ids,
+ * Assistant content (rule C4). From the same provider and model: text and tool calls keep their item ids,
  * our provider blocks (reasoning with encrypted content, server-tool items) are replayed unchanged, and
  * thinking is skipped (its reasoning item carries it). Reasoning items are tied to the model that wrote
  * them, so for another model of the same provider they are dropped, item ids with them (a `fc_`/`msg_` id
