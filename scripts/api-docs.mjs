@@ -1,5 +1,7 @@
-// API reference docs from the TSDoc, one module per package entry, as Markdown in docs/api/ (generated, not
-// committed: `npm run docs`). Entries come from package.json "exports" (scripts/entries.mjs).
+// API reference docs from the TSDoc, one module per package entry, as Markdown in docs/api/ (generated and
+// committed, so the reference is in the repo; `npm run docs` refreshes it and CI fails when it is stale).
+// Entries come from package.json "exports" (scripts/entries.mjs). No "Defined in" source lines: they would
+// change with every edit anywhere in a file, and the reference should change only when the API or its TSDoc does.
 import { relative, resolve } from "node:path";
 import { Application } from "typedoc";
 import { entries, root } from "./entries.mjs";
@@ -12,6 +14,7 @@ const app = await Application.bootstrapWithPlugins({
 	readme: "none",
 	excludePrivate: true,
 	excludeInternal: true,
+	disableSources: true,
 });
 const project = await app.convert();
 if (!project) {
