@@ -37,6 +37,7 @@ const pkg = readJson(join(repo, "package.json"));
 const PEER_ENTRIES = {
 	"./otel": ["@opentelemetry/api"],
 	"./ai-sdk": ["@ai-sdk/provider", "@types/json-schema"],
+	"./mcp": ["@modelcontextprotocol/sdk"],
 };
 
 /** Everything the tarball may hold; anything else (tests, sources, maps, fixtures) is a packaging bug. */

@@ -6,6 +6,7 @@
 import { resolve } from "node:path";
 import { Agent } from "../agent/agent.js";
 import type { Model, RetryInfo, StreamFunction, ThinkingLevel } from "../core/model.js";
+import type { McpConnection } from "../mcp/index.js";
 import type { AgentEvent } from "../protocol/events.js";
 import { MODELS } from "../providers/models.js";
 import type { AgentTool } from "../tools/types.js";
@@ -23,6 +24,7 @@ import {
 	watchBuildTool,
 } from "./demo.js";
 import type { InteractiveHost, ModelDescription, ScriptedDemoInfo, ToolApprover } from "./host.js";
+import { attachMcpTools, mcpServersFor } from "./mcp.js";
 import { catalogModel, catalogSpecs, ModelError, modelSpec, requireKey, resolveModel } from "./models.js";
 import { explainEnd } from "./outcome.js";
 import { type CliSessions, openSessions } from "./session.js";
@@ -55,6 +57,7 @@ export class CliApp implements InteractiveHost {
 		private readonly apiKey: string | undefined,
 		private readonly retryListeners: Set<(info: RetryInfo) => void>,
 		scripted: ScriptedDemoInfo | undefined,
+		private readonly mcp: McpConnection | undefined,
 	) {
 		if (scripted) this.scripted = scripted;
 	}
@@ -88,13 +91,16 @@ export class CliApp implements InteractiveHost {
 			streamFn = demo.stream;
 			tools.push(watchBuildTool());
 		} else model = choice.model;
+		const confirm = new Set(MUTATING_TOOLS);
+		const mcpServers = await mcpServersFor(config.mcpServers, args.mcp, input.cwd);
+		const mcp = mcpServers ? await attachMcpTools(mcpServers, tools, confirm) : undefined;
 		const agent = new Agent({
 			model,
 			...(streamFn ? { streamFn } : {}),
 			systemPrompt: codingSystemPrompt(cwd, tools, autoApprove),
 			thinkingLevel: args.thinking ?? config.thinking ?? (scripted ? "medium" : "off"),
 			tools,
-			beforeToolCall: approvalHook(policy, MUTATING_TOOLS),
+			beforeToolCall: approvalHook(policy, confirm),
 			...(args.apiKey ? { getApiKey: () => args.apiKey } : {}),
 			streamOptions: {
 				onRetry: (info) => {
@@ -112,9 +118,18 @@ export class CliApp implements InteractiveHost {
 			dir: sessionDir,
 			cwd,
 			version,
+		}).catch(async (error: unknown) => {
+			// A session folder that cannot be used ends the command: stop the MCP servers it started.
+			await mcp?.close();
+			throw error;
 		});
 		const info = scripted ? demoInfo(agent, cwd, choice.reason, input.demoReporter) : undefined;
-		return new CliApp(agent, cwd, version, sessions, policy, args.apiKey, retryListeners, info);
+		return new CliApp(agent, cwd, version, sessions, policy, args.apiKey, retryListeners, info, mcp);
+	}
+
+	/** Close the MCP servers' connections (stdio servers are stopped). */
+	async close(): Promise<void> {
+		await this.mcp?.close();
 	}
 
 	/** Tell `listener` of every provider retry; returns the unsubscribe. */

@@ -26,6 +26,8 @@ export interface CliArgs {
 	continue: boolean;
 	/** Force the scripted demo even when a key is set. */
 	demo: boolean;
+	/** `--mcp FILE`: an `{ "mcpServers": ... }` file whose servers' tools join the workspace tools. */
+	mcp: string | undefined;
 	help: boolean;
 	version: boolean;
 }
@@ -79,6 +81,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
 		resume: values.resume,
 		continue: values.continue ?? false,
 		demo: values.demo ?? false,
+		mcp: values.mcp,
 		help: values.help ?? false,
 		version: values.version ?? false,
 	};
@@ -103,6 +106,7 @@ function parse(argv: readonly string[]) {
 			resume: { type: "string", short: "r" },
 			continue: { type: "boolean", short: "c" },
 			demo: { type: "boolean" },
+			mcp: { type: "string" },
 			help: { type: "boolean", short: "h" },
 			version: { type: "boolean", short: "v" },
 		},
@@ -131,6 +135,8 @@ Models:
 
 Tools and sessions:
   -y, --yes                     run mutating tools (write_file, edit_file, shell) without asking
+  --mcp FILE                    add the tools of the MCP servers in FILE ({"mcpServers": {...}}); they ask
+                                before running unless the server marks them read-only
   --no-session                  do not write a session file
   --session-dir DIR             where sessions go (default .capstan/sessions)
   -c, --continue                continue the latest session of this directory

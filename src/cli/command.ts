@@ -75,7 +75,11 @@ export async function main(proc: CliProcess): Promise<number> {
 		const resume =
 			(args.resume && resolve(proc.cwd, args.resume)) ??
 			(args.continue ? latestSessionPath(app.sessions) : undefined);
-		return await runMode(app, mode, args, resume, proc, out);
+		try {
+			return await runMode(app, mode, args, resume, proc, out);
+		} finally {
+			await app.close();
+		}
 	} catch (error) {
 		if (error instanceof UsageError) {
 			out.stderr(`capstan: ${error.message}\nRun capstan --help for the flags.\n`);

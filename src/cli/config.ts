@@ -26,6 +26,8 @@ export interface CliConfig {
 	session?: boolean;
 	/** Where session files go, relative to the working directory (default `.capstan/sessions`). */
 	sessionDir?: string;
+	/** MCP servers whose tools join the workspace tools (`{ "<name>": { command, args } | { url } }`). */
+	mcpServers?: Record<string, unknown>;
 }
 
 /** A settings file that cannot be used: exit code 2, with the file and key named. */
@@ -80,6 +82,9 @@ const CHECKS: Record<keyof CliConfig, Check> = {
 	thinking: (v) => (isThinkingLevel(v) ? undefined : `one of ${THINKING_LEVELS.join(", ")}`),
 	session: (v) => (typeof v === "boolean" ? undefined : "true or false"),
 	sessionDir: isString,
+	// The entries are checked when the servers are started (cli/mcp.ts), with the server and field named.
+	mcpServers: (v) =>
+		typeof v === "object" && v !== null && !Array.isArray(v) ? undefined : "an object of servers",
 };
 
 /** Validate one file's JSON. Exported for tests of the messages. */

@@ -1,0 +1,97 @@
+/**
+ * MCP servers in the `capstan` command: `mcpServers` from `capstan.json` / the user settings and from
+ * `--mcp FILE` (the usual `{ "mcpServers": { ... } }` file; its entries win by name). Their tools join the
+ * workspace tools in the agent's own array, kept current when a server's tool list changes.
+ *
+ * Confirmation: an MCP tool asks like `write_file` does unless its server marks it `readOnlyHint: true`.
+ * Annotations are hints from the server, so this only spares questions for tools the server itself calls
+ * harmless; a tool with no annotations is treated as one that changes things.
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { McpAgentTool, McpConnection, McpServersConfig } from "../mcp/index.js";
+import type { AgentTool } from "../tools/types.js";
+import { ConfigError } from "./config.js";
+
+/** The servers the settings and `--mcp` name, or undefined when none. Throws ConfigError on a bad file. */
+export async function mcpServersFor(
+	fromSettings: unknown,
+	mcpFile: string | undefined,
+	cwd: string,
+): Promise<McpServersConfig | undefined> {
+	if (fromSettings === undefined && mcpFile === undefined) return undefined;
+	const { parseMcpServersConfig } = await loadBridge();
+	const servers: McpServersConfig["mcpServers"] = {};
+	if (fromSettings !== undefined)
+		Object.assign(
+			servers,
+			checked(() => parseMcpServersConfig({ mcpServers: fromSettings }, "settings").mcpServers),
+		);
+	if (mcpFile !== undefined) {
+		const path = resolve(cwd, mcpFile);
+		let value: unknown;
+		try {
+			value = JSON.parse(readFileSync(path, "utf8"));
+		} catch (error) {
+			throw new ConfigError(`--mcp ${path}: ${(error as Error).message}`);
+		}
+		Object.assign(
+			servers,
+			checked(() => parseMcpServersConfig(value, `--mcp ${path}`).mcpServers),
+		);
+	}
+	return Object.keys(servers).length > 0 ? { mcpServers: servers } : undefined;
+}
+
+/**
+ * Connect the servers and put their tools into `tools` (the array the agent holds), marking in `confirm` the
+ * ones that need approval. Returns the connection, to close when the command ends.
+ */
+export async function attachMcpTools(
+	config: McpServersConfig,
+	tools: AgentTool[],
+	confirm: Set<string>,
+): Promise<McpConnection> {
+	const { connectMcpServers } = await loadBridge();
+	let connection: McpConnection;
+	try {
+		// A server's stderr would tear through the interactive screen and the JSON modes' output.
+		connection = await connectMcpServers(config, { stderr: "ignore" });
+	} catch (error) {
+		throw new ConfigError((error as Error).message);
+	}
+	let current: readonly McpAgentTool[] = [];
+	const sync = (next: readonly McpAgentTool[]) => {
+		for (const tool of current) {
+			const at = tools.indexOf(tool);
+			if (at >= 0) tools.splice(at, 1);
+			confirm.delete(tool.name);
+		}
+		const taken = new Set(tools.map((tool) => tool.name));
+		// A built-in tool keeps its name: an MCP tool that happens to share it is left out, never shadows it.
+		current = next.filter((tool) => !taken.has(tool.name));
+		tools.push(...current);
+		for (const tool of current) if (tool.mcp.annotations?.readOnlyHint !== true) confirm.add(tool.name);
+	};
+	sync(connection.tools());
+	connection.onToolsChanged(sync);
+	return connection;
+}
+
+async function loadBridge() {
+	try {
+		return await import("../mcp/index.js");
+	} catch (error) {
+		throw new ConfigError(
+			`MCP servers are configured, but @modelcontextprotocol/sdk could not be loaded (npm install @modelcontextprotocol/sdk): ${(error as Error).message}`,
+		);
+	}
+}
+
+function checked<T>(parse: () => T): T {
+	try {
+		return parse();
+	} catch (error) {
+		throw new ConfigError((error as Error).message);
+	}
+}

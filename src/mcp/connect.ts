@@ -1,0 +1,180 @@
+/**
+ * `connectMcpServers`: one SDK `Client` per configured server, their tools merged into one live list that
+ * follows `notifications/tools/list_changed`.
+ */
+import type { IOType } from "node:child_process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { isHttpServer, type McpServerConfig, type McpServersConfig } from "./config.js";
+import { listAllTools, type McpAgentTool, toAgentTool } from "./tools.js";
+import { inWireOrder } from "./transport.js";
+
+/** Options of `connectMcpServers`. */
+export interface ConnectMcpOptions {
+	/** What a stdio server's stderr does. Default `"inherit"` (the SDK's); a full-screen UI wants `"ignore"`. */
+	stderr?: IOType;
+	/** Per-call request timeout in ms, restarted by every progress notification. Default: the SDK's 60 s. */
+	timeoutMs?: number;
+	/** Sent as `clientInfo` in `initialize`. Default `{ name: "capstan", version: "0.1.0" }`. */
+	clientInfo?: { name: string; version: string };
+}
+
+/** One connected server. */
+export interface McpServerHandle {
+	/** Its name in the configuration. */
+	name: string;
+	/** The SDK client, for what the bridge does not map (prompts, resources, …). */
+	client: Client;
+	/** This server's current tools. */
+	tools: McpAgentTool[];
+	/** False once the connection closed (the server exited or the host closed it). */
+	connected: boolean;
+	/** The message of the last failed `tools/list` refresh; the previous list stays in use. */
+	lastRefreshError?: string;
+}
+
+/** What `connectMcpServers` returns. */
+export interface McpConnection {
+	/**
+	 * Every server's tools, in configuration order. Always the SAME array, updated in place when a server
+	 * announces `tools/list_changed`: hand it to `new Agent({ tools })` (or `agentLoop`'s context) once, and the
+	 * loop — which reads the tool list before every model call — offers the new list on its next call.
+	 */
+	tools(): McpAgentTool[];
+	/** Re-list every server's tools now. */
+	refresh(): Promise<void>;
+	/** Close every client (stdio servers are terminated). Idempotent. */
+	close(): Promise<void>;
+	/** Each server by its configured name. */
+	servers: ReadonlyMap<string, McpServerHandle>;
+	/** Called with the live list after it changed; returns an unsubscribe function. */
+	onToolsChanged(listener: (tools: readonly McpAgentTool[]) => void): () => void;
+}
+
+const DEFAULT_CLIENT_INFO = { name: "capstan", version: "0.1.0" };
+
+/**
+ * Connect to every server of an `mcpServers` configuration (stdio or streamable HTTP) and list their tools,
+ * named `<server>__<tool>`. If any server fails to connect, the ones already connected are closed and the error
+ * names the server.
+ *
+ * A change announced by a server while one of its tools runs is applied before that call's result is
+ * returned, so the very next model call sees it; a change announced at another time applies as soon as the
+ * re-listing answers.
+ */
+export async function connectMcpServers(
+	config: McpServersConfig,
+	options: ConnectMcpOptions = {},
+): Promise<McpConnection> {
+	const live: McpAgentTool[] = [];
+	const listeners = new Set<(tools: readonly McpAgentTool[]) => void>();
+	const servers = new Map<string, McpServerHandle>();
+	const pending = new Map<string, Promise<void>>();
+
+	const rebuild = () => {
+		const seen = new Set<string>();
+		const next: McpAgentTool[] = [];
+		for (const server of servers.values())
+			for (const tool of server.tools) {
+				// Only possible after name sanitizing ("a.b" and "a_b"): the first one listed keeps the name.
+				if (seen.has(tool.name)) continue;
+				seen.add(tool.name);
+				next.push(tool);
+			}
+		live.splice(0, live.length, ...next);
+		for (const listener of listeners) listener(live);
+	};
+
+	const relist = async (server: McpServerHandle) => {
+		try {
+			const listed = await listAllTools(server.client);
+			server.tools = listed.map((tool) =>
+				toAgentTool(server.client, tool, toolOptions(server.name), afterCall(server.name)),
+			);
+			delete server.lastRefreshError;
+		} catch (error) {
+			server.lastRefreshError = error instanceof Error ? error.message : String(error);
+		}
+		rebuild();
+	};
+	const scheduleRelist = (server: McpServerHandle) => {
+		const previous = pending.get(server.name) ?? Promise.resolve();
+		const next = previous.then(() => relist(server));
+		pending.set(server.name, next);
+		void next.finally(() => {
+			if (pending.get(server.name) === next) pending.delete(server.name);
+		});
+		return next;
+	};
+	// The transport hands a call's response on after the notifications before it (transport.ts), so a list change
+	// the call caused is already re-listing here.
+	const afterCall = (name: string) => async () => {
+		await pending.get(name);
+	};
+	const toolOptions = (prefix: string) =>
+		options.timeoutMs === undefined ? { prefix } : { prefix, timeoutMs: options.timeoutMs };
+
+	const close = async () => {
+		await Promise.allSettled([...servers.values()].map((server) => server.client.close()));
+	};
+
+	try {
+		for (const [name, entry] of Object.entries(config.mcpServers)) {
+			const client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO);
+			const server: McpServerHandle = { name, client, tools: [], connected: false };
+			try {
+				await client.connect(inWireOrder(createTransport(entry, options)));
+			} catch (error) {
+				await client.close().catch(() => {});
+				throw new Error(
+					`MCP server "${name}" failed to connect: ${error instanceof Error ? error.message : error}`,
+				);
+			}
+			server.connected = true;
+			client.onclose = () => {
+				server.connected = false;
+			};
+			servers.set(name, server);
+			client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+				void scheduleRelist(server);
+			});
+			await relist(server);
+			if (server.lastRefreshError !== undefined)
+				throw new Error(`MCP server "${name}" failed to list its tools: ${server.lastRefreshError}`);
+		}
+	} catch (error) {
+		await close();
+		throw error;
+	}
+
+	return {
+		tools: () => live,
+		refresh: async () => {
+			await Promise.all([...servers.values()].map((server) => scheduleRelist(server)));
+		},
+		close,
+		servers,
+		onToolsChanged(listener) {
+			listeners.add(listener);
+			return () => listeners.delete(listener);
+		},
+	};
+}
+
+function createTransport(entry: McpServerConfig, options: ConnectMcpOptions): Transport {
+	if (isHttpServer(entry))
+		return new StreamableHTTPClientTransport(
+			new URL(entry.url),
+			entry.headers ? { requestInit: { headers: entry.headers } } : undefined,
+		);
+	return new StdioClientTransport({
+		command: entry.command,
+		...(entry.args ? { args: entry.args } : {}),
+		...(entry.env ? { env: entry.env } : {}),
+		...(entry.cwd ? { cwd: entry.cwd } : {}),
+		...(options.stderr ? { stderr: options.stderr } : {}),
+	});
+}

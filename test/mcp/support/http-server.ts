@@ -1,0 +1,37 @@
+/** The test server over streamable HTTP on 127.0.0.1 (the SDK's `StreamableHTTPServerTransport` on node:http). */
+import { randomUUID } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { createTestServer } from "./test-server.js";
+
+/** A running HTTP MCP server; `requests` records each request's Authorization header, for the headers test. */
+export interface HttpMcpServer {
+	url: string;
+	authorizations: (string | undefined)[];
+	close(): Promise<void>;
+}
+
+/** Start the test server on an ephemeral loopback port. */
+export async function startHttpMcpServer(): Promise<HttpMcpServer> {
+	let http!: Server;
+	const mcp = createTestServer(() => http.closeAllConnections());
+	const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
+	await mcp.connect(transport);
+	const authorizations: (string | undefined)[] = [];
+	http = createServer((req, res) => {
+		authorizations.push(req.headers.authorization);
+		void transport.handleRequest(req, res);
+	});
+	await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+	const { port } = http.address() as AddressInfo;
+	return {
+		url: `http://127.0.0.1:${port}/mcp`,
+		authorizations,
+		close: async () => {
+			http.closeAllConnections();
+			await mcp.close();
+			await new Promise<void>((resolve) => http.close(() => resolve()));
+		},
+	};
+}
