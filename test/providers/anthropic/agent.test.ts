@@ -5,11 +5,9 @@
  * T7, I1, I5, Q1).
  */
 import { describe, expect, it } from "vitest";
-import { Agent } from "../../../src/agent/agent.js";
-import { assertPaired } from "../../support/trace.js";
+import { runArithmeticTurn } from "../support/agent-turn.js";
 import { firstBodyMatching } from "../support/fixtures.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
-import { arithmeticTool } from "../support/transcript.js";
 import { testModel } from "./helpers.js";
 
 closeServersAfterEach();
@@ -22,25 +20,10 @@ describe("Agent × Anthropic (recorded parallel calls, then text)", () => {
 			{ type: "sse", body: firstBodyMatching(FOLDERS, "multi_tool_streaming"), split: { seed: 3 } },
 			{ type: "sse", body: firstBodyMatching(FOLDERS, "anthropic-text.chunks"), split: { seed: 4 } },
 		);
-		const agent = new Agent({
+		const agent = await runArithmeticTurn({
 			model: testModel(server.baseUrl),
-			tools: [arithmeticTool("add", (a, b) => a + b), arithmeticTool("multiply", (a, b) => a * b)],
 			streamOptions: { apiKey: "test-key" },
 		});
-		const statuses: string[] = [];
-		agent.subscribe((e) => e.type === "tool_execution_end" && statuses.push(`${e.toolName}:${e.status}`));
-		await agent.prompt("Add 2 and 3, and multiply them.");
-
-		expect(agent.state.error).toBeUndefined();
-		expect(statuses.sort()).toEqual(["add:ok", "multiply:ok"]);
-		expect(agent.state.messages.map((m) => m.role)).toEqual([
-			"user",
-			"assistant",
-			"toolResult",
-			"toolResult",
-			"assistant",
-		]);
-		assertPaired(agent.state.messages);
 
 		const second = JSON.parse(server.requests[1]!.body) as {
 			messages: { role: string; content: { type: string }[] }[];

@@ -4,15 +4,16 @@
  * connection and a 404, the registry's and the catalog's advice — and no error text ever carries the key in
  * use, even when the server echoes it back (SPEC E3).
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Agent } from "../../../src/agent/agent.js";
 import type { KnownApi, Model, RetryInfo } from "../../../src/core/model.js";
 import { missingApiKeyMessage } from "../../../src/providers/base/advice.js";
-import { API_KEY_ENV_VARS, withoutSecret } from "../../../src/providers/base/env.js";
+import { withoutSecret } from "../../../src/providers/base/env.js";
 import { getModel } from "../../../src/providers/models.js";
 import { createProviderRegistry, stream as registryStream } from "../../../src/providers/registry.js";
 import { chatFacts } from "../openai-completions/facts.js";
 import { textOf } from "../support/content.js";
+import { withoutProviderKeysForEachTest } from "../support/env.js";
 import { firstBodyMatching } from "../support/fixtures.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
 import { testModel } from "../support/models.js";
@@ -24,18 +25,7 @@ const REPLY = firstBodyMatching(["openai-chat"], "e2aad469");
 const REPLY_TEXT = chatFacts(REPLY).text;
 const KEY = "sk-live-ABCDEF0123456789";
 
-const KEY_VARS = [...new Set(Object.values(API_KEY_ENV_VARS).flat()), "CAPSTAN_ADVICE_KEY"];
-const env = process.env;
-let saved: Record<string, string | undefined> = {};
-beforeEach(() => {
-	saved = Object.fromEntries(KEY_VARS.map((name) => [name, env[name]]));
-	for (const name of KEY_VARS) Reflect.deleteProperty(env, name);
-});
-afterEach(() => {
-	for (const [name, value] of Object.entries(saved))
-		if (value === undefined) Reflect.deleteProperty(env, name);
-		else env[name] = value;
-});
+withoutProviderKeysForEachTest("CAPSTAN_ADVICE_KEY");
 
 /** The issue's case: a Chat Completions server labelled "local" on a custom port. */
 const localModel = (baseUrl: string, overrides: Partial<Model> = {}): Model =>
@@ -97,7 +87,7 @@ describe("each fix the message names works (Agent on the default registry stream
 		[
 			"compat.apiKeyEnv",
 			(url) => {
-				env.CAPSTAN_ADVICE_KEY = KEY;
+				process.env.CAPSTAN_ADVICE_KEY = KEY;
 				return new Agent({ model: localModel(url, { compat: { apiKeyEnv: "CAPSTAN_ADVICE_KEY" } }) });
 			},
 			`Bearer ${KEY}`,

@@ -3,18 +3,18 @@
  * default registry stream talking to the loopback server replaying recorded llama.cpp and OpenAI streams —
  * with every provider key variable cleared, so "keyless" is proven, not inherited from the machine.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Agent } from "../../../src/agent/agent.js";
-import { API_KEY_ENV_VARS } from "../../../src/providers/base/env.js";
 import * as providers from "../../../src/providers/index.js";
 import { resolveCompat } from "../../../src/providers/openai-completions/compat.js";
 import { LOCAL_SERVER_BASE_URLS, openaiCompatible } from "../../../src/providers/openai-completions/index.js";
 import { stream as registryStream } from "../../../src/providers/registry.js";
-import { assertPaired } from "../../support/trace.js";
+import { runArithmeticTurn } from "../support/agent-turn.js";
 import { textOf } from "../support/content.js";
+import { withoutProviderKeysForEachTest } from "../support/env.js";
 import { firstBodyMatching } from "../support/fixtures.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
-import { arithmeticTool, HELLO } from "../support/transcript.js";
+import { HELLO } from "../support/transcript.js";
 import { chatFacts } from "./facts.js";
 
 closeServersAfterEach();
@@ -23,19 +23,7 @@ const LLAMACPP = ["openai-compatible-llamacpp"];
 const OPENAI = ["openai-chat"];
 const FAST = { retryBaseDelayMs: 1 };
 
-/** Every key variable a provider could read, plus the custom one these tests name. */
-const KEY_VARS = [...new Set(Object.values(API_KEY_ENV_VARS).flat()), "CAPSTAN_TEST_COMPAT_KEY"];
-const env = process.env;
-let saved: Record<string, string | undefined> = {};
-beforeEach(() => {
-	saved = Object.fromEntries(KEY_VARS.map((name) => [name, env[name]]));
-	for (const name of KEY_VARS) Reflect.deleteProperty(env, name);
-});
-afterEach(() => {
-	for (const [name, value] of Object.entries(saved))
-		if (value === undefined) Reflect.deleteProperty(env, name);
-		else env[name] = value;
-});
+withoutProviderKeysForEachTest("CAPSTAN_TEST_COMPAT_KEY");
 
 describe("openaiCompatible: the model it builds", () => {
 	it("is exported from capstan/providers as well as capstan/openai", () => {
@@ -222,24 +210,9 @@ describe("Agent × openaiCompatible over loopback (no key anywhere in the enviro
 			{ type: "sse", body: firstBodyMatching(OPENAI, "multi_tool_streaming"), split: { seed: 3 } },
 			{ type: "sse", body: firstBodyMatching(OPENAI, "e2aad469"), split: { seed: 4 } },
 		);
-		const agent = new Agent({
-			...openaiCompatible({ baseUrl: `${server.baseUrl}/v1`, model: "gpt-5", apiKey: "sk-gateway-key-1" }),
-			tools: [arithmeticTool("add", (a, b) => a + b), arithmeticTool("multiply", (a, b) => a * b)],
-		});
-		const statuses: string[] = [];
-		agent.subscribe((e) => e.type === "tool_execution_end" && statuses.push(`${e.toolName}:${e.status}`));
-		await agent.prompt("Add 2 and 3, and multiply them.");
-
-		expect(agent.state.error).toBeUndefined();
-		expect(statuses.sort()).toEqual(["add:ok", "multiply:ok"]);
-		expect(agent.state.messages.map((m) => m.role)).toEqual([
-			"user",
-			"assistant",
-			"toolResult",
-			"toolResult",
-			"assistant",
-		]);
-		assertPaired(agent.state.messages);
+		const agent = await runArithmeticTurn(
+			openaiCompatible({ baseUrl: `${server.baseUrl}/v1`, model: "gpt-5", apiKey: "sk-gateway-key-1" }),
+		);
 		expect(server.requests.map((r) => r.headers.authorization)).toEqual([
 			"Bearer sk-gateway-key-1",
 			"Bearer sk-gateway-key-1",
