@@ -44,7 +44,7 @@ describe("the context boundary", () => {
 		expect(out[0]).toBe(u); // identity kept
 	});
 
-	it("SPEC C2/M1: custom messages ride in the transcript but never reach the provider", async () => {
+	it("SPEC C2, SPEC M1: custom messages ride in the transcript but never reach the provider", async () => {
 		const notice: AgentMessage = { role: "notice", text: "saved", timestamp: 0 };
 		const { scripted } = await runScript([{ content: [text("a")] }], { prompts: [notice, user("hi")] });
 		expect(scripted.calls[0]?.context.messages.map((m: Message) => m.role)).toEqual(["user"]);
