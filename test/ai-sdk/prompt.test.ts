@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { aiSdkModel } from "../../src/ai-sdk/index.js";
 import type { AssistantMessage, Message } from "../../src/core/messages.js";
+import { emptyUsage } from "../../src/core/messages.js";
 import type { Context } from "../../src/core/model.js";
 import { Agent } from "../../src/index.js";
 import { tool } from "../../src/tools/tool.js";
@@ -20,14 +21,7 @@ function reply(provider: string, content: AssistantMessage["content"]): Assistan
 		api: "ai-sdk",
 		provider,
 		model: "m",
-		usage: {
-			input: 0,
-			output: 0,
-			cacheRead: 0,
-			cacheWrite: 0,
-			totalTokens: 0,
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-		},
+		usage: emptyUsage(),
 		stopReason: "toolUse",
 		timestamp: 2,
 	};

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { AppendOnlyContextManager, canonicalJson } from "../../src/context/append-only.js";
 import type { Message } from "../../src/core/messages.js";
+import { emptyUsage } from "../../src/core/messages.js";
 
 const withProto = (x: number): unknown => JSON.parse(`{"n":1,"__proto__":{"x":${x}}}`);
 
@@ -36,14 +37,7 @@ describe("canonicalJson keeps an own __proto__ key (hardening item 9)", () => {
 			api: "a",
 			provider: "p",
 			model: "m",
-			usage: {
-				input: 0,
-				output: 0,
-				cacheRead: 0,
-				cacheWrite: 0,
-				totalTokens: 0,
-				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-			},
+			usage: emptyUsage(),
 			stopReason: "toolUse",
 			timestamp: 1,
 		});
