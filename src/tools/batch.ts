@@ -95,7 +95,11 @@ interface CallState {
 	/** Arguments shown in events (revised ones once `beforeToolCall` revised them). */
 	eventArgs: Record<string, unknown>;
 	abort: AbortController;
-	steering: AbortController;
+	/**
+	 * Created when first read or fired: Node 20 builds an `AbortSignal` slowly (about 20 µs, issue 10 W2), and
+	 * most tools never look at `ctx.steeringRequested`.
+	 */
+	steering: AbortController | undefined;
 	done: Promise<void>;
 	markDone(): void;
 	outcome?: { message: ToolResultMessage; status: ToolCallStatus; durationMs: number };
@@ -146,7 +150,7 @@ function createRun(input: ToolBatchInput, preparedCalls: readonly PreparedCall[]
 			phase: { kind: "waiting" },
 			eventArgs: prepared.eventArgs,
 			abort: new AbortController(),
-			steering: new AbortController(),
+			steering: undefined,
 			done,
 			markDone,
 		};
@@ -204,7 +208,9 @@ function portOf(run: BatchRun, state: CallState): CallPort {
 	const { call } = state.prepared;
 	return {
 		signal: state.abort.signal,
-		steeringRequested: state.steering.signal,
+		get steeringRequested() {
+			return steeringOf(state).signal;
+		},
 		isSettled: () => state.phase.kind === "settled",
 		revise(args, eventArgs) {
 			run.revised.set(call.id, args);
@@ -237,6 +243,11 @@ function portOf(run: BatchRun, state: CallState): CallPort {
 			run.watch?.refresh();
 		},
 	};
+}
+
+function steeringOf(state: CallState): AbortController {
+	state.steering ??= new AbortController();
+	return state.steering;
 }
 
 function sinceOf(phase: CallPhase, run: BatchRun): number {
@@ -299,7 +310,7 @@ function interruptForSteering(run: BatchRun): void {
 			settlePlaceholder(run, state, "interrupted", notStarted ? "skipped" : "interrupted");
 			run.interrupted = true;
 		}
-		state.steering.abort(reason);
+		steeringOf(state).abort(reason);
 		if (abandon) state.abort.abort(reason);
 	}
 }

@@ -129,7 +129,10 @@ export async function runCall(
 		const raw = await env.runStep({ kind: "tool", id: toolCall.id, name: toolCall.name }, async () =>
 			plan.tool.execute(toolCall.id, args, port.signal, (partial) => reportUpdate(port, partial), {
 				toolCall,
-				steeringRequested: port.steeringRequested,
+				// Read on demand: the port builds the signal only for a tool that looks at it.
+				get steeringRequested() {
+					return port.steeringRequested;
+				},
 				messages: env.messages,
 			}),
 		);
