@@ -80,6 +80,7 @@ function startRun(
 		pending: prompts.slice(),
 		events,
 		signal: runSignal.signal,
+		runSignal,
 		open: { turn: false, message: undefined, toolExecutions: new Map() },
 		modelCalls: 0,
 		soft: { reminded: new Set(), satisfied: new Set(), forcing: undefined },

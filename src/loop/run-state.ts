@@ -7,6 +7,7 @@ import type { AgentContext, AgentEvent } from "../protocol/events.js";
 import type { ReplyGuard } from "../protocol/reply-guard.js";
 import type { RunTelemetry } from "../telemetry/collector.js";
 import type { RunEnding } from "./outcome.js";
+import type { RunSignal } from "./signals.js";
 import type { SoftRequirementState } from "./soft-requirement.js";
 import type { WireLog } from "./wire-log.js";
 
@@ -35,6 +36,8 @@ export interface RunState {
 	readonly events: EventStream<AgentEvent, AgentMessage[]>;
 	/** Fires on external abort or deadline; handed to providers and tools. */
 	readonly signal: AbortSignal;
+	/** The same signal's state as plain fields: what the loop reads (see `RunSignal`). */
+	readonly runSignal: RunSignal;
 	readonly open: OpenScopes;
 	modelCalls: number;
 	/** rule X1 gate memory: reminders injected, current escalation. */

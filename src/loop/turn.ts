@@ -126,7 +126,7 @@ async function settleReply(
 	switch (decision.type) {
 		case "runTools": {
 			const { message, toolResults } = await runBatch(state, reply);
-			return { message, toolResults, next: state.signal.aborted ? "end" : "continue" };
+			return { message, toolResults, next: state.runSignal.aborted ? "end" : "continue" };
 		}
 		case "placeholders": {
 			const cause =
@@ -154,7 +154,7 @@ export async function runResumedBatch(state: RunState, dangling: DanglingBatch):
 	emit(state, { type: "turn_start" });
 	const only = new Set(dangling.calls.map((c) => c.id));
 	const { message, toolResults } = await runBatch(state, dangling.assistant, { only });
-	const next: TurnNext = state.signal.aborted ? "end" : "continue";
+	const next: TurnNext = state.runSignal.aborted ? "end" : "continue";
 	emit(state, { type: "turn_end", message, toolResults });
 	await untilAborted(state, state.config.onTurnEnd?.({ message, toolResults }));
 	return next;
