@@ -1,7 +1,6 @@
 /** W6, pi's side: a pi-agent-core `Agent` on pi-ai's Anthropic provider (its default stream function). */
 import { Agent, type AgentMessage, type AgentTool } from "@mariozechner/pi-agent-core";
-import { getModel } from "@mariozechner/pi-ai";
-import { Type } from "typebox";
+import { getModel, Type } from "@mariozechner/pi-ai";
 import {
 	type Conversation,
 	checkConversation,
