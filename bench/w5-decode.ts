@@ -7,7 +7,7 @@
  * request must yield exactly the corpus's text, or the library's row fails instead of reporting a speed.
  * Target: capstan ≥ 1× the vendor SDK on every API.
  *
- * Run: `npx tsx bench/w5-decode.ts [--quick]` from the repo root (`--quick`: 1 MB streams, one round). Each
+ * Run: `npx tsx bench/w5-decode.ts [--quick]` from the repo root (`--quick`: 250 KB streams, one round — a smoke run, not the figures). Each
  * library runs in its own child process (`--library <name>`); in a full run the vendor SDK and capstan run
  * twice, in mirrored order, so drift on a shared machine does not favour either.
  */
@@ -40,7 +40,7 @@ interface Settings {
 }
 
 const settings = (quick: boolean): Settings =>
-	quick ? { bytes: 1e6, warmups: 1, samples: 5 } : { bytes: 5e6, warmups: 2, samples: 7 };
+	quick ? { bytes: 250_000, warmups: 1, samples: 5 } : { bytes: 5e6, warmups: 2, samples: 7 };
 
 /** One API in one child: MB/s of every timed request. */
 interface ApiResult {
@@ -57,10 +57,14 @@ async function decoderFor(library: Library): Promise<(api: WireApi) => Decode> {
 	return (await import("./w56/w5-vendor.js")).vendorDecoder;
 }
 
-async function child(library: Library, { bytes, warmups, samples }: Settings): Promise<ApiResult[]> {
+async function child(
+	library: Library,
+	{ bytes, warmups, samples }: Settings,
+	apis: readonly WireApi[],
+): Promise<ApiResult[]> {
 	const decoderOf = await decoderFor(library);
 	const results: ApiResult[] = [];
-	for (const api of APIS) {
+	for (const api of apis) {
 		const corpus = buildCorpus(api, bytes);
 		const decode = decoderOf(api);
 		const { fetch } = memoryFetch(corpus.body);
@@ -122,7 +126,7 @@ async function parent(quick: boolean): Promise<WorkloadResult> {
 	}
 	return {
 		workload: "W5",
-		title: `Decode throughput: recorded streams grown to ${quick ? "1" : "5"} MB, served from memory (Response over a ReadableStream), each library's provider path`,
+		title: `Decode throughput: recorded streams grown to ${quick ? "0.25" : "5"} MB, served from memory (Response over a ReadableStream), each library's provider path`,
 		unit: "MB/s",
 		higherIsBetter: true,
 		rows,
@@ -139,5 +143,9 @@ const library = argValue("library");
 const quick = hasFlag("quick");
 if (library !== undefined) {
 	if (!(LIBRARIES as readonly string[]).includes(library)) throw new Error(`unknown --library ${library}`);
-	emit(await child(library as Library, settings(quick)));
+	// `--api <name>` runs one API only (for profiling one decoder: `node --import tsx --cpu-prof …`).
+	const only = argValue("api");
+	if (only !== undefined && !(APIS as readonly string[]).includes(only))
+		throw new Error(`unknown --api ${only}`);
+	emit(await child(library as Library, settings(quick), only === undefined ? APIS : [only as WireApi]));
 } else emit(await parent(quick));

@@ -13,21 +13,26 @@ import { fileURLToPath } from "node:url";
 import { type Conversation, PRUNE_EVERY, TURNS, type TurnShare } from "./w56/conversation.js";
 import { argValue, emit, type Row, runChild, type WorkloadResult } from "./w56/report.js";
 
-const LIBRARIES = ["capstan", "capstan-append-only", "pi-agent-core"] as const;
+/** Child processes: one per library (capstan's two setups share one, run one after the other). */
+const LIBRARIES = ["capstan", "pi-agent-core"] as const;
 type Library = (typeof LIBRARIES)[number];
+/** The table's rows, one per setup. */
+type Setup = "capstan" | "capstan-append-only" | "pi-agent-core";
 
 /** What a child reports. */
 interface ChildResult extends Conversation {
-	library: Library;
+	library: Setup;
 }
 
-async function child(library: Library): Promise<ChildResult> {
+async function child(library: Library): Promise<ChildResult[]> {
 	// Imported on demand: a child loads only its own library.
-	const run =
-		library === "pi-agent-core"
-			? await (await import("./w56/w6-pi.js")).piConversation()
-			: await (await import("./w56/w6-capstan.js")).capstanConversation(library !== "capstan");
-	return { library, ...run };
+	if (library === "pi-agent-core")
+		return [{ library, ...(await (await import("./w56/w6-pi.js")).piConversation()) }];
+	const { capstanConversation } = await import("./w56/w6-capstan.js");
+	return [
+		{ library: "capstan", ...(await capstanConversation(false)) },
+		{ library: "capstan-append-only", ...(await capstanConversation(true)) },
+	];
 }
 
 const pct = (share: number) => Math.round(share * 100_000) / 1000;
@@ -88,9 +93,13 @@ function rowsOf(result: ChildResult): { rows: Row[]; min: Record<ShareKey, numbe
 async function parent(): Promise<WorkloadResult> {
 	const script = fileURLToPath(import.meta.url);
 	// Nothing here is timed (the figures are byte counts), so the children run at once.
-	const results = (await Promise.all(LIBRARIES.map((library) => runChild(script, library)))) as ChildResult[];
-	const summaries = results.map(rowsOf);
-	const manager = summaries[LIBRARIES.indexOf("capstan-append-only")]!;
+	const results = (await Promise.all(
+		LIBRARIES.map((library) => runChild(script, library)),
+	)) as ChildResult[][];
+	const setups = results.flat();
+	const summaries = setups.map(rowsOf);
+	const manager = summaries[setups.findIndex((setup) => setup.library === "capstan-append-only")];
+	if (!manager) throw new Error("the capstan child reported no run with the manager");
 	return {
 		workload: "W6",
 		title: `Prompt stability: share of the previous request's Anthropic request body repeated as the next one's prefix (${TURNS} requests, old tool results pruned every ${PRUNE_EVERY})`,
