@@ -369,7 +369,7 @@ export class AssistantMessageBuilder {
 
 	/**
 	 * The snapshot with new content, built as an object literal: V8's object spread (`{ ...message, content }`)
-	 * costs about ten times a literal on every delta (issue 10, W1). Same keys, same order as the spread.
+	 * costs about ten times a literal on every delta. Same keys, same order as the spread.
 	 */
 	private withContent(content: AssistantContent[]): AssistantMessage {
 		const from = this.snapshot;

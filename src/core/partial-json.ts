@@ -217,8 +217,8 @@ export class IncrementalJsonParser {
 					} else if (code < 0x20) this.fail("Bad control character in string", i);
 					else {
 						if (sliceStart < 0) sliceStart = i;
-						// The rest of the run in one native search instead of one loop turn per character (issue
-						// 10, W3); the skipped characters still count as visited, each exactly once.
+						// The rest of the run in one native search instead of one loop turn per character; the
+						// skipped characters still count as visited, each exactly once.
 						STRING_STOP.lastIndex = i + 1;
 						const stop = STRING_STOP.exec(chunk);
 						const next = stop ? stop.index : chunk.length;

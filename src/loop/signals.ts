@@ -17,7 +17,7 @@ export interface RunSignal {
 	/**
 	 * `signal.aborted` and `signal.reason`, as plain fields set just before the signal fires. The loop reads
 	 * these on every event: Node 20 gives every `AbortSignal` its own hidden class, so reading a new run's
-	 * signal makes each reading site polymorphic and deoptimizes the code around it (issue 10).
+	 * signal makes each reading site polymorphic and deoptimizes the code around it.
 	 */
 	readonly aborted: boolean;
 	readonly reason: unknown;
@@ -78,7 +78,7 @@ export function signalFacts(state: RunState): SignalFacts {
 export function stopFacts(state: RunState): StopFacts {
 	const { aborted, deadlineAbort, abortReason } = signalFacts(state);
 	const { deadline } = state.config;
-	// A literal, not a spread: this runs several times per turn (issue 10, W2).
+	// A literal, not a spread: this runs several times per turn.
 	return {
 		aborted,
 		deadlineAbort,

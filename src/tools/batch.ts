@@ -96,7 +96,7 @@ interface CallState {
 	eventArgs: Record<string, unknown>;
 	abort: AbortController;
 	/**
-	 * Created when first read or fired: Node 20 builds an `AbortSignal` slowly (about 20 µs, issue 10 W2), and
+	 * Created when first read or fired: Node 20 builds an `AbortSignal` slowly (about 20 µs), and
 	 * most tools never look at `ctx.steeringRequested`.
 	 */
 	steering: AbortController | undefined;

@@ -119,7 +119,7 @@ const PLAIN_COPY_MAX_DEPTH = 200;
 /**
  * The JSON round trip's result, built directly for plain data (plain objects, arrays, strings, finite
  * numbers, booleans, null): strings are shared instead of re-serialized, so a 1 MB argument costs no 2 MB
- * of text twice per call (issue 10, W3). Anything a round trip would change or reject (`undefined`,
+ * of text twice per call. Anything a round trip would change or reject (`undefined`,
  * functions such as `toJSON`, class instances, non-finite numbers, `-0`, a `__proto__` key, deep nesting)
  * answers `NOT_PLAIN`, and the caller takes the real round trip.
  */

@@ -113,7 +113,7 @@ export class CallContext implements ProviderCallContext {
 
 	/**
 	 * True once the attempt's signal exists for anyone to hold. Node 20 builds an `AbortSignal` lazily and
-	 * slowly (about 20 µs, issue 10 W2), so a run that never reads it (no request sent) need not abort it.
+	 * slowly (about 20 µs), so a run that never reads it (no request sent) need not abort it.
 	 */
 	get signalInUse(): boolean {
 		return this.signalHandedOut;
