@@ -259,9 +259,27 @@ export class Agent {
 		this.asides.clear();
 	}
 
-	/** Abort the active run (rule A1). The queues are left as they are (rule A6). */
+	/**
+	 * Abort the active run (rule A1). The queues are left as they are (rule A6). With no run active but
+	 * approvals pending, the paused run ends as aborted (rule T17): a short run pairs every call not denied
+	 * with the abort placeholder (decisions already made for denials stay); `waitForIdle()` waits for it.
+	 */
 	abort(reason?: unknown): void {
-		this.abortController?.abort(reason);
+		if (this.abortController) {
+			this.abortController.abort(reason);
+			return;
+		}
+		if (this._state.pendingApprovals.length === 0) return;
+		const approvals = Object.fromEntries(this.decisions);
+		this._state.pendingApprovals = [];
+		this.decisions.clear();
+		const ending = this.run((context, config, signal) =>
+			agentLoopContinue(context, config, signal, { approvals }),
+		);
+		// run() has created its controller synchronously (TypeScript still narrows the field to undefined from
+		// the check above); aborting before the loop starts means no call runs.
+		(this.abortController as AbortController | undefined)?.abort(reason);
+		ending.catch((error: unknown) => this.onSubscriberError(error, { type: "agent_start" }));
 	}
 
 	/** Resolves when no run is active. */

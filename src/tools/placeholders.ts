@@ -42,7 +42,7 @@ export function placeholderText(
 			);
 		case "denied":
 			return (
-				`Not executed: the user denied this tool call${cause && cause.trim() !== "" ? `: ${cause.trim()}` : "."} ` +
+				`Not executed: approval for this tool call was denied${cause && cause.trim() !== "" ? `: ${cause.trim()}` : "."} ` +
 				"Do not retry it unchanged; take the reason into account or ask the user how to proceed."
 			);
 		case "soft_requirement":

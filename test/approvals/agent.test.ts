@@ -56,7 +56,7 @@ describe("Agent approvals", () => {
 		const denied = agent.state.messages.find(
 			(m) => (m as ToolResultMessage).toolCallId === "call_2",
 		) as ToolResultMessage;
-		expect((denied.content[0] as { text: string }).text).toMatch(/denied this tool call: b is read-only/);
+		expect((denied.content[0] as { text: string }).text).toMatch(/was denied: b is read-only/);
 	});
 
 	it("SPEC T17: prompt() and continue() while approvals are pending throw ApprovalPendingError", async () => {
@@ -68,10 +68,35 @@ describe("Agent approvals", () => {
 		expect((error as Error).message).toMatch(/approve\(id\) or deny\(id, reason\)/);
 		await expect(agent.continue()).rejects.toBeInstanceOf(ApprovalPendingError);
 		expect(scripted.calls).toHaveLength(1);
-		agent.abort("nothing is running"); // SPEC T17: no run, nothing changes
-		expect(agent.state.pendingApprovals).toHaveLength(2);
 		await agent.reset();
 		expect(agent.state.pendingApprovals).toEqual([]);
+	});
+
+	it("SPEC T17: abort() while paused ends the paused run as aborted; the transcript is paired again", async () => {
+		const log: string[] = [];
+		const { agent, scripted, events } = pausedAgent(log);
+		await agent.prompt("go");
+		await agent.deny("call_2", "no");
+		events.length = 0;
+		agent.abort("the user pressed Esc");
+		expect(agent.state.isStreaming).toBe(true);
+		await agent.waitForIdle();
+		expect(log).toEqual([]);
+		expect(scripted.calls).toHaveLength(1);
+		const end = events.at(-1);
+		expect(end?.type === "agent_end" && end.outcome).toEqual({
+			type: "aborted",
+			reason: "the user pressed Esc",
+		});
+		expect(agent.state.pendingApprovals).toEqual([]);
+		assertPaired(agent.state.messages);
+		const details = agent.state.messages.slice(-2).map((m) => (m as ToolResultMessage).details);
+		expect(details).toEqual([
+			{ synthetic: true, reason: "aborted", executed: false },
+			{ synthetic: true, reason: "denied", executed: false },
+		]);
+		agent.abort("again"); // nothing pending, nothing running: nothing happens
+		expect(agent.state.isStreaming).toBe(false);
 	});
 
 	it("SPEC T16: deciding an id that is not pending throws; deciding during a run is busy", async () => {

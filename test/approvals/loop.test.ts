@@ -173,7 +173,7 @@ describe("resuming a paused batch", () => {
 		const seen = model.calls[0]?.context.messages.at(-1) as ToolResultMessage;
 		expect(seen.isError).toBe(true);
 		expect(resultText(seen)).toBe(
-			"Not executed: the user denied this tool call: not on main Do not retry it unchanged; take the reason into account or ask the user how to proceed.",
+			"Not executed: approval for this tool call was denied: not on main Do not retry it unchanged; take the reason into account or ask the user how to proceed.",
 		);
 		expect(seen.details).toEqual({ synthetic: true, reason: "denied", executed: false });
 	});
