@@ -120,7 +120,7 @@ function writeFileCall(path: string, content: string): string {
 }
 
 describe("approval of mutating tools over RPC (real Chat Completions path)", () => {
-	it("asks the client with approval_request; deny blocks the call, approve runs it", async () => {
+	it("SPEC T15, T16: asks the client with approval_request; deny blocks the call, approve runs it", async () => {
 		const server = await serve(
 			{ type: "sse", body: writeFileCall("denied.txt", "no"), split: false },
 			{ type: "sse", body: textReply("Understood, not written."), split: false },
@@ -131,7 +131,16 @@ describe("approval of mutating tools over RPC (real Chat Completions path)", () 
 		const rpc = new RpcClient(
 			startCli(["--rpc", "--base-url", `${server.baseUrl}/v1`, "--model", "m"], { cwd }),
 		);
+		const completed = (e: Record<string, unknown>) => (e.outcome as { type: string }).type === "completed";
 		rpc.send({ id: 1, type: "prompt", message: "write denied.txt" });
+		// The run pauses (its own events say so), then the command asks the client.
+		expect(await rpc.event("approval_requested")).toMatchObject({
+			toolCallId: "call_w1",
+			toolName: "write_file",
+		});
+		expect(await rpc.event("agent_end")).toMatchObject({
+			outcome: { type: "awaiting_approval", pending: [{ toolCallId: "call_w1", toolName: "write_file" }] },
+		});
 		const first = await rpc.waitFor((line) => line.type === "approval_request");
 		expect(first).toMatchObject({
 			toolCallId: "call_w1",
@@ -142,8 +151,8 @@ describe("approval of mutating tools over RPC (real Chat Completions path)", () 
 		expect((await rpc.response(2)).data).toMatchObject({ pendingApprovals: ["call_w1"] });
 		rpc.send({ id: 3, type: "deny", toolCallId: "call_w1" });
 		expect(await rpc.response(3)).toMatchObject({ ok: true });
-		expect(await rpc.event("tool_execution_end")).toMatchObject({ status: "blocked" }); // SPEC T4
-		await rpc.event("agent_end");
+		expect(await rpc.event("tool_execution_end")).toMatchObject({ status: "blocked" }); // SPEC T16
+		await rpc.event("agent_end", completed);
 		expect(existsSync(join(cwd, "denied.txt"))).toBe(false);
 		const second = JSON.parse(server.requests[1]?.body ?? "{}") as {
 			messages: { role: string; content: string }[];
@@ -157,7 +166,7 @@ describe("approval of mutating tools over RPC (real Chat Completions path)", () 
 		await rpc.waitFor((line) => line.type === "approval_request");
 		rpc.send({ id: 5, type: "approve", toolCallId: "call_w1" });
 		expect(await rpc.event("tool_execution_end")).toMatchObject({ status: "ok" });
-		await rpc.event("agent_end");
+		await rpc.event("agent_end", completed);
 		expect(readFileSync(join(cwd, "approved.txt"), "utf8")).toBe("yes");
 		rpc.send({ id: 6, type: "approve", toolCallId: "call_w1" });
 		expect(await rpc.response(6)).toMatchObject({
