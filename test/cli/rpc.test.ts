@@ -177,6 +177,44 @@ describe("approval of mutating tools over RPC (real Chat Completions path)", () 
 	});
 });
 
+describe("a run paused for approval over RPC", () => {
+	it("SPEC T17: prompt is refused while a call waits; abort ends the paused run, every call paired", async () => {
+		const server = await serve(
+			{ type: "sse", body: writeFileCall("never.txt", "no"), split: false },
+			{ type: "sse", body: textReply("Fresh start."), split: false },
+		);
+		const cwd = tempProject();
+		const rpc = new RpcClient(
+			startCli(["--rpc", "--base-url", `${server.baseUrl}/v1`, "--model", "m"], { cwd }),
+		);
+		rpc.send({ id: 1, type: "prompt", message: "write never.txt" });
+		await rpc.waitFor((line) => line.type === "approval_request");
+		rpc.send({ id: 2, type: "prompt", message: "something else" });
+		expect(await rpc.response(2)).toMatchObject({
+			ok: false,
+			error: expect.stringContaining("await approval: write_file (call_w1)"),
+		});
+		rpc.send({ id: 3, type: "abort", reason: "changed my mind" });
+		expect(await rpc.response(3)).toMatchObject({ ok: true });
+		expect(
+			await rpc.event("agent_end", (e) => (e.outcome as { type: string }).type === "aborted"),
+		).toMatchObject({
+			outcome: { type: "aborted", reason: "changed my mind" },
+		});
+		rpc.send({ id: 4, type: "getState" });
+		expect((await rpc.response(4)).data).toMatchObject({ pendingApprovals: [], isStreaming: false });
+		rpc.send({ id: 5, type: "getMessages" });
+		const { messages } = (await rpc.response(5)).data as { messages: Messages };
+		expect(unpairedCalls(messages)).toEqual([]);
+		rpc.send({ id: 6, type: "prompt", message: "start over" });
+		expect(await rpc.response(6)).toMatchObject({ ok: true });
+		await rpc.event("agent_end", (e) => (e.outcome as { type: string }).type === "completed");
+		expect(existsSync(join(cwd, "never.txt"))).toBe(false);
+		expect(server.requests).toHaveLength(2);
+		expect(await rpc.end()).toBe(0);
+	});
+});
+
 describe("approval in print mode (no one to ask)", () => {
 	it("blocks a mutating call without --yes, with a reason that tells the model about --yes", async () => {
 		const server = await serve(
