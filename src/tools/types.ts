@@ -76,6 +76,11 @@ export interface AgentTool<TArgs = any, TDetails = unknown> {
 	interruptible?: boolean | ((args: TArgs) => boolean);
 	/** Set false to opt this tool out of intent tracing (rule C5). */
 	intent?: boolean;
+	/**
+	 * Rule T14: a call that needs approval is parked, not run; the run ends awaiting a person's decision.
+	 * A function sees the validated arguments; one that throws means the call needs approval. Default false.
+	 */
+	needsApproval?: boolean | ((args: TArgs) => boolean);
 }
 
 /**
@@ -91,7 +96,8 @@ export type PlaceholderReason =
 	| "error"
 	| "length"
 	| "interrupted"
-	| "soft_requirement";
+	| "soft_requirement"
+	| "denied";
 
 /** `details` of every synthetic placeholder result: a UI renders it as "not run", not as a tool failure. */
 export interface PlaceholderDetails {
