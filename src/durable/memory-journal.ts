@@ -1,0 +1,89 @@
+/**
+ * An in-memory durable engine for tests and examples: a journal and an inbox that survive a simulated crash.
+ * Each `attempt()` is one "process"; `crash()` kills it (its steps never record again, its pending
+ * `run`s never settle) and the next attempt replays from the records. Real journal semantics, no engine.
+ */
+import type { DurableInbox, DurableJournal, DurableTopic } from "./journal.js";
+
+/** One attempt's view of a `MemoryJournal`: the journal and inbox a workflow body is given. */
+export interface MemoryAttempt {
+	readonly journal: DurableJournal;
+	readonly inbox: DurableInbox;
+	/** Names whose `fn` ran in this attempt (a step that was replayed from its record is not listed). */
+	readonly executed: readonly string[];
+	/** Kill this attempt: every pending and later `run` of it never settles, nothing more is recorded. */
+	crash(): void;
+}
+
+/** When a step starts live in an attempt, crash that attempt inside it (after `fn` started, before the record). */
+export type CrashPoint = (name: string) => boolean;
+
+/** The durable store shared by every attempt: step records and queued messages, as JSON text. */
+export class MemoryJournal {
+	readonly #records = new Map<string, string>();
+	readonly #queues = new Map<DurableTopic, string[]>();
+	#current: { dead: boolean } | undefined;
+
+	/** The recorded step names, in record order. */
+	get recorded(): string[] {
+		return [...this.#records.keys()];
+	}
+
+	/** Queue a message for the run, as another process would (JSON, like an engine's message table). */
+	send(topic: DurableTopic, message: unknown): void {
+		const queue = this.#queues.get(topic) ?? [];
+		queue.push(JSON.stringify(message));
+		this.#queues.set(topic, queue);
+	}
+
+	/**
+	 * Start an attempt (a fresh "process"); any previous attempt is dead from now on. `crashAt` kills this one
+	 * the first time a step it names starts live.
+	 */
+	attempt(crashAt?: CrashPoint): MemoryAttempt {
+		if (this.#current) this.#current.dead = true;
+		const life = { dead: false };
+		this.#current = life;
+		const executed: string[] = [];
+		const used = new Set<string>();
+		const takes = new Map<DurableTopic, number>();
+		const hang = new Promise<never>(() => {});
+		const journal: DurableJournal = {
+			run: async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+				if (life.dead) return hang;
+				if (used.has(name)) throw new Error(`journal: step name "${name}" used twice in one run`);
+				used.add(name);
+				const recorded = this.#records.get(name);
+				if (recorded !== undefined) return JSON.parse(recorded) as T;
+				executed.push(name);
+				const running = fn();
+				if (crashAt?.(name)) life.dead = true;
+				const value = await running;
+				if (life.dead) return hang;
+				// JSON like a real engine: a result that does not survive serialisation fails here, not on replay.
+				const text = JSON.stringify(value) ?? "null";
+				this.#records.set(name, text);
+				return JSON.parse(text) as T;
+			},
+		};
+		const inbox: DurableInbox = {
+			take: (topic) => {
+				const n = takes.get(topic) ?? 0;
+				takes.set(topic, n + 1);
+				return journal.run(`inbox:${topic}:${n}`, async () => {
+					const queue = this.#queues.get(topic) ?? [];
+					this.#queues.set(topic, []);
+					return queue.map((text) => JSON.parse(text) as unknown);
+				});
+			},
+		};
+		return {
+			journal,
+			inbox,
+			executed,
+			crash() {
+				life.dead = true;
+			},
+		};
+	}
+}
