@@ -15,12 +15,13 @@ export interface MemoryAttempt {
 	crash(): void;
 }
 
-/** When a step starts live in an attempt, crash that attempt inside it (after `fn` started, before the record). */
+/** Crash the attempt when a step it names finishes running live: its side effects happened, its record is lost. */
 export type CrashPoint = (name: string) => boolean;
 
 /** The durable store shared by every attempt: step records and queued messages, as JSON text. */
 export class MemoryJournal {
-	readonly #records = new Map<string, string>();
+	/** Each record with the call position it was made at, checked on replay like an engine numbering steps. */
+	readonly #records = new Map<string, { position: number; text: string }>();
 	readonly #queues = new Map<DurableTopic, string[]>();
 	#current: { dead: boolean } | undefined;
 
@@ -38,7 +39,7 @@ export class MemoryJournal {
 
 	/**
 	 * Start an attempt (a fresh "process"); any previous attempt is dead from now on. `crashAt` kills this one
-	 * the first time a step it names starts live.
+	 * when a step it names finishes running, before the record.
 	 */
 	attempt(crashAt?: CrashPoint): MemoryAttempt {
 		if (this.#current) this.#current.dead = true;
@@ -46,6 +47,7 @@ export class MemoryJournal {
 		this.#current = life;
 		const executed: string[] = [];
 		const used = new Set<string>();
+		let calls = 0;
 		const takes = new Map<DurableTopic, number>();
 		const hang = new Promise<never>(() => {});
 		const journal: DurableJournal = {
@@ -53,16 +55,22 @@ export class MemoryJournal {
 				if (life.dead) return hang;
 				if (used.has(name)) throw new Error(`journal: step name "${name}" used twice in one run`);
 				used.add(name);
+				const position = calls++;
 				const recorded = this.#records.get(name);
-				if (recorded !== undefined) return JSON.parse(recorded) as T;
+				if (recorded !== undefined) {
+					if (recorded.position !== position)
+						throw new Error(
+							`journal: step "${name}" was call ${recorded.position} when recorded but is call ${position} now: the run is not deterministic`,
+						);
+					return JSON.parse(recorded.text) as T;
+				}
 				executed.push(name);
-				const running = fn();
+				const value = await fn();
 				if (crashAt?.(name)) life.dead = true;
-				const value = await running;
 				if (life.dead) return hang;
 				// JSON like a real engine: a result that does not survive serialisation fails here, not on replay.
 				const text = JSON.stringify(value) ?? "null";
-				this.#records.set(name, text);
+				this.#records.set(name, { position, text });
 				return JSON.parse(text) as T;
 			},
 		};

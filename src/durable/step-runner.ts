@@ -86,16 +86,21 @@ export class DurableSteps {
 	/**
 	 * A non-idempotent tool journals a `<id>:started` marker before it runs. If a replay finds the marker
 	 * recorded but must still compute the result, the call started in an earlier attempt and never reported.
+	 * Both journal calls are made in the same tick: engines that number steps by call order (DBOS) then give
+	 * concurrent tools the same numbers on every attempt, whatever order their markers are recorded in.
 	 */
-	async #runTool<T>(step: Step, fn: () => Promise<T>): Promise<T> {
+	#runTool<T>(step: Step, fn: () => Promise<T>): Promise<T> {
 		const tool = this.#options.tools.find((candidate) => candidate.name === step.name);
 		if (tool?.idempotent === true) return this.#record(step.id, fn);
 		let fresh = false;
-		await this.#journal.run(`${step.id}:started`, async () => {
+		const started = this.#journal.run(`${step.id}:started`, async () => {
 			fresh = true;
 			return true;
 		});
-		return this.#record(step.id, () => (fresh ? fn() : this.#interrupted(step, tool, fn)));
+		return this.#record(step.id, async () => {
+			await started;
+			return fresh ? fn() : this.#interrupted(step, tool, fn);
+		});
 	}
 
 	async #interrupted<T>(step: Step, tool: AgentTool | undefined, fn: () => Promise<T>): Promise<T> {

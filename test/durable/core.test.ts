@@ -268,8 +268,10 @@ describe("durable core: runDurableAgent over a journal", () => {
 
 	it("durableStepRunner plugs a journal into a plain agentLoop (custom engines, SPEC L13)", async () => {
 		const journal = new MemoryJournal();
-		const clock = new DurableClock(7);
+		let clock = new DurableClock(7);
 		const run = async (attempt: MemoryAttempt) => {
+			// A fresh process: the clock starts from the same journaled start and moves with the records.
+			clock = new DurableClock(7);
 			const agent = countingAgent({ count: () => {} });
 			const tools = agent.tools ?? [];
 			const stream = agentLoop(
@@ -299,5 +301,51 @@ describe("durable core: runDurableAgent over a journal", () => {
 		const replay = journal.attempt();
 		expect(await run(replay)).toEqual(first);
 		expect(replay.executed).toEqual([]);
+	});
+
+	it("a crash inside one of two concurrent tools: the finished one replays, the interrupted one is reported (SPEC T6)", async () => {
+		const journal = new MemoryJournal();
+		const { counts, count } = counter();
+		const batch = scriptedModel(
+			(call) =>
+				call.context.messages.some((m) => m.role === "toolResult")
+					? textReply("both done")
+					: {
+							content: [
+								{ type: "toolCall", name: "charge", arguments: { amount: 1 }, id: "c1" },
+								{ type: "toolCall", name: "charge", arguments: { amount: 2 }, id: "c2" },
+							],
+						},
+			{ now: () => 0 },
+		);
+		let releaseFirst!: () => void;
+		const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+		let reached!: () => void;
+		const bothInside = new Promise<void>((resolve) => (reached = resolve));
+		let inside = 0;
+		const agentWith = (insideCharge?: () => Promise<void>) => ({
+			...countingAgent({ count, ...(insideCharge ? { insideCharge } : {}) }),
+			model: batch.model,
+			streamFn: batch.stream,
+		});
+		// c1 is held while c2 finishes and records first, then the attempt dies in c1.
+		void runDurableAgent(
+			agentWith(async () => {
+				if (++inside === 2) reached();
+				if (inside === 1) await firstHeld;
+			}),
+			input,
+			journal.attempt((name) => name === "c1"),
+		);
+		await bothInside;
+		await new Promise((resolve) => setImmediate(resolve));
+		releaseFirst();
+		await new Promise((resolve) => setImmediate(resolve));
+		const result = await runDurableAgent(agentWith(), input, journal.attempt());
+		expect(toolResult(result, "c2")?.content).toEqual([{ type: "text", text: "charged 2" }]);
+		expect(toolResult(result, "c1")?.content).toEqual([{ type: "text", text: INTERRUPTED_TOOL_TEXT }]);
+		expect(counts.get("tool:c1")).toBe(1);
+		expect(counts.get("tool:c2")).toBe(1);
+		expect(result.outcome).toEqual({ type: "completed" });
 	});
 });
