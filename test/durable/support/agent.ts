@@ -23,6 +23,8 @@ export interface CountingAgentOptions {
 	idempotentCharge?: boolean;
 	/** Awaited inside `charge` after it counted itself: where a kill test kills the worker. */
 	insideCharge?: () => Promise<void>;
+	/** Awaited inside `lookup` (with the call id) after it counted itself. */
+	insideLookup?: (id: string) => Promise<void>;
 }
 
 function replyFor(turn: number): ScriptedReply {
@@ -58,6 +60,7 @@ export function countingAgent(options: CountingAgentOptions): DurableAgent {
 		idempotent: true,
 		async execute(id, args: { key: string }) {
 			options.count(`tool:${id}`);
+			await options.insideLookup?.(id);
 			return { content: [{ type: "text", text: `value of ${args.key}` }] };
 		},
 	};
