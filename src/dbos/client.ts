@@ -20,6 +20,7 @@ export interface DbosAgentRunsOptions {
 
 /** Where a run is: DBOS's workflow status (`PENDING`, `ENQUEUED`, `SUCCESS`, `ERROR`, `CANCELLED`, …). */
 export interface DbosRunStatus {
+	/** DBOS's workflow status string. */
 	status: string;
 	/** The executor that runs (or last ran) it. */
 	executorId: string | undefined;
@@ -150,4 +151,3 @@ function toMessage(message: RunMessage, what: string): AgentMessage {
 		throw new TypeError(`${what}: expected an agent message (an object with a role) or a string`);
 	return message;
 }
-

@@ -11,11 +11,13 @@ import type { AgentEvent } from "../protocol/events.js";
 
 /** One stored event of a run: its replay-stable position and the event as JSON. */
 export interface DbosRunEvent extends DurableEventPosition {
+	/** The event as the worker emitted it (JSON round-tripped). */
 	event: AgentEvent;
 }
 
-/** Where `readRunEvents` starts: after this position (exclusive). Default: the run's first event. */
+/** How `DbosAgentRuns.events` reads: from where, how often, until when. */
 export interface RunEventsOptions {
+	/** Resume after this position (exclusive), e.g. the last event a reader saw before it reconnected. */
 	after?: DurableEventPosition;
 	/** How often to look for new rows, in ms. Default 100. */
 	pollMs?: number;

@@ -38,7 +38,9 @@ export interface DbosAgentOptions {
 
 /** A registered durable agent: start runs of it from a launched worker. */
 export interface DbosAgentWorkflow {
+	/** The workflow name (what `DbosAgentRuns.start` takes). */
 	readonly name: string;
+	/** The DBOS queue its runs go on. */
 	readonly queueName: string;
 	/** Enqueue a run on the agent's queue (any launched worker may take it); resolves to the run id. */
 	start(input: DurableRunInput, options?: { runId?: string }): Promise<string>;
@@ -114,6 +116,7 @@ export interface DbosWorkerOptions {
 
 /** A launched worker. */
 export interface DbosWorker {
+	/** The DBOS executor id this worker runs under (what `DbosAgentRuns.takeOver` names when it dies). */
 	readonly executorId: string;
 	/** Stop taking work and close the connections. */
 	shutdown(): Promise<void>;

@@ -11,6 +11,7 @@
  * every attempt (the loop's step ids are stable: the tool call id, `model:<n>`).
  */
 export interface DurableJournal {
+	/** Run `fn` as the step `name`, or return its recorded result. */
 	run<T>(name: string, fn: () => Promise<T>): Promise<T>;
 }
 

@@ -7,7 +7,9 @@ import type { DurableInbox, DurableJournal, DurableTopic } from "./journal.js";
 
 /** One attempt's view of a `MemoryJournal`: the journal and inbox a workflow body is given. */
 export interface MemoryAttempt {
+	/** This attempt's journal. */
 	readonly journal: DurableJournal;
+	/** This attempt's inbox over the journal's queues (each read journaled as `inbox:<topic>:<n>`). */
 	readonly inbox: DurableInbox;
 	/** Names whose `fn` ran in this attempt (a step that was replayed from its record is not listed). */
 	readonly executed: readonly string[];

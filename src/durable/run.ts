@@ -40,10 +40,13 @@ type CoreOwnedSettings =
  * deterministic (docs/durable.md): a replay calls them again and must get the same answers.
  */
 export interface DurableAgent {
+	/** The model every call uses. */
 	model: Model;
 	/** Default: the provider registry's `stream` (as in `agentLoop`). */
 	streamFn?: StreamFunction;
+	/** The system prompt. */
 	systemPrompt?: string;
+	/** The tools; their `idempotent` and `onInterrupted` decide what a replay does after a crash. */
 	tools?: AgentTool[];
 	/** Default `onInterrupted` for tools that declare none (default `"report"`). */
 	onInterrupted?: InterruptedToolPolicy;
@@ -53,7 +56,9 @@ export interface DurableAgent {
 
 /** Per-run settings, part of the workflow's input (JSON). */
 export interface DurableRunSettings {
+	/** The reasoning level of every model call (rule X5). */
 	thinkingLevel?: ThinkingLevel;
+	/** The tool choice of every model call. */
 	toolChoice?: ToolChoice;
 	/** Epoch ms after which the run stops (rule A7), enforced by the journaled clock and journaled aborts. */
 	deadline?: number;
@@ -65,13 +70,17 @@ export interface DurableRunInput {
 	messages?: AgentMessage[];
 	/** New prompt messages; empty continues the transcript (`agentLoopContinue`). */
 	prompts: AgentMessage[];
+	/** Per-run settings. */
 	settings?: DurableRunSettings;
 }
 
 /** The result of a durable run (JSON): the whole transcript, what the run added, how it ended. */
 export interface DurableRunResult {
+	/** The whole transcript: the input messages, then what the run added. */
 	messages: AgentMessage[];
+	/** What the run added (`agent_end.messages`). */
 	added: AgentMessage[];
+	/** How the run ended (`agent_end.outcome`). */
 	outcome: RunOutcome;
 }
 
@@ -82,13 +91,17 @@ export interface DurableRunResult {
  * duplicates shows a reader each event once across a takeover.
  */
 export interface DurableEventPosition {
+	/** The index of the event among the run's non-update events (an update: of the one before it). */
 	seq: number;
+	/** 0 for a non-update event; 1, 2, … for the updates after it. */
 	delta: number;
 }
 
 /** What an engine hands `runDurableAgent`. */
 export interface DurableEngine {
+	/** Where steps are recorded. */
 	journal: DurableJournal;
+	/** Where steering, follow-ups and aborts arrive. */
 	inbox: DurableInbox;
 	/** Receives every event of the attempt, in order, with its replay-stable position. */
 	onEvent?: (event: AgentEvent, position: DurableEventPosition) => Awaitable<void>;

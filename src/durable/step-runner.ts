@@ -15,12 +15,15 @@ export const INTERRUPTED_TOOL_TEXT =
 
 /** `details` of the default result of an interrupted, not re-run tool call. */
 export interface InterruptedToolDetails {
+	/** The call was cut off by a crash. */
 	interrupted: true;
+	/** Whether its side effect happened is not known. */
 	executed: "unknown";
 }
 
 /** The run's abort controller and deadline, owned by the durable run so an abort can be journaled. */
 export interface DurableRunControl {
+	/** The controller whose signal is the run's (passed to `agentLoop`). */
 	controller: AbortController;
 	/** Epoch ms; armed (by wall clock) only while a step runs live, checked by the journaled clock elsewhere. */
 	deadline?: number;
@@ -54,6 +57,7 @@ interface StepRecord {
  * workflow ends.
  */
 export class DurableSteps {
+	/** The run's journaled clock, advanced by every step record (pass `() => clock.now()` as the loop's `now`). */
 	readonly clock: DurableClock;
 	readonly #journal: DurableJournal;
 	readonly #options: DurableStepOptions;
