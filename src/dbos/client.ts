@@ -75,12 +75,12 @@ export class DbosAgentRuns {
 	}
 
 	/** Queue a steering message: injected at the run's next turn boundary (rule Q2). */
-	steer(runId: string, message: RunMessage): Promise<void> {
+	async steer(runId: string, message: RunMessage): Promise<void> {
 		return this.#client.send(runId, toMessage(message, "steer"), messageTopic("steer"));
 	}
 
 	/** Queue a follow-up: read when the agent would otherwise stop (rule L9). */
-	followUp(runId: string, message: RunMessage): Promise<void> {
+	async followUp(runId: string, message: RunMessage): Promise<void> {
 		return this.#client.send(runId, toMessage(message, "followUp"), messageTopic("followUp"));
 	}
 
@@ -88,7 +88,7 @@ export class DbosAgentRuns {
 	 * Ask the run to stop: it ends as `aborted` at its next turn boundary, with a transcript. For a hard stop
 	 * that leaves no result, use DBOS's `cancelWorkflow`.
 	 */
-	abort(runId: string, reason?: string): Promise<void> {
+	async abort(runId: string, reason?: string): Promise<void> {
 		return this.#client.send(runId, reason === undefined ? {} : { reason }, messageTopic("abort"));
 	}
 

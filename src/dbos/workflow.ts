@@ -34,6 +34,8 @@ export interface DbosAgentOptions {
 	agent: () => DurableAgent;
 	/** The DBOS queue its runs go on. Default `capstan-agents`. */
 	queueName?: string;
+	/** How often workers poll that queue, in ms (DBOS's default is 1000). The first registration sets it. */
+	queuePollingMs?: number;
 }
 
 /** A registered durable agent: start runs of it from a launched worker. */
@@ -44,6 +46,8 @@ export interface DbosAgentWorkflow {
 	readonly queueName: string;
 	/** Enqueue a run on the agent's queue (any launched worker may take it); resolves to the run id. */
 	start(input: DurableRunInput, options?: { runId?: string }): Promise<string>;
+	/** Run it in this worker, durably, and wait for its result (no queue; recovery still applies). */
+	run(input: DurableRunInput, options?: { runId?: string }): Promise<DurableRunResult>;
 }
 
 /** The events pool of this worker process, opened by `launchDbosWorker`. */
@@ -69,7 +73,11 @@ export function registerDbosAgent(options: DbosAgentOptions): DbosAgentWorkflow 
 		return result;
 	};
 	const workflow = DBOS.registerWorkflow(body, { name: options.name });
-	queues.add(queueName);
+	if (!queues.has(queueName))
+		queues.set(
+			queueName,
+			options.queuePollingMs === undefined ? {} : { minPollingIntervalMs: options.queuePollingMs },
+		);
 	return {
 		name: options.name,
 		queueName,
@@ -80,10 +88,15 @@ export function registerDbosAgent(options: DbosAgentOptions): DbosAgentWorkflow 
 			})(input);
 			return handle.workflowID;
 		},
+		async run(input, runOptions = {}) {
+			const params = runOptions.runId !== undefined ? { workflowID: runOptions.runId } : {};
+			return (await DBOS.startWorkflow(workflow, params)(input)).getResult();
+		},
 	};
 }
 
-const queues = new Set<string>();
+/** The queues of the registered agents, with their DBOS queue options. */
+const queues = new Map<string, { minPollingIntervalMs?: number }>();
 
 /** Every step is a DBOS step named by its step id; DBOS numbers steps by call order, checked on replay. */
 const dbosJournal: DurableJournal = {
@@ -143,7 +156,7 @@ export async function launchDbosWorker(options: DbosWorkerOptions): Promise<Dbos
 		logLevel: options.logLevel ?? "warn",
 	});
 	await DBOS.launch();
-	for (const queue of queues) await DBOS.registerQueue(queue);
+	for (const [queue, queueOptions] of queues) await DBOS.registerQueue(queue, queueOptions);
 	return {
 		executorId: DBOS.executorID,
 		async shutdown() {
