@@ -144,6 +144,7 @@ export async function launchDbosWorker(options: DbosWorkerOptions): Promise<Dbos
 	const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4 });
 	try {
 		await ensureEventsTable(pool);
+		await migrateOnce(pool, options.databaseUrl);
 	} catch (error) {
 		await pool.end();
 		throw error;
@@ -165,4 +166,22 @@ export async function launchDbosWorker(options: DbosWorkerOptions): Promise<Dbos
 			await pool.end();
 		},
 	};
+}
+
+/**
+ * DBOS migrates its system database at launch; workers launching at once on a fresh database deadlock in
+ * those migrations. One session lock makes them take turns; after the first, the migration is a no-op.
+ */
+async function migrateOnce(pool: pg.Pool, databaseUrl: string): Promise<void> {
+	const client = await pool.connect();
+	try {
+		await client.query("SELECT pg_advisory_lock(hashtext('capstan.dbos.migrate'))");
+		try {
+			await DBOS.migrate(databaseUrl);
+		} finally {
+			await client.query("SELECT pg_advisory_unlock(hashtext('capstan.dbos.migrate'))");
+		}
+	} finally {
+		client.release();
+	}
 }
