@@ -46,6 +46,7 @@ const SHIPPABLE = [
 	/^README\.md$/,
 	/^LICENSE$/,
 	/^docs\/behaviour\.md$/,
+	/^docs\/durable\.md$/,
 	/^dist\/.+\.(js|d\.ts)$/,
 ];
 
