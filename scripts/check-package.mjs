@@ -38,6 +38,7 @@ const PEER_ENTRIES = {
 	"./otel": ["@opentelemetry/api"],
 	"./ai-sdk": ["@ai-sdk/provider", "@types/json-schema"],
 	"./mcp": ["@modelcontextprotocol/sdk"],
+	"./restate": ["@restatedev/restate-sdk"],
 };
 
 /** Everything the tarball may hold; anything else (tests, sources, maps, fixtures) is a packaging bug. */

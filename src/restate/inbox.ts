@@ -1,0 +1,130 @@
+/**
+ * The conversation's inbox: a second Restate virtual object, keyed like the conversation, holding the queues
+ * a running agent reads (steering, follow-ups, abort requests).
+ *
+ * Why a second object: the run is an exclusive handler of the conversation object, and Restate runs one
+ * exclusive handler per key at a time — a `steer` on the same object would wait for the run to end. Shared
+ * handlers run concurrently but may not write state. So messages go to this object, whose short exclusive
+ * handlers never block for long, and the run reads them with a journaled call (`take`), which a replay
+ * answers from the journal: the run sees exactly what the first attempt saw, at the same boundary.
+ */
+import * as restate from "@restatedev/restate-sdk";
+import type { DurableTopic } from "../durable/journal.js";
+
+/** Every topic of the inbox; the order is the one `inboxPending` reports. */
+export const INBOX_TOPICS: readonly DurableTopic[] = ["steer", "followUp", "abort"];
+
+/** An abort request, aimed at one run (its Restate invocation id). */
+export interface AbortRequest {
+	invocationId: string;
+	reason?: string;
+}
+
+/** What `send` accepts: a message for a topic; an abort names its run, or the run active at the time. */
+export interface InboxSendInput {
+	topic: DurableTopic;
+	/** The message (`steer`, `followUp`): an `AgentMessage` as JSON. */
+	message?: unknown;
+	/** `abort`: the reason the run ends with. */
+	reason?: string;
+	/** `abort`: the run to abort; default the run active now (an error when none is). */
+	invocationId?: string;
+}
+
+/** How many messages wait on each topic, and the active run (`inboxPending`). */
+export interface InboxPending {
+	steer: number;
+	followUp: number;
+	abort: number;
+	/** The invocation id of the run reading this inbox now, if one is. */
+	active: string | null;
+}
+
+const ACTIVE = "active";
+
+function isTopic(value: unknown): value is DurableTopic {
+	return typeof value === "string" && (INBOX_TOPICS as readonly string[]).includes(value);
+}
+
+function invalid(message: string): restate.TerminalError {
+	// 400: a caller's mistake, reported to it once and never retried (a retry would fail the same way).
+	return new restate.TerminalError(message, { errorCode: 400 });
+}
+
+async function queue(ctx: restate.ObjectSharedContext | restate.ObjectContext, topic: DurableTopic) {
+	return (await ctx.get<unknown[]>(topic)) ?? [];
+}
+
+async function send(ctx: restate.ObjectContext, input: InboxSendInput): Promise<void> {
+	if (typeof input !== "object" || input === null || !isTopic(input.topic))
+		throw invalid(`inbox ${ctx.key}: "topic" must be one of ${INBOX_TOPICS.join(", ")}`);
+	if (input.topic === "abort") {
+		const invocationId = input.invocationId ?? (await ctx.get<string>(ACTIVE)) ?? undefined;
+		if (!invocationId) throw invalid(`inbox ${ctx.key}: no run is active, so there is nothing to abort`);
+		const request: AbortRequest =
+			typeof input.reason === "string" ? { invocationId, reason: input.reason } : { invocationId };
+		ctx.set("abort", [...(await queue(ctx, "abort")), request]);
+		return;
+	}
+	const message = input.message as { role?: unknown } | null | undefined;
+	if (typeof message !== "object" || message === null || typeof message.role !== "string")
+		throw invalid(`inbox ${ctx.key}: a ${input.topic} message must be an agent message with a "role"`);
+	ctx.set(input.topic, [...(await queue(ctx, input.topic)), message]);
+}
+
+/** The run's read: every message of `topic` (for `abort`: those aimed at this run), removed from the queue. */
+async function take(
+	ctx: restate.ObjectContext,
+	input: { topic: DurableTopic; invocationId: string },
+): Promise<unknown[]> {
+	const all = await queue(ctx, input.topic);
+	if (input.topic !== "abort") {
+		if (all.length > 0) ctx.clear(input.topic);
+		return all;
+	}
+	const mine = all.filter((request) => (request as AbortRequest).invocationId === input.invocationId);
+	if (mine.length > 0)
+		ctx.set(
+			"abort",
+			all.filter((request) => (request as AbortRequest).invocationId !== input.invocationId),
+		);
+	return mine;
+}
+
+/** The inbox object for the conversation object `conversationName` (named `<conversationName>Inbox`). */
+export function conversationInbox(conversationName: string) {
+	return restate.object({
+		name: inboxName(conversationName),
+		handlers: {
+			send,
+			take,
+			/** The run starts reading: abort requests without a run now aim at it. */
+			begin: async (ctx: restate.ObjectContext, invocationId: string) => {
+				ctx.set(ACTIVE, invocationId);
+			},
+			/** The run ended: its unread abort requests are dropped (they can never apply). */
+			end: async (ctx: restate.ObjectContext, invocationId: string) => {
+				if ((await ctx.get<string>(ACTIVE)) === invocationId) ctx.clear(ACTIVE);
+				const aborts = await queue(ctx, "abort");
+				const left = aborts.filter((request) => (request as AbortRequest).invocationId !== invocationId);
+				if (left.length !== aborts.length) ctx.set("abort", left);
+			},
+			pending: restate.handlers.object.shared(
+				async (ctx: restate.ObjectSharedContext): Promise<InboxPending> => ({
+					steer: (await queue(ctx, "steer")).length,
+					followUp: (await queue(ctx, "followUp")).length,
+					abort: (await queue(ctx, "abort")).length,
+					active: (await ctx.get<string>(ACTIVE)) ?? null,
+				}),
+			),
+		},
+	});
+}
+
+/** The Restate name of a conversation object's inbox. */
+export function inboxName(conversationName: string): string {
+	return `${conversationName}Inbox`;
+}
+
+/** The inbox object's type, for typed calls from the conversation object. */
+export type ConversationInbox = ReturnType<typeof conversationInbox>;
