@@ -28,6 +28,7 @@ export interface StartedRun {
 
 /** An error answer of the Restate ingress (or of a handler, passed through it). */
 export class RestateRequestError extends Error {
+	/** Always `"RestateRequestError"`. */
 	override readonly name = "RestateRequestError";
 	/** The HTTP status of the answer. */
 	readonly status: number;

@@ -16,12 +16,15 @@ export const INBOX_TOPICS: readonly DurableTopic[] = ["steer", "followUp", "abor
 
 /** An abort request, aimed at one run (its Restate invocation id). */
 export interface AbortRequest {
+	/** The run to abort (its Restate invocation id). */
 	invocationId: string;
+	/** The reason the run's outcome carries; default the core's `DURABLE_ABORT_REASON`. */
 	reason?: string;
 }
 
 /** What `send` accepts: a message for a topic; an abort names its run, or the run active at the time. */
 export interface InboxSendInput {
+	/** Which queue: `steer`, `followUp` or `abort`. */
 	topic: DurableTopic;
 	/** The message (`steer`, `followUp`): an `AgentMessage` as JSON. */
 	message?: unknown;
@@ -33,8 +36,11 @@ export interface InboxSendInput {
 
 /** How many messages wait on each topic, and the active run (`inboxPending`). */
 export interface InboxPending {
+	/** Steering messages not yet read by a run. */
 	steer: number;
+	/** Follow-ups not yet read by a run. */
 	followUp: number;
+	/** Abort requests not yet read by the run they aim at. */
 	abort: number;
 	/** The invocation id of the run reading this inbox now, if one is. */
 	active: string | null;
@@ -55,6 +61,7 @@ async function queue(ctx: restate.ObjectSharedContext | restate.ObjectContext, t
 	return (await ctx.get<unknown[]>(topic)) ?? [];
 }
 
+/** Queue a message (or an abort request); refuses malformed input with a terminal 400. */
 async function send(ctx: restate.ObjectContext, input: InboxSendInput): Promise<void> {
 	if (typeof input !== "object" || input === null || !isTopic(input.topic))
 		throw invalid(`inbox ${ctx.key}: "topic" must be one of ${INBOX_TOPICS.join(", ")}`);

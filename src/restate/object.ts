@@ -27,7 +27,9 @@ export interface RestateRunInput {
 
 /** What `run` returns (JSON): the messages the run added and how it ended. The transcript is in state. */
 export interface RestateRunResult {
+	/** Every message the run added to the transcript, the prompt included. */
 	added: AgentMessage[];
+	/** How the run ended (completed, aborted, deadline, error). */
 	outcome: RunOutcome;
 }
 
@@ -35,6 +37,7 @@ export interface RestateRunResult {
 export interface RestateConversationStatus {
 	/** The Restate invocation id of the run in progress, or null. */
 	running: string | null;
+	/** How many messages the transcript holds (as of the last finished run). */
 	messages: number;
 }
 

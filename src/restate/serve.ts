@@ -25,6 +25,7 @@ export interface ServeRestateAgentsOptions {
 export interface RestateWorker {
 	/** The URL to register with the Restate server, e.g. `http://127.0.0.1:9080`. */
 	url: string;
+	/** The port it listens on (the OS's choice when none was asked for). */
 	port: number;
 	/** Stop accepting requests; in-flight invocations are retried by Restate on another worker. */
 	close(): Promise<void>;
