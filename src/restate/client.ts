@@ -4,9 +4,8 @@
  * Plain `fetch`, so a caller needs no Restate SDK.
  */
 import { type AgentMessage, userMessage } from "../core/messages.js";
-import type { InboxPending } from "./inbox.js";
-import { inboxName } from "./inbox.js";
 import type { RestateConversationStatus, RestateRunInput, RestateRunResult } from "./object.js";
+import { type InboxPending, inboxName } from "./topics.js";
 
 /** Options of {@link RestateAgentClient}. */
 export interface RestateAgentClientOptions {

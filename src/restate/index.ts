@@ -11,22 +11,14 @@ export {
 	type StartedRun,
 } from "./client.js";
 export {
-	type AbortRequest,
-	type ConversationInbox,
-	conversationInbox,
-	INBOX_TOPICS,
-	type InboxPending,
-	type InboxSendInput,
-	inboxName,
-} from "./inbox.js";
-export { RestateAwaiter, restateInbox, restateJournal } from "./journal.js";
-export {
 	type RestateAgentDefinition,
 	type RestateAgentOptions,
 	type RestateConversationStatus,
 	type RestateEventSource,
+	type RestateObjectOptions,
 	type RestateRunInput,
 	type RestateRunResult,
+	type RestateServiceDefinition,
 	restateAgent,
 } from "./object.js";
 export { ensurePromiseWithResolvers } from "./polyfill.js";
@@ -37,3 +29,10 @@ export {
 	type ServeRestateAgentsOptions,
 	serveRestateAgents,
 } from "./serve.js";
+export {
+	type AbortRequest,
+	INBOX_TOPICS,
+	type InboxPending,
+	type InboxSendInput,
+	inboxName,
+} from "./topics.js";

@@ -68,18 +68,57 @@ export interface RestateAgentOptions {
 		position: DurableEventPosition,
 		source: RestateEventSource,
 	) => Awaitable<void>;
-	/** Restate options of the conversation object: retry policy, inactivity and abort timeouts, retention. */
-	objectOptions?: restate.ObjectOptions;
+	/** Restate options of the conversation object: retry policy, inactivity and abort timeouts. */
+	objectOptions?: RestateObjectOptions;
 }
 
-/** The Restate definitions of one durable agent: bind both `services` to an endpoint. */
+/**
+ * Restate service options of the conversation object (the SDK's `ObjectOptions`, durations in ms). Kept to
+ * plain numbers so capstan's declarations import no SDK types (the SDK's own fail a consumer's
+ * `exactOptionalPropertyTypes` check).
+ */
+export interface RestateObjectOptions {
+	/** How a failed attempt (a crashed worker) is retried. */
+	retryPolicy?: {
+		/** The first retry's delay (ms). */
+		initialInterval?: number;
+		/** The longest delay between retries (ms). */
+		maxInterval?: number;
+		/** How much each delay grows. */
+		exponentiationFactor?: number;
+		/** After this many attempts, `onMaxAttempts` applies. */
+		maxAttempts?: number;
+		/** Pause the invocation (resumable by an operator) or kill it. */
+		onMaxAttempts?: "pause" | "kill";
+	};
+	/** With no progress for this long (ms), the server asks the attempt to suspend (server default 1 min). */
+	inactivityTimeout?: number;
+	/** After the inactivity timeout, how long (ms) before the server ends the attempt (default 10 min). */
+	abortTimeout?: number;
+	/** How long (ms) a finished run's journal is kept for inspection. */
+	journalRetention?: number;
+	/** How long (ms) a start's idempotency key is remembered. */
+	idempotencyRetention?: number;
+}
+
+/**
+ * A Restate service definition (the SDK's `VirtualObjectDefinition`), opaque here so capstan's declarations
+ * import no SDK types. `serveRestateAgents` serves it; to bind it to an endpoint of your own, pass it to
+ * `restate.endpoint().bind(definition as never)`.
+ */
+export interface RestateServiceDefinition {
+	/** The service's Restate name. */
+	readonly name: string;
+}
+
+/** The Restate definitions of one durable agent: serve both `services` on a worker. */
 export interface RestateAgentDefinition {
-	/** The conversation object (`run`, shared `transcript` and `status`). */
-	conversation: ReturnType<typeof conversationObject>;
-	/** The conversation's inbox object (`send`, `take`, shared `pending`). */
-	inbox: ConversationInbox;
-	/** Both objects, for `restate.endpoint().bind(…)` or `serveRestateAgents`. */
-	services: readonly [ReturnType<typeof conversationObject>, ConversationInbox];
+	/** The conversation object's name (`run`, shared `transcript` and `status`). */
+	name: string;
+	/** The conversation's inbox object's name (`send`, `take`, shared `pending`). */
+	inboxName: string;
+	/** Both objects, for `serveRestateAgents` (or an endpoint of your own). */
+	services: readonly RestateServiceDefinition[];
 }
 
 const TRANSCRIPT = "transcript";
@@ -106,7 +145,7 @@ export function restateAgent(options: RestateAgentOptions): RestateAgentDefiniti
 		);
 	const inbox = conversationInbox(options.name);
 	const conversation = conversationObject(options, inbox);
-	return { conversation, inbox, services: [conversation, inbox] };
+	return { name: conversation.name, inboxName: inbox.name, services: [conversation, inbox] };
 }
 
 function conversationObject(options: RestateAgentOptions, inbox: ConversationInbox) {
@@ -126,7 +165,7 @@ function conversationObject(options: RestateAgentOptions, inbox: ConversationInb
 				}),
 			),
 		},
-		...(options.objectOptions ? { options: options.objectOptions } : {}),
+		...(options.objectOptions ? { options: options.objectOptions as restate.ObjectOptions } : {}),
 	});
 }
 

@@ -37,7 +37,11 @@ export async function serveRestateAgents(
 	options: ServeRestateAgentsOptions = {},
 ): Promise<RestateWorker> {
 	ensurePromiseWithResolvers();
-	const services = agents.flatMap((agent) => agent.services);
+	// The definitions are the SDK's own (`restateAgent` made them); their public type is opaque (see object.ts).
+	const services = agents.flatMap((agent) => agent.services) as unknown as restate.VirtualObjectDefinition<
+		string,
+		unknown
+	>[];
 	const handler = restate.createEndpointHandler({
 		services,
 		...(options.identityKeys ? { identityKeys: options.identityKeys } : {}),
