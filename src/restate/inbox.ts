@@ -70,6 +70,26 @@ async function take(
 	return mine;
 }
 
+/**
+ * One turn boundary in one call (the core reads abort, then steering): the run's abort requests when there
+ * are any, leaving steering queued (rule A6: a steer sent before an abort is still queued after it), else
+ * every steering message. One call instead of two halves the boundary's cost.
+ */
+async function boundary(
+	ctx: restate.ObjectContext,
+	input: { invocationId: string },
+): Promise<{ abort: unknown[]; steer: unknown[] }> {
+	const abort = await take(ctx, { topic: "abort", invocationId: input.invocationId });
+	if (abort.length > 0) return { abort, steer: [] };
+	return { abort, steer: await take(ctx, { topic: "steer", invocationId: input.invocationId }) };
+}
+
+/** What a run hands back when it ends: steering it read at a boundary but did not use (it was stopped). */
+export interface InboxEndInput {
+	invocationId: string;
+	unreadSteering?: unknown[];
+}
+
 /** The inbox object for the conversation object `conversationName` (named `<conversationName>Inbox`). */
 export function conversationInbox(conversationName: string) {
 	return restate.object({
@@ -77,13 +97,18 @@ export function conversationInbox(conversationName: string) {
 		handlers: {
 			send,
 			take,
+			boundary,
 			/** The run starts reading: abort requests without a run now aim at it. */
 			begin: async (ctx: restate.ObjectContext, invocationId: string) => {
 				ctx.set(ACTIVE, invocationId);
 			},
-			/** The run ended: its unread abort requests are dropped (they can never apply). */
-			end: async (ctx: restate.ObjectContext, invocationId: string) => {
+			/**
+			 * The run ended: its unread abort requests are dropped (they can never apply); steering it took but
+			 * never used goes back to the front of the queue, for the next run.
+			 */
+			end: async (ctx: restate.ObjectContext, { invocationId, unreadSteering = [] }: InboxEndInput) => {
 				if ((await ctx.get<string>(ACTIVE)) === invocationId) ctx.clear(ACTIVE);
+				if (unreadSteering.length > 0) ctx.set("steer", [...unreadSteering, ...(await queue(ctx, "steer"))]);
 				const aborts = await queue(ctx, "abort");
 				const left = aborts.filter((request) => (request as AbortRequest).invocationId !== invocationId);
 				if (left.length !== aborts.length) ctx.set("abort", left);

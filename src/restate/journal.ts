@@ -70,20 +70,47 @@ export function restateJournal(ctx: restate.Context, awaiter: RestateAwaiter): D
 	};
 }
 
+/** A `DurableInbox` that can hand back what it took but the run never asked for (see `restateInbox`). */
+export interface RestateRunInbox extends DurableInbox {
+	/** Steering taken at a boundary and not read by the run (it stopped first): to requeue when the run ends. */
+	unreadSteering(): unknown[];
+}
+
 /**
- * A `DurableInbox` over the conversation's inbox object. Each `take` is a Restate call, recorded in this
- * run's journal with its answer, so a replay after a crash reads the same messages at the same boundary.
- * Abort requests are taken only when aimed at this run (`invocationId`), so a stale one cannot end a later run.
+ * A `DurableInbox` over the conversation's inbox object. Each read is a Restate call, recorded in this run's
+ * journal with its answer, so a replay after a crash reads the same messages at the same boundary. Abort
+ * requests are taken only when aimed at this run (`invocationId`), so a stale one cannot end a later run.
+ *
+ * The core reads a boundary as `take("abort")` then, unless that aborted the run, `take("steer")`: one
+ * `boundary` call answers both, and the steering it returns is held for the `take("steer")` that follows.
+ * What the run never asks for (it stopped at that boundary, say by its deadline) is handed back by
+ * `unreadSteering` and requeued when the run ends. The held messages come from journaled answers, so a
+ * replay holds the same ones.
  */
 export function restateInbox(
 	ctx: restate.ObjectContext,
 	inbox: ConversationInbox,
 	invocationId: string,
 	awaiter: RestateAwaiter,
-): DurableInbox {
+): RestateRunInbox {
 	const client = ctx.objectClient(inbox, ctx.key);
+	let held: unknown[] | undefined;
 	return {
-		take: (topic: DurableTopic): Promise<unknown[]> =>
-			awaiter.wait(client.take({ topic, invocationId }) as restate.RestatePromise<unknown[]>),
+		async take(topic: DurableTopic): Promise<unknown[]> {
+			if (topic === "abort") {
+				const read = await awaiter.wait(
+					client.boundary({ invocationId }) as restate.RestatePromise<{ abort: unknown[]; steer: unknown[] }>,
+				);
+				held = [...(held ?? []), ...read.steer];
+				return read.abort;
+			}
+			if (topic === "steer" && held !== undefined) {
+				const steering = held;
+				held = undefined;
+				return steering;
+			}
+			return awaiter.wait(client.take({ topic, invocationId }) as restate.RestatePromise<unknown[]>);
+		},
+		unreadSteering: () => held ?? [],
 	};
 }

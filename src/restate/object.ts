@@ -189,18 +189,19 @@ async function runConversation(
 	const source: RestateEventSource = { key: ctx.key, invocationId };
 	const onEvent = options.onEvent;
 	const awaiter = new RestateAwaiter();
+	const runInbox = restateInbox(ctx, inbox, invocationId, awaiter);
 	const result = await runDurableAgent(
 		options.agent,
 		{ messages, prompts, ...(input.settings ? { settings: input.settings } : {}) },
 		{
 			journal: restateJournal(ctx, awaiter),
-			inbox: restateInbox(ctx, inbox, invocationId, awaiter),
+			inbox: runInbox,
 			...(onEvent ? { onEvent: (event, position) => onEvent(event, position, source) } : {}),
 		},
 	);
 	ctx.set(TRANSCRIPT, result.messages);
 	ctx.clear(RUNNING);
-	await inboxClient.end(invocationId);
+	await inboxClient.end({ invocationId, unreadSteering: runInbox.unreadSteering() });
 	return { added: result.added, outcome: result.outcome };
 }
 

@@ -89,25 +89,28 @@ describeWithRestate("capstan/restate: steering, follow-up and abort through the 
 		]);
 	});
 
-	it("SPEC A6: an abort ends the run at its next boundary; no model call follows", {
+	it("SPEC A6: an abort ends the run at its next boundary; no model call follows; a steer sent before it stays queued", {
 		timeout: 60_000,
 	}, async () => {
 		const { run, open } = await runUntilGate("abort-1");
-		const modelCallsBefore = countLines(countFile).filter(
-			(line) => line.endsWith(" end") && line.startsWith("model"),
-		).length;
+		const modelCalls = () => countLines(countFile).filter((line) => /^model \d+ end$/.test(line)).length;
+		const before = modelCalls();
+		await client.steer("abort-1", STEER_TEXT);
 		await client.abort("abort-1", { reason: "the user pressed stop" });
 		open();
 		const result = await client.result(run);
 		expect(result.outcome).toEqual({ type: "aborted", reason: "the user pressed stop" });
 		expect(texts(result.added).at(-1)).toBe("toolResult: gate gate open");
-		const modelCallsAfter = countLines(countFile).filter(
-			(line) => line.endsWith(" end") && line.startsWith("model"),
-		).length;
-		expect(modelCallsAfter).toBe(modelCallsBefore);
-		// The next run on the conversation is not aborted by the spent request.
+		expect(modelCalls()).toBe(before);
+		expect(await client.pending("abort-1")).toEqual({ steer: 1, followUp: 0, abort: 0, active: null });
+		// The next run is not aborted by the spent request, and reads the steer that waited.
 		const next = await client.run("abort-1", { prompt: "Anything else?" });
 		expect(next.outcome).toEqual({ type: "completed" });
+		expect(texts(next.added).slice(-2)).toEqual([
+			`user: ${STEER_TEXT}`,
+			"assistant: Switched to the blue one.",
+		]);
+		expect(await client.pending("abort-1")).toEqual({ steer: 0, followUp: 0, abort: 0, active: null });
 	});
 
 	it("refuses what it cannot deliver, with a clear error and nothing queued", {
