@@ -87,6 +87,11 @@ export interface AgentTool<TArgs = any, TDetails = unknown> {
 	 * saying so, without running the tool again; `"rerun"` runs it again; a function decides per call.
 	 */
 	onInterrupted?: InterruptedToolPolicy;
+	/**
+	 * Rule T14: a call that needs approval is parked, not run; the run ends awaiting a person's decision.
+	 * A function sees the validated arguments; one that throws means the call needs approval. Default false.
+	 */
+	needsApproval?: boolean | ((args: TArgs) => boolean);
 }
 
 /**
@@ -114,7 +119,8 @@ export type PlaceholderReason =
 	| "error"
 	| "length"
 	| "interrupted"
-	| "soft_requirement";
+	| "soft_requirement"
+	| "denied";
 
 /** `details` of every synthetic placeholder result: a UI renders it as "not run", not as a tool failure. */
 export interface PlaceholderDetails {

@@ -1,7 +1,7 @@
 // docs/behaviour.md is the contract the tests pin: every rule id cited in the repo is defined there, every
 // rule there is cited by a test, and every link into it from the README lands on an anchor.
 import { readdirSync, readFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../providers/support/fixtures.js";
 
@@ -61,10 +61,14 @@ function citations(text: string, file: string): Citation[] {
 }
 
 function sourceFiles(dir: string): string[] {
-	return readdirSync(dir, { withFileTypes: true, recursive: true })
-		.filter((entry) => entry.isFile() && /\.(ts|mts|md)$/.test(entry.name))
-		.map((entry) => join(entry.parentPath, entry.name))
-		.filter((file) => !relative(REPO_ROOT, file).startsWith("test/fixtures"));
+	return (
+		readdirSync(dir, { withFileTypes: true, recursive: true })
+			.filter((entry) => entry.isFile() && /\.(ts|mts|md)$/.test(entry.name))
+			.map((entry) => join(entry.parentPath, entry.name))
+			.filter((file) => !relative(REPO_ROOT, file).startsWith("test/fixtures"))
+			// bench/ is a package of its own: its installed dependencies are not ours to cite rules.
+			.filter((file) => !relative(REPO_ROOT, file).split(sep).includes("node_modules"))
+	);
 }
 
 const cited = ["src", "test", "bench", "examples"].flatMap((folder) =>
@@ -75,8 +79,8 @@ const cited = ["src", "test", "bench", "examples"].flatMap((folder) =>
 const rules = definedRules(DOC);
 
 describe("docs/behaviour.md", () => {
-	it("defines the 70 rules, M1 to I5, each with an anchor of its own id", () => {
-		expect(rules.size).toBe(70);
+	it("defines the 74 rules, M1 to I5, each with an anchor of its own id", () => {
+		expect(rules.size).toBe(74);
 		for (const [id, anchor] of rules) expect(anchor, `rule ${id}`).toBe(id.toLowerCase());
 		const families = new Set([...rules.keys()].map((id) => id[0]));
 		expect([...families].join("")).toBe("MELSTAQCXI");
