@@ -39,6 +39,7 @@ const PEER_ENTRIES = {
 	"./ai-sdk": ["@ai-sdk/provider", "@types/json-schema"],
 	"./mcp": ["@modelcontextprotocol/sdk"],
 	"./dbos": ["@dbos-inc/dbos-sdk", "pg", "@types/pg"],
+	"./restate": ["@restatedev/restate-sdk"],
 };
 
 /** Everything the tarball may hold; anything else (tests, sources, maps, fixtures) is a packaging bug. */
