@@ -61,10 +61,14 @@ function citations(text: string, file: string): Citation[] {
 }
 
 function sourceFiles(dir: string): string[] {
-	return readdirSync(dir, { withFileTypes: true, recursive: true })
-		.filter((entry) => entry.isFile() && /\.(ts|mts|md)$/.test(entry.name))
-		.map((entry) => join(entry.parentPath, entry.name))
-		.filter((file) => !relative(REPO_ROOT, file).startsWith("test/fixtures"));
+	return (
+		readdirSync(dir, { withFileTypes: true, recursive: true })
+			.filter((entry) => entry.isFile() && /\.(ts|mts|md)$/.test(entry.name))
+			.map((entry) => join(entry.parentPath, entry.name))
+			.filter((file) => !relative(REPO_ROOT, file).startsWith("test/fixtures"))
+			// bench/ is its own package: its installed dependencies and build output are not ours to scan.
+			.filter((file) => !/(^|\/)(node_modules|dist)\//.test(relative(REPO_ROOT, file)))
+	);
 }
 
 const cited = ["src", "test", "bench", "examples"].flatMap((folder) =>
