@@ -107,6 +107,38 @@ function runExternal(file: string, quick: boolean): Promise<ExternalWorkload | s
 	});
 }
 
+interface SoakResult {
+	turns: number;
+	msPerTurn: number;
+	heapStartMb: number;
+	heapEndMb: number;
+	heapSlopeBytesPerTurn: number;
+	leftBehind: Record<string, number>;
+}
+
+/** The capstan-only soak (reliability, not speed): its own process, forced GC for the heap samples. */
+function runSoak(turns: number): SoakResult | string {
+	const script = join(here, "dist", "soak.js");
+	const result = spawnSync(process.execPath, ["--expose-gc", script, `--turns=${turns}`], {
+		encoding: "utf8",
+		timeout: 300_000,
+	});
+	try {
+		return JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "") as SoakResult;
+	} catch {
+		return `soak: no result (${result.stderr.trim().slice(-300)})`;
+	}
+}
+
+function soakSection(soak: SoakResult): string {
+	const left = Object.keys(soak.leftBehind).length === 0 ? "nothing" : JSON.stringify(soak.leftBehind);
+	return [
+		"## Soak (capstan-only, no peer: a leak check, not a comparison)",
+		"",
+		`${soak.turns.toLocaleString("en-US")} \`Agent\` turns on the scripted model, transcript reset between prompts: heap ${soak.heapStartMb.toFixed(1)} → ${soak.heapEndMb.toFixed(1)} MB after forced GC, slope over the second half ${soak.heapSlopeBytesPerTurn.toFixed(1)} B/turn; timers and handles left behind: ${left}.`,
+	].join("\n");
+}
+
 async function main(): Promise<void> {
 	const plan = planFor(values.quick);
 	const only = values.only?.split(",") ?? LIBRARIES;
@@ -131,11 +163,15 @@ async function main(): Promise<void> {
 	}
 	if (scripts.length === 0)
 		skipped.push("W5/W6: no `bench/w5-*.ts` / `bench/w6-*.ts` scripts present; skipped.");
-	const markdown = renderMarkdown(cells, plan, libraries, info, external, skipped);
+	const soak = libraries.includes("capstan") ? runSoak(plan.quick ? 2_000 : 10_000) : undefined;
+	if (typeof soak === "string") skipped.push(soak);
+	const extras = soak && typeof soak !== "string" ? [soakSection(soak)] : [];
+	const markdown = renderMarkdown(cells, plan, libraries, info, external, skipped, extras);
 	const seconds = (performance.now() - started) / 1000;
 	mkdirSync(join(here, "results"), { recursive: true });
 	writeFileSync(join(here, "results", "latest.md"), markdown);
-	const json = { info, plan, seconds, targets: targetsFor(cells, plan, libraries), cells, external, skipped };
+	const targets = targetsFor(cells, plan, libraries);
+	const json = { info, plan, seconds, targets, cells, external, soak, skipped };
 	writeFileSync(join(here, "results", "latest.json"), `${JSON.stringify(json, null, "\t")}\n`);
 	console.log(markdown);
 	console.error(`bench finished in ${seconds.toFixed(0)} s; written to bench/results/latest.{md,json}`);

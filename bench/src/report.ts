@@ -229,6 +229,7 @@ export function renderMarkdown(
 	info: RunInfo,
 	external: readonly ExternalWorkload[],
 	skipped: readonly string[],
+	extraSections: readonly string[] = [],
 ): string {
 	const cells = new Cells(all);
 	const heads: Record<string, string> = {};
@@ -267,6 +268,7 @@ export function renderMarkdown(
 		),
 	);
 	for (const w of external) parts.push("", externalSection(w));
+	for (const section of extraSections) parts.push("", section);
 	if (skipped.length > 0) parts.push("", ...skipped.map((s) => `- ${s}`));
 	return `${parts.join("\n")}\n`;
 }
