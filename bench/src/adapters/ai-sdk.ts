@@ -25,21 +25,19 @@ function partsOf(event: NeutralEvent, calls: OpenCalls): LanguageModelV3StreamPa
 			calls.set(event.id, { name: event.name, input: "" });
 			return [{ type: "tool-input-start", id: event.id, toolName: event.name }];
 		case "tool-delta":
-			// Providers keep the arguments text to send the complete `tool-call` at the end.
+			// Providers keep the arguments text to send the complete `tool-call` when the input ends.
 			calls.get(event.id)!.input += event.delta;
 			return [{ type: "tool-input-delta", id: event.id, delta: event.delta }];
-		case "tool-end":
-			return [{ type: "tool-input-end", id: event.id }];
+		case "tool-end": {
+			// As the SDK's Anthropic provider does at `content_block_stop`: the call, complete, right away.
+			const call = calls.get(event.id)!;
+			return [
+				{ type: "tool-input-end", id: event.id },
+				{ type: "tool-call", toolCallId: event.id, toolName: call.name, input: call.input },
+			];
+		}
 		case "finish":
 			return [
-				...[...calls].map(
-					([id, call]): LanguageModelV3StreamPart => ({
-						type: "tool-call",
-						toolCallId: id,
-						toolName: call.name,
-						input: call.input,
-					}),
-				),
 				{
 					type: "finish",
 					finishReason: { unified: event.reason === "tool-use" ? "tool-calls" : "stop", raw: event.reason },
