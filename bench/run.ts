@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { build } from "esbuild";
 import { LIBRARIES, type LibraryName, PACKAGES } from "./src/libraries.js";
 import { planFor } from "./src/plan.js";
-import { type ExternalWorkload, type RunInfo, renderMarkdown, targetsFor } from "./src/report.js";
+import { type ExternalWorkload, methodText, type RunInfo, renderMarkdown, targetsFor } from "./src/report.js";
 import { measureAll } from "./src/schedule.js";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -171,7 +171,7 @@ async function main(): Promise<void> {
 	mkdirSync(join(here, "results"), { recursive: true });
 	writeFileSync(join(here, "results", "latest.md"), markdown);
 	const targets = targetsFor(cells, plan, libraries);
-	const json = { info, plan, seconds, targets, cells, external, soak, skipped };
+	const json = { info, method: methodText(plan), plan, seconds, targets, cells, external, soak, skipped };
 	writeFileSync(join(here, "results", "latest.json"), `${JSON.stringify(json, null, "\t")}\n`);
 	console.log(markdown);
 	console.error(`bench finished in ${seconds.toFixed(0)} s; written to bench/results/latest.{md,json}`);

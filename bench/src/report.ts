@@ -221,6 +221,14 @@ function externalSection(w: ExternalWorkload): string {
 	return lines.join("\n");
 }
 
+/** How the figures were taken, in one paragraph (also written to the JSON). */
+export function methodText(plan: Plan): string {
+	const reps = plan.processPerRep
+		? `each of the ${plan.reps} repetitions is a fresh process (after a warm-up run), libraries interleaved per repetition`
+		: `${plan.reps} repetitions in one process after a warm-up run`;
+	return `Method: one fake model for every library (precomputed neutral events from an async generator, one microtask hop per event), adapted to each library's own model interface; each library driven through its public agent API with validated tool schemas and default settings; the floor is a bare \`for await\` that appends text, parses each call's arguments once with \`JSON.parse\`, runs tools with \`Promise.all\` and keeps a history array. Every library runs in its own process; ${reps}.`;
+}
+
 /** The whole Markdown report. */
 export function renderMarkdown(
 	all: readonly Cell[],
@@ -240,7 +248,7 @@ export function renderMarkdown(
 		"",
 		`${info.date} · Node ${info.node} · ${info.cpus} × ${info.cpuModel} · load average at start ${info.loadAverage.map((n) => n.toFixed(2)).join(" / ")} · capstan ${info.capstanCommit} (built \`dist/\`)`,
 		"",
-		`Method: one fake model for every library (precomputed neutral events from an async generator, one microtask hop per event), adapted to each library's own model interface; each library driven through its public agent API with validated tool schemas and default settings; the floor is a bare \`for await\` that appends text, parses each call's arguments once with \`JSON.parse\`, runs tools with \`Promise.all\` and keeps a history array. Every library runs in its own process; ${plan.processPerRep ? `each of the ${plan.reps} repetitions is a fresh process (after a warm-up run), libraries interleaved per repetition` : `${plan.reps} repetitions in one process after a warm-up run`}. Cells show the value and its ratio to the floor.`,
+		`${methodText(plan)} Cells show the value and its ratio to the floor.`,
 		"",
 		`## Median of ${plan.reps} repetitions, no forced GC`,
 		"",
