@@ -168,13 +168,15 @@ async function main(): Promise<void> {
 	const extras = soak && typeof soak !== "string" ? [soakSection(soak)] : [];
 	const markdown = renderMarkdown(cells, plan, libraries, info, external, skipped, extras);
 	const seconds = (performance.now() - started) / 1000;
+	// A quick run is a smoke check: it must not overwrite the figures of the last full run.
+	const name = plan.quick ? "quick" : "latest";
 	mkdirSync(join(here, "results"), { recursive: true });
-	writeFileSync(join(here, "results", "latest.md"), markdown);
+	writeFileSync(join(here, "results", `${name}.md`), markdown);
 	const targets = targetsFor(cells, plan, libraries);
 	const json = { info, method: methodText(plan), plan, seconds, targets, cells, external, soak, skipped };
-	writeFileSync(join(here, "results", "latest.json"), `${JSON.stringify(json, null, "\t")}\n`);
+	writeFileSync(join(here, "results", `${name}.json`), `${JSON.stringify(json, null, "\t")}\n`);
 	console.log(markdown);
-	console.error(`bench finished in ${seconds.toFixed(0)} s; written to bench/results/latest.{md,json}`);
+	console.error(`bench finished in ${seconds.toFixed(0)} s; written to bench/results/${name}.{md,json}`);
 }
 
 await main();

@@ -39,7 +39,7 @@ export function planFor(quick: boolean): Plan {
 			w1Warmup: 1_000,
 			w2Turns: 1_000,
 			w2Warmup: 50,
-			w2BudgetMs: 1_500,
+			w2BudgetMs: 1_000,
 			w3Sizes: [8 * KB, 16 * KB, 32 * KB, 64 * KB],
 			w3TimeoutMs: 1_500,
 		};

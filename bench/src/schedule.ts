@@ -5,7 +5,7 @@
  */
 import type { LibraryName } from "./libraries.js";
 import type { Plan } from "./plan.js";
-import { runWorker, type WorkerJob } from "./spawn.js";
+import { runWorker } from "./spawn.js";
 import type { Figures } from "./workloads.js";
 
 /** Every repetition of one library on one workload, size and GC mode. */
@@ -73,37 +73,39 @@ export async function measureAll(
 			const gaveUpAt = new Map<LibraryName, number>();
 			for (let round = 0; round < rounds; round++)
 				for (const library of rotate(libraries, round))
-					for (const size of run.sizes) {
-						if (size >= (gaveUpAt.get(library) ?? Number.POSITIVE_INFINITY)) continue;
-						const cell = cellFor(library, run.workload, size, gc);
-						const job: WorkerJob = {
+					for (const group of plan.processPerRep ? run.sizes.map((size) => [size]) : [run.sizes]) {
+						const sizes = group.filter((size) => size < (gaveUpAt.get(library) ?? Number.POSITIVE_INFINITY));
+						if (sizes.length === 0) continue;
+						const outcome = await runWorker({
 							library,
 							workload: run.workload,
-							size,
+							sizes,
 							warmup: run.warmup,
 							reps: plan.processPerRep ? 1 : plan.reps,
 							gc,
-							killAfterMs: run.killAfterMs,
+							killAfterMs: run.killAfterMs * sizes.length,
 							...(run.budgetMs === undefined ? {} : { budgetMs: run.budgetMs }),
-						};
-						const outcome = await runWorker(job);
-						const slow =
-							run.workload === "W3" &&
-							outcome.ok &&
-							outcome.result.reps.some((r) => r.ms! > plan.w3TimeoutMs);
-						if (!outcome.ok || slow) {
-							cell.problem = outcome.ok
+							...(run.workload === "W3" ? { stopAfterMs: plan.w3TimeoutMs } : {}),
+						});
+						for (const size of sizes) {
+							const cell = cellFor(library, run.workload, size, gc);
+							const result = outcome.results.find((r) => r.size === size);
+							const slow = run.workload === "W3" && result?.reps.some((r) => r.ms! > plan.w3TimeoutMs);
+							const tag = `${run.workload} ${size || ""} ${library}${gc ? " (gc)" : ""}`;
+							if (result && !slow) {
+								cell.reps.push(...result.reps);
+								log(`${tag}: ${result.reps.map((r) => r.ms!.toFixed(1)).join(", ")} ms`);
+								continue;
+							}
+							cell.problem = slow
 								? `did not finish in ${plan.w3TimeoutMs / 1000} s`
-								: outcome.reason === "timeout"
+								: outcome.problem?.reason === "timeout"
 									? "did not finish"
-									: `failed: ${outcome.detail}`;
+									: `failed: ${outcome.problem?.detail ?? "no result"}`;
 							gaveUpAt.set(library, size);
-							log(`${run.workload} ${size} ${library}${gc ? " (gc)" : ""}: ${cell.problem}`);
-							continue;
+							log(`${tag}: ${cell.problem}`);
+							break;
 						}
-						cell.reps.push(...outcome.result.reps);
-						const ms = outcome.result.reps.map((r) => r.ms!.toFixed(1)).join(", ");
-						log(`${run.workload} ${size || ""} ${library}${gc ? " (gc)" : ""}: ${ms} ms`);
 					}
 		}
 	return [...cells.values()];

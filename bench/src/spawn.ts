@@ -1,4 +1,4 @@
-/** Starting worker processes and reading their one JSON line back, with a hard time limit. */
+/** Starting worker processes and reading their JSON lines back (one per size), with a hard time limit. */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { WorkerResult } from "./worker.js";
@@ -10,19 +10,22 @@ const WORKER = fileURLToPath(new URL("../dist/worker.js", import.meta.url));
 export interface WorkerJob {
 	library: string;
 	workload: string;
-	size: number;
+	sizes: number[];
 	warmup: number;
 	reps: number;
 	gc: boolean;
 	budgetMs?: number;
+	/** The worker stops after a size slower than this. */
+	stopAfterMs?: number;
 	/** Kill the worker after this long; it then counts as "did not finish". */
 	killAfterMs: number;
 }
 
-/** A worker's figures, or why there are none. */
-export type JobOutcome =
-	| { ok: true; result: WorkerResult }
-	| { ok: false; reason: "timeout" | "failed"; detail: string };
+/** The figures of every size the worker completed, and why it stopped early if it did. */
+export interface JobOutcome {
+	results: WorkerResult[];
+	problem?: { reason: "timeout" | "failed"; detail: string };
+}
 
 /** Run one worker to its end (or its time limit). Never rejects. */
 export function runWorker(job: WorkerJob): Promise<JobOutcome> {
@@ -31,11 +34,12 @@ export function runWorker(job: WorkerJob): Promise<JobOutcome> {
 		WORKER,
 		`--lib=${job.library}`,
 		`--workload=${job.workload}`,
-		`--size=${job.size}`,
+		`--size=${job.sizes.join(",")}`,
 		`--warmup=${job.warmup}`,
 		`--reps=${job.reps}`,
 		...(job.gc ? ["--gc"] : []),
 		...(job.budgetMs === undefined ? [] : [`--budget=${job.budgetMs}`]),
+		...(job.stopAfterMs === undefined ? [] : [`--stop-after=${job.stopAfterMs}`]),
 	];
 	return new Promise((resolve) => {
 		const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
@@ -54,15 +58,20 @@ export function runWorker(job: WorkerJob): Promise<JobOutcome> {
 		}, job.killAfterMs);
 		child.on("close", (code) => {
 			clearTimeout(timer);
+			const results: WorkerResult[] = [];
+			for (const line of out.trim().split("\n"))
+				if (line.startsWith("{")) results.push(JSON.parse(line) as WorkerResult);
 			if (timedOut)
-				return resolve({ ok: false, reason: "timeout", detail: `killed after ${job.killAfterMs} ms` });
-			const last = out.trim().split("\n").at(-1) ?? "";
-			try {
-				if (code !== 0) throw new Error(`exit ${code}`);
-				resolve({ ok: true, result: JSON.parse(last) as WorkerResult });
-			} catch (error) {
-				resolve({ ok: false, reason: "failed", detail: `${String(error)}: ${err.trim().slice(-600)}` });
-			}
+				return resolve({
+					results,
+					problem: { reason: "timeout", detail: `killed after ${job.killAfterMs} ms` },
+				});
+			if (code !== 0)
+				return resolve({
+					results,
+					problem: { reason: "failed", detail: `exit ${code}: ${err.trim().slice(-600)}` },
+				});
+			resolve({ results });
 		});
 	});
 }

@@ -1,7 +1,8 @@
 /**
- * One child process: one library, one workload, one size. Warms up, then runs `--reps` measured
- * repetitions (with `--gc`, a forced full GC before each; needs `node --expose-gc`), and prints the figures
- * as one JSON line. The runner starts one of these per library and repetition, so no library's garbage or
+ * One child process: one library, one workload, one size or several (`--size=a,b,c`, smallest first). Warms
+ * up, then runs `--reps` measured repetitions of each size (with `--gc`, a forced full GC before each; needs
+ * `node --expose-gc`), printing one JSON line per size as it completes; a size slower than `--stop-after` ms
+ * ends the list (larger ones would be slower still). The runner starts one of these per library and repetition, so no library's garbage or
  * JIT state leaks into another's figures.
  */
 import { parseArgs } from "node:util";
@@ -25,6 +26,7 @@ const { values } = parseArgs({
 		budget: { type: "string", default: "Infinity" },
 		reps: { type: "string", default: "1" },
 		gc: { type: "boolean", default: false },
+		"stop-after": { type: "string", default: "Infinity" },
 	},
 });
 
@@ -32,8 +34,9 @@ const library = values.lib as LibraryName;
 const load = DRIVERS[library];
 if (!load) throw new Error(`unknown library ${values.lib}`);
 const driver = await load();
-const size = Number(values.size);
-const warmup = Number(values.warmup) || size;
+const sizes = String(values.size).split(",").map(Number);
+const warmup = Number(values.warmup) || sizes[0]!;
+const stopAfter = Number(values["stop-after"]);
 const budget = Number(values.budget);
 
 function once(n: number): Promise<Figures> {
@@ -55,10 +58,14 @@ const forceGc = (globalThis as { gc?: () => void }).gc;
 if (values.gc && !forceGc) throw new Error("--gc needs node --expose-gc");
 
 await once(warmup);
-const reps: Figures[] = [];
-for (let i = 0; i < Number(values.reps); i++) {
-	if (values.gc) forceGc!();
-	reps.push(await once(size));
+for (const size of sizes) {
+	const reps: Figures[] = [];
+	for (let i = 0; i < Number(values.reps); i++) {
+		if (values.gc) forceGc!();
+		reps.push(await once(size));
+		if ((reps[i]!.ms ?? 0) > stopAfter) break;
+	}
+	const result: WorkerResult = { library, workload: String(values.workload), size, reps };
+	console.log(JSON.stringify(result));
+	if (reps.some((r) => (r.ms ?? 0) > stopAfter)) break;
 }
-const result: WorkerResult = { library, workload: String(values.workload), size, reps };
-console.log(JSON.stringify(result));
