@@ -204,7 +204,7 @@ export function targetsFor(
 		),
 		check(`W3 ${big / 1024} KB ≤ 3× floor`, w3 / w3Floor, 3, `${fmt(w3)} ms = ${fmt(w3 / w3Floor)}×`),
 		check(`W3 exponent ≤ 1.1 over ${plan.w3Sizes.length} sizes`, exponent, 1.1, fmt(exponent)),
-		check("W4 ≤ floor + 0.5 ms", w4Over, 0.5, `+${fmt(w4Over)} ms`),
+		check("W4 ≤ floor + 0.5 ms", w4Over, 0.5, `${w4Over >= 0 ? "+" : ""}${fmt(w4Over)} ms`),
 	];
 }
 
