@@ -16,6 +16,7 @@ export {
 	type AgentHooks,
 	type AgentOptions,
 	type AgentState,
+	ApprovalPendingError,
 	NothingToContinueError,
 } from "./agent/agent.js";
 export type { QueueMode } from "./agent/queue.js";
@@ -50,12 +51,13 @@ export type {
 } from "./core/model.js";
 export { runStepDirectly, type Step, type StepRunner } from "./core/step-runner.js";
 export { agentLoop, agentLoopContinue } from "./edge/agent-loop.js";
-export type { AgentEventStream } from "./loop/agent-loop.js";
+export type { AgentEventStream, ContinueOptions } from "./loop/agent-loop.js";
 export { DeadlineExceededError } from "./loop/signals.js";
 export type * from "./protocol/config.js";
 export type * from "./protocol/events.js";
 export type * from "./protocol/outcome.js";
 export type { ReplyGuard, ReplyGuardResolver, ReplyVerdict } from "./protocol/reply-guard.js";
 export type * from "./protocol/telemetry.js";
+export type { ApprovalDecision, ApprovalDecisions, PendingApproval } from "./tools/approval.js";
 export * from "./tools/tool.js";
 export type * from "./tools/types.js";

@@ -11,6 +11,7 @@ import type { AgentEventStream } from "../loop/agent-loop.js";
 import { findDanglingBatch } from "../loop/pairing.js";
 import type { AgentLoopConfig } from "../protocol/config.js";
 import type { AgentContext, AgentEvent } from "../protocol/events.js";
+import type { ApprovalDecision, PendingApproval } from "../tools/approval.js";
 import type { AgentTool } from "../tools/types.js";
 import { MessageQueue, type QueueMode } from "./queue.js";
 
@@ -28,6 +29,11 @@ export interface AgentState {
 	pendingToolCalls: ReadonlySet<string>;
 	/** The error of the last run, when it ended in error. */
 	error?: string;
+	/**
+	 * Rule T15: tool calls the last run left awaiting a person's decision (`approve` / `deny`). Plain JSON:
+	 * save it with `messages` to resume in another process (`AgentOptions.pendingApprovals`).
+	 */
+	pendingApprovals: readonly PendingApproval[];
 }
 
 /** Loop hooks and settings an Agent passes through to every run. */
@@ -57,6 +63,11 @@ export interface AgentOptions extends AgentHooks {
 	streamFn?: StreamFunction | undefined;
 	steeringMode?: QueueMode;
 	followUpMode?: QueueMode;
+	/**
+	 * Rule T16: approvals a saved paused run left pending (its `state.pendingApprovals`), restored with its
+	 * `messages`. Each must be an unanswered tool call of the last assistant message in `messages`.
+	 */
+	pendingApprovals?: readonly PendingApproval[];
 	/** Where subscriber errors are reported (rule Q5). Default: `console.error`. */
 	onSubscriberError?: (error: unknown, event: AgentEvent) => void;
 }
@@ -68,6 +79,22 @@ export class AgentBusyError extends Error {
 		super(
 			`Agent is busy: ${method}() cannot start while a run is active. Use steer() or followUp() to queue a message.`,
 		);
+	}
+}
+
+/**
+ * Thrown by `prompt()` / `continue()` while tool calls await approval (rule T17): decide them first with
+ * `approve(id)` / `deny(id, reason)`. `pending` lists them.
+ */
+export class ApprovalPendingError extends Error {
+	override readonly name = "ApprovalPendingError";
+	readonly pending: readonly PendingApproval[];
+	constructor(method: string, pending: readonly PendingApproval[]) {
+		const list = pending.map((p) => `${p.toolName} (${p.toolCallId})`).join(", ");
+		super(
+			`${method}() cannot start: ${pending.length} tool call(s) await approval: ${list}. Decide each with approve(id) or deny(id, reason) first.`,
+		);
+		this.pending = pending;
 	}
 }
 
@@ -90,6 +117,7 @@ export class Agent {
 	private readonly followUps: MessageQueue;
 	private readonly asides = new MessageQueue("all");
 	private readonly running = new Set<string>();
+	private readonly decisions = new Map<string, ApprovalDecision>();
 	private abortController: AbortController | undefined;
 	private idle: Promise<void> = Promise.resolve();
 
@@ -104,17 +132,20 @@ export class Agent {
 			steeringMode,
 			followUpMode,
 			onSubscriberError,
+			pendingApprovals,
 			...hooks
 		} = options;
+		const transcript = messages ? messages.slice() : [];
 		this._state = {
 			systemPrompt: systemPrompt ?? "",
 			model,
 			thinkingLevel: thinkingLevel ?? "off",
 			tools: tools ?? [],
-			messages: messages ? messages.slice() : [],
+			messages: transcript,
 			isStreaming: false,
 			streamMessage: undefined,
 			pendingToolCalls: this.running,
+			pendingApprovals: pendingApprovals ? checkedPending(pendingApprovals, transcript) : [],
 		};
 		this.hooks = hooks;
 		this.streamFn = streamFn;
@@ -141,6 +172,7 @@ export class Agent {
 	 */
 	async prompt(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): Promise<void> {
 		if (this._state.isStreaming) throw new AgentBusyError("prompt");
+		this.refuseWhileAwaiting("prompt");
 		const prompts = Array.isArray(input)
 			? input
 			: [typeof input === "string" ? this.userMessage(input, images) : input];
@@ -154,6 +186,7 @@ export class Agent {
 	 */
 	async continue(): Promise<void> {
 		if (this._state.isStreaming) throw new AgentBusyError("continue");
+		this.refuseWhileAwaiting("continue");
 		const messages = this._state.messages;
 		const resumable = findDanglingBatch(messages) !== undefined;
 		if (!resumable) {
@@ -173,6 +206,25 @@ export class Agent {
 			}
 		}
 		await this.run((context, config, signal) => agentLoopContinue(context, config, signal));
+	}
+
+	/**
+	 * Approve a tool call awaiting approval (rule T16). Once every pending call is decided, the batch resumes
+	 * as a new run and the promise resolves when that run ends; before that it resolves at once. Throws for
+	 * an id that is not pending, and `AgentBusyError` during a run.
+	 */
+	approve(toolCallId: string): Promise<void> {
+		return this.decide(toolCallId, { approved: true }, "approve");
+	}
+
+	/**
+	 * Deny a tool call awaiting approval (rule T16): it is not executed, and the model reads a result saying
+	 * the user denied it, with `reason`. Resumes like {@link Agent.approve}.
+	 */
+	deny(toolCallId: string, reason?: string): Promise<void> {
+		const decision: ApprovalDecision =
+			reason === undefined ? { approved: false } : { approved: false, reason };
+		return this.decide(toolCallId, decision, "deny");
 	}
 
 	/** Queue a steering message: injected after the current batch, interrupting it (rule T10, T12). */
@@ -207,9 +259,27 @@ export class Agent {
 		this.asides.clear();
 	}
 
-	/** Abort the active run (rule A1). The queues are left as they are (rule A6). */
+	/**
+	 * Abort the active run (rule A1). The queues are left as they are (rule A6). With no run active but
+	 * approvals pending, the paused run ends as aborted (rule T17): a short run pairs every call not denied
+	 * with the abort placeholder (decisions already made for denials stay); `waitForIdle()` waits for it.
+	 */
 	abort(reason?: unknown): void {
-		this.abortController?.abort(reason);
+		if (this.abortController) {
+			this.abortController.abort(reason);
+			return;
+		}
+		if (this._state.pendingApprovals.length === 0) return;
+		const approvals = Object.fromEntries(this.decisions);
+		this._state.pendingApprovals = [];
+		this.decisions.clear();
+		const ending = this.run((context, config, signal) =>
+			agentLoopContinue(context, config, signal, { approvals }),
+		);
+		// run() has created its controller synchronously (TypeScript still narrows the field to undefined from
+		// the check above); aborting before the loop starts means no call runs.
+		(this.abortController as AbortController | undefined)?.abort(reason);
+		ending.catch((error: unknown) => this.onSubscriberError(error, { type: "agent_start" }));
 	}
 
 	/** Resolves when no run is active. */
@@ -227,6 +297,8 @@ export class Agent {
 		this._state.messages = [];
 		this._state.streamMessage = undefined;
 		this._state.error = undefined;
+		this._state.pendingApprovals = [];
+		this.decisions.clear();
 		this.running.clear();
 		this.clearQueues();
 		return this.idle;
@@ -252,16 +324,53 @@ export class Agent {
 		this._state.tools = tools;
 	}
 
-	/** Replace the transcript (e.g. a loaded session). Not allowed during a run. */
+	/**
+	 * Replace the transcript (e.g. a loaded session). Not allowed during a run. Pending approvals are dropped:
+	 * a loaded transcript's unanswered calls run, or ask again, on `continue()` (rule L6, T17).
+	 */
 	replaceMessages(messages: AgentMessage[]): void {
 		if (this._state.isStreaming) throw new AgentBusyError("replaceMessages");
 		this._state.messages = messages.slice();
+		this._state.pendingApprovals = [];
+		this.decisions.clear();
 	}
 
 	/** Set the steering and follow-up dequeue modes. */
 	setQueueModes(modes: { steering?: QueueMode; followUp?: QueueMode }): void {
 		if (modes.steering) this.steering.mode = modes.steering;
 		if (modes.followUp) this.followUps.mode = modes.followUp;
+	}
+
+	private refuseWhileAwaiting(method: string): void {
+		const pending = this._state.pendingApprovals;
+		if (pending.length > 0) throw new ApprovalPendingError(method, pending);
+	}
+
+	private async decide(toolCallId: string, decision: ApprovalDecision, method: string): Promise<void> {
+		if (this._state.isStreaming) throw new AgentBusyError(method);
+		const pending = this._state.pendingApprovals;
+		if (!pending.some((p) => p.toolCallId === toolCallId)) {
+			const open = pending.map((p) => p.toolCallId).join(", ");
+			throw new Error(
+				`${method}(${JSON.stringify(toolCallId)}): no tool call with this id awaits approval` +
+					(open ? ` (awaiting: ${open})` : " (nothing awaits approval)"),
+			);
+		}
+		this.decisions.set(toolCallId, decision);
+		if (!pending.every((p) => this.decisions.has(p.toolCallId))) return;
+		const approvals = Object.fromEntries(this.decisions);
+		this._state.pendingApprovals = [];
+		this.decisions.clear();
+		try {
+			await this.run((context, config, signal) => agentLoopContinue(context, config, signal, { approvals }));
+		} catch (error) {
+			// The run never started (the loop refused the context): nothing was decided, nothing may be lost.
+			if (!this._state.isStreaming && this._state.pendingApprovals.length === 0) {
+				this._state.pendingApprovals = pending;
+				for (const [id, kept] of Object.entries(approvals)) this.decisions.set(id, kept);
+			}
+			throw error;
+		}
 	}
 
 	private async run(
@@ -332,6 +441,7 @@ export class Agent {
 				break;
 			case "agent_end":
 				if (event.outcome.type === "error") state.error = event.outcome.error;
+				if (event.outcome.type === "awaiting_approval") state.pendingApprovals = event.outcome.pending;
 				break;
 		}
 		for (const listener of this.listeners) {
@@ -359,6 +469,21 @@ export class Agent {
 	private asMessage(message: string | AgentMessage): AgentMessage {
 		return typeof message === "string" ? this.userMessage(message) : message;
 	}
+}
+
+/** Rule T16: restored approvals must name unanswered calls of the transcript, or resuming could never pair them. */
+function checkedPending(
+	pending: readonly PendingApproval[],
+	messages: readonly AgentMessage[],
+): PendingApproval[] {
+	const open = new Set(findDanglingBatch(messages)?.calls.map((call) => call.id));
+	for (const approval of pending) {
+		if (!open.has(approval?.toolCallId))
+			throw new Error(
+				`Agent: pendingApprovals names tool call ${JSON.stringify(approval?.toolCallId)}, which is not an unanswered call of the last assistant message in messages`,
+			);
+	}
+	return pending.slice();
 }
 
 /**

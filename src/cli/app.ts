@@ -11,7 +11,7 @@ import type { AgentEvent } from "../protocol/events.js";
 import { MODELS } from "../providers/models.js";
 import type { AgentTool } from "../tools/types.js";
 import { createWorkspaceTools, MUTATING_TOOLS } from "../workspace/index.js";
-import { type ApprovalPolicy, approvalHook } from "./approval.js";
+import { ApprovalDesk, type ApprovalPolicy, askBeforeRunning } from "./approval.js";
 import type { CliArgs } from "./args.js";
 import type { CliConfig } from "./config.js";
 import {
@@ -54,6 +54,7 @@ export class CliApp implements InteractiveHost {
 		readonly version: string,
 		readonly sessions: CliSessions,
 		private readonly policy: ApprovalPolicy,
+		private readonly desk: ApprovalDesk,
 		private readonly apiKey: string | undefined,
 		private readonly retryListeners: Set<(info: RetryInfo) => void>,
 		scripted: ScriptedDemoInfo | undefined,
@@ -82,7 +83,10 @@ export class CliApp implements InteractiveHost {
 		const policy: ApprovalPolicy = { autoApprove, approver: undefined };
 		// Provider retries (rule A8) reach whichever mode listens: the TTY shows each with its wait.
 		const retryListeners = new Set<(info: RetryInfo) => void>();
-		const tools: AgentTool[] = [...createWorkspaceTools({ cwd })];
+		// Rule T14: mutating tools pause the run for approval; --yes (read at each call) lets them run.
+		const tools: AgentTool[] = createWorkspaceTools({ cwd }).map((tool) =>
+			MUTATING_TOOLS.has(tool.name) ? askBeforeRunning(tool, policy) : tool,
+		);
 		let model: Model;
 		let streamFn: StreamFunction | undefined;
 		if (choice.kind === "scripted") {
@@ -93,14 +97,15 @@ export class CliApp implements InteractiveHost {
 		} else model = choice.model;
 		const confirm = new Set(MUTATING_TOOLS);
 		const mcpServers = await mcpServersFor(config.mcpServers, args.mcp, input.cwd);
-		const mcp = mcpServers ? await attachMcpTools(mcpServers, tools, confirm) : undefined;
+		const mcp = mcpServers
+			? await attachMcpTools(mcpServers, tools, confirm, (tool) => askBeforeRunning(tool, policy))
+			: undefined;
 		const agent = new Agent({
 			model,
 			...(streamFn ? { streamFn } : {}),
 			systemPrompt: codingSystemPrompt(cwd, tools, autoApprove),
 			thinkingLevel: args.thinking ?? config.thinking ?? (scripted ? "medium" : "off"),
 			tools,
-			beforeToolCall: approvalHook(policy, confirm),
 			...(args.apiKey ? { getApiKey: () => args.apiKey } : {}),
 			streamOptions: {
 				onRetry: (info) => {
@@ -124,7 +129,13 @@ export class CliApp implements InteractiveHost {
 			throw error;
 		});
 		const info = scripted ? demoInfo(agent, cwd, choice.reason, input.demoReporter) : undefined;
-		return new CliApp(agent, cwd, version, sessions, policy, args.apiKey, retryListeners, info, mcp);
+		const desk = new ApprovalDesk(agent, policy);
+		return new CliApp(agent, cwd, version, sessions, policy, desk, args.apiKey, retryListeners, info, mcp);
+	}
+
+	/** Resolves once no run is active and every approval a run paused on is answered (rule T15, T16). */
+	idle(): Promise<void> {
+		return this.desk.idle();
 	}
 
 	/** Close the MCP servers' connections (stdio servers are stopped). */

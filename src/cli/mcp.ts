@@ -45,12 +45,14 @@ export async function mcpServersFor(
 
 /**
  * Connect the servers and put their tools into `tools` (the array the agent holds), marking in `confirm` the
- * ones that need approval. Returns the connection, to close when the command ends.
+ * ones that need approval and passing those through `guard` (the command makes them ask, rule T14).
+ * Returns the connection, to close when the command ends.
  */
 export async function attachMcpTools(
 	config: McpServersConfig,
 	tools: AgentTool[],
 	confirm: Set<string>,
+	guard: (tool: McpAgentTool) => McpAgentTool = (tool) => tool,
 ): Promise<McpConnection> {
 	const { connectMcpServers } = await loadBridge();
 	let connection: McpConnection;
@@ -69,7 +71,9 @@ export async function attachMcpTools(
 		}
 		const taken = new Set(tools.map((tool) => tool.name));
 		// A built-in tool keeps its name: an MCP tool that happens to share it is left out, never shadows it.
-		current = next.filter((tool) => !taken.has(tool.name));
+		current = next
+			.filter((tool) => !taken.has(tool.name))
+			.map((tool) => (tool.mcp.annotations?.readOnlyHint === true ? tool : guard(tool)));
 		tools.push(...current);
 		for (const tool of current) if (tool.mcp.annotations?.readOnlyHint !== true) confirm.add(tool.name);
 	};

@@ -40,12 +40,17 @@ export function lastAssistant(messages: readonly AgentMessage[]): AssistantMessa
 	return undefined;
 }
 
+function approvalList(pending: readonly { toolName: string; toolCallId: string }[]): string {
+	return pending.map((p) => `${p.toolName} (${p.toolCallId})`).join(", ");
+}
+
 /** One line for a run that did not complete; undefined when it did. */
 export function explainEnd(end: AgentEnd): string | undefined {
 	const { outcome } = end;
 	if (outcome.type === "completed") return undefined;
 	if (outcome.type === "aborted") return `aborted: ${outcome.reason}`;
 	if (outcome.type === "deadline") return "stopped: the deadline passed";
+	if (outcome.type === "awaiting_approval") return `waiting for approval: ${approvalList(outcome.pending)}`;
 	const reply = lastAssistant(end.messages);
 	const detail = reply?.errorMessage ?? outcome.error;
 	switch (reply?.errorKind) {

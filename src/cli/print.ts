@@ -46,11 +46,14 @@ export async function runOnce(
 	try {
 		if (request.resume !== undefined) {
 			for (const warning of await app.sessions.resume(request.resume)) out.stderr(`capstan: ${warning}\n`);
+			await app.idle(); // a resumed batch may pause for approval (rule T15); the answers resume it
 		}
 		const resumed = ends[ends.length - 1];
 		if (resumed && resumed.outcome.type !== "completed") return report(resumed, style, out);
-		if (request.prompt !== undefined) await agent.prompt(request.prompt);
-		else if (!resumed) {
+		if (request.prompt !== undefined) {
+			await agent.prompt(request.prompt);
+			await app.idle();
+		} else if (!resumed) {
 			out.stderr("capstan: no prompt: pass one as an argument or on stdin\n");
 			return EXIT.usage;
 		}

@@ -1,7 +1,8 @@
 /**
  * RPC mode (`capstan --rpc`): JSON-line commands on stdin, JSON lines on stdout — `ready` once, every
  * AgentEvent as `{type:"event", event}`, one `{type:"response", id, command, ok, data?|error?}` per command,
- * and `{type:"approval_request", …}` when a mutating tool waits for the client's `approve`/`deny`. A bad line
+ * and `{type:"approval_request", …}` when a mutating tool waits for the client's `approve`/`deny` (the run
+ * has then ended `awaiting_approval`, rule T15; the last answer resumes it). A bad line
  * gets an error response and the loop reads on; end of input waits for the run, then exits 0. The protocol
  * is documented in docs/rpc.md.
  */
@@ -110,7 +111,7 @@ class RpcSession {
 		this.inputEnded = true;
 		for (const resolve of this.approvals.values()) resolve(false);
 		this.approvals.clear();
-		await this.app.agent.waitForIdle();
+		await this.app.idle();
 	}
 
 	private askClient(request: ApprovalRequest, signal: AbortSignal): Promise<boolean> {

@@ -40,6 +40,11 @@ enum Mode {
 // Numbers are gathered loosely by NUMBER_CHAR, then checked once against the JSON grammar at their delimiter.
 const NUMBER_CHAR = /[0-9.eE+-]/;
 const NUMBER_TOKEN = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+// What ends a run of plain string characters: a quote, a backslash or a (forbidden) control character.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what JSON forbids here.
+const STRING_STOP = /["\\\u0000-\u001f]/g;
+// JSON whitespace only: other Unicode spaces are an error in JSON, not emptiness.
+const JSON_BLANK = /^[ \t\n\r]*$/;
 const ESCAPES: Record<string, string> = {
 	'"': '"',
 	"\\": "\\",
@@ -210,7 +215,16 @@ export class IncrementalJsonParser {
 						if (code === 0x22) this.endString();
 						else this.mode = Mode.Escape;
 					} else if (code < 0x20) this.fail("Bad control character in string", i);
-					else if (sliceStart < 0) sliceStart = i;
+					else {
+						if (sliceStart < 0) sliceStart = i;
+						// The rest of the run in one native search instead of one loop turn per character; the
+						// skipped characters still count as visited, each exactly once.
+						STRING_STOP.lastIndex = i + 1;
+						const stop = STRING_STOP.exec(chunk);
+						const next = stop ? stop.index : chunk.length;
+						this.work.charsScanned += next - (i + 1);
+						i = next - 1;
+					}
 					break;
 				case Mode.Escape:
 					this.readEscape(chunk[i] as string, i);
@@ -426,6 +440,14 @@ export class IncrementalJsonParser {
  * error names the JSON problem and its position.
  */
 export function parseJsonText(text: string): JsonParseResult {
+	// Valid text needs no state machine: its value is `JSON.parse`'s, as in `finish()`. Only a failure takes
+	// the parser, for its error message and position.
+	if (JSON_BLANK.test(text)) return { ok: true, value: {} };
+	try {
+		return { ok: true, value: JSON.parse(text) };
+	} catch {
+		// Fall through to the parser below.
+	}
 	const parser = new IncrementalJsonParser();
 	parser.push(text);
 	return parser.finish();

@@ -7,6 +7,7 @@
 import type { AgentMessage } from "../core/messages.js";
 import {
 	type AgentEventStream,
+	type ContinueOptions,
 	continueAgentLoop,
 	type LoopConfig,
 	startAgentLoop,
@@ -19,7 +20,8 @@ import { providerReplyGuard, registryStream } from "./defaults.js";
  * Start a run with new prompt messages (rule L1). Returns the event stream synchronously; all work is
  * asynchronous. `context.messages` is never mutated. `result()` resolves to every message the run added.
  * Without `config.streamFn`, model calls go through the provider registry (`capstan/providers`), loaded on
- * the first call.
+ * the first call. Throws at once when the context's last assistant message has tool calls without results
+ * (rule T17: calls awaiting approval, or a batch cut off by a crash): resume them with `agentLoopContinue`.
  */
 export function agentLoop(
 	prompts: AgentMessage[],
@@ -39,13 +41,18 @@ export function agentLoop(
  * revises arguments in the resumed batch (rule T4), the revised reply arrives as that turn's
  * `turn_end.message` and the caller replaces its copy (the `Agent` does this for you). The stream function
  * defaults as in `agentLoop`.
+ *
+ * A run that ended `awaiting_approval` (rule T15) resumes here: pass the saved transcript as the context and
+ * `{ approvals: { [toolCallId]: { approved: true } | { approved: false, reason } } }` (rule T16). An id that
+ * is not an unanswered call, or a malformed decision, throws at once; undecided calls ask again.
  */
 export function agentLoopContinue(
 	context: AgentContext,
 	config: AgentLoopConfig,
 	signal?: AbortSignal,
+	options?: ContinueOptions,
 ): AgentEventStream {
-	return continueAgentLoop(context, withDefaults(config), signal);
+	return continueAgentLoop(context, withDefaults(config), signal, options);
 }
 
 function withDefaults(config: AgentLoopConfig): LoopConfig {

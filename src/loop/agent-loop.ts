@@ -1,10 +1,11 @@
 import { EventStream } from "../core/event-stream.js";
-import type { AgentMessage } from "../core/messages.js";
+import type { AgentMessage, ToolCall } from "../core/messages.js";
 import type { StreamFunction } from "../core/model.js";
 import { runStepDirectly } from "../core/step-runner.js";
 import type { AgentLoopConfig } from "../protocol/config.js";
 import type { AgentContext, AgentEvent } from "../protocol/events.js";
 import { createRunTelemetry } from "../telemetry/collector.js";
+import { type ApprovalDecisions, isApprovalDecision } from "../tools/approval.js";
 import { findDanglingBatch } from "./pairing.js";
 import { runAgentLoop } from "./run.js";
 import type { RunState } from "./run-state.js";
@@ -20,6 +21,15 @@ export type AgentEventStream = EventStream<AgentEvent, AgentMessage[]>;
  */
 export type LoopConfig = AgentLoopConfig & { streamFn: StreamFunction };
 
+/** What `agentLoopContinue` may be given besides the context (rule T16). */
+export interface ContinueOptions {
+	/**
+	 * Decisions on the tool calls a paused run left awaiting approval, by tool call id. Every id must be an
+	 * unanswered call of the context's last assistant message; calls left undecided ask again.
+	 */
+	approvals?: ApprovalDecisions;
+}
+
 /** Start a run with new prompt messages (rule L1); `agentLoop` at the package edge documents the contract. */
 export function startAgentLoop(
 	prompts: AgentMessage[],
@@ -27,33 +37,73 @@ export function startAgentLoop(
 	config: LoopConfig,
 	signal?: AbortSignal,
 ): AgentEventStream {
-	return startRun(context, config, signal, prompts, false);
+	const dangling = findDanglingBatch(context.messages);
+	// Rule T17: a prompt after unanswered calls would reach the provider as an unpaired call, which every
+	// provider rejects; say what to do instead of letting the request fail.
+	if (dangling) {
+		throw new Error(
+			`agentLoop: the context ends with tool calls that have no results (${idList(dangling.calls)}) — calls awaiting approval, or a batch cut off by a crash. Resume them first with agentLoopContinue(context, config, signal, { approvals }), then prompt.`,
+		);
+	}
+	return startRun(context, config, signal, prompts, undefined);
 }
 
-/** Continue a run without a new prompt (rule L6); `agentLoopContinue` at the package edge documents the contract. */
+/** Continue a run without a new prompt (rule L6, T16); `agentLoopContinue` at the package edge documents the contract. */
 export function continueAgentLoop(
 	context: AgentContext,
 	config: LoopConfig,
 	signal?: AbortSignal,
+	options: ContinueOptions = {},
 ): AgentEventStream {
 	const { messages } = context;
 	if (messages.length === 0)
 		throw new Error("agentLoopContinue: the context is empty; there is nothing to continue from");
+	const dangling = findDanglingBatch(messages);
 	const last = messages[messages.length - 1] as { role?: unknown };
-	if (last.role === "assistant" && !findDanglingBatch(messages)) {
+	if (last.role === "assistant" && !dangling) {
 		throw new Error(
 			"agentLoopContinue: the context ends with an assistant message that has no unanswered tool calls; add a user message (or use agentLoop with a prompt) to continue",
 		);
 	}
-	return startRun(context, config, signal, [], true);
+	const decisions = checkedDecisions(options.approvals, dangling?.calls ?? []);
+	return startRun(context, config, signal, [], decisions ?? {});
 }
 
+/** Rule T16: decisions arrive from outside (often parsed JSON); a wrong id or shape fails before the run. */
+function checkedDecisions(
+	approvals: ApprovalDecisions | undefined,
+	calls: readonly ToolCall[],
+): ApprovalDecisions | undefined {
+	if (approvals === undefined) return undefined;
+	if (typeof approvals !== "object" || approvals === null || Array.isArray(approvals))
+		throw new TypeError("agentLoopContinue: `approvals` must be an object of decisions by tool call id");
+	const open = new Set(calls.map((call) => call.id));
+	for (const [id, decision] of Object.entries(approvals)) {
+		if (!open.has(id)) {
+			throw new Error(
+				`agentLoopContinue: no unanswered tool call "${id}" in the context's last assistant message` +
+					(open.size > 0 ? ` (awaiting: ${idList(calls)})` : " (nothing awaits approval)"),
+			);
+		}
+		if (!isApprovalDecision(decision))
+			throw new TypeError(
+				`agentLoopContinue: the decision for "${id}" must be { approved: true } or { approved: false, reason?: string }`,
+			);
+	}
+	return approvals;
+}
+
+function idList(calls: readonly ToolCall[]): string {
+	return calls.map((call) => call.id).join(", ");
+}
+
+/** `decisions` undefined: a run with prompts; an object: a continued run, resuming any dangling batch first. */
 function startRun(
 	context: AgentContext,
 	config: LoopConfig,
 	signal: AbortSignal | undefined,
 	prompts: AgentMessage[],
-	resume: boolean,
+	decisions: ApprovalDecisions | undefined,
 ): AgentEventStream {
 	const events: AgentEventStream = new EventStream();
 	const now = config.now ?? Date.now;
@@ -77,9 +127,11 @@ function startRun(
 		context,
 		messages: context.messages.slice(),
 		added: [],
+		decisions,
 		pending: prompts.slice(),
 		events,
 		signal: runSignal.signal,
+		runSignal,
 		open: { turn: false, message: undefined, toolExecutions: new Map() },
 		modelCalls: 0,
 		soft: { reminded: new Set(), satisfied: new Set(), forcing: undefined },
@@ -90,7 +142,7 @@ function startRun(
 		wireLog: new WireLog(),
 	};
 	queueMicrotask(() => {
-		void runAgentLoop(state, resume).finally(runSignal.dispose);
+		void runAgentLoop(state, decisions !== undefined).finally(runSignal.dispose);
 	});
 	return events;
 }

@@ -11,7 +11,7 @@ async function dequeue(
 	state: RunState,
 	source: (() => Awaitable<AgentMessage[]>) | undefined,
 ): Promise<AgentMessage[]> {
-	if (!source || state.signal.aborted || stopFacts(state).deadlinePassed) return [];
+	if (!source || state.runSignal.aborted || stopFacts(state).deadlinePassed) return [];
 	const messages = await source();
 	return Array.isArray(messages) ? messages : [];
 }

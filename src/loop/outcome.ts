@@ -1,5 +1,6 @@
 import type { StopReason } from "../core/messages.js";
 import type { RunOutcome } from "../protocol/outcome.js";
+import type { PendingApproval } from "../tools/approval.js";
 
 /** The run signal at one moment, classified once (rule A1, A7). Read by `signalFacts`. */
 export interface SignalFacts {
@@ -32,6 +33,8 @@ export type RunEnding =
 	| { type: "turnEnded"; stopReason: StopReason; errorMessage: string | undefined; stop: StopFacts }
 	/** rule L12: something threw inside the loop. */
 	| { type: "failure"; error: string }
+	/** rule T15: the batch parked calls that need approval; the run ends to wait for the decisions. */
+	| { type: "awaitingApproval"; pending: PendingApproval[] }
 	/**
 	 * The run ran out of work (or a hook was abandoned on abort): only the signal decides. No clock read at
 	 * the very end, so a host's clock sees the same calls as before.
@@ -52,11 +55,13 @@ export function recordEnding(run: { ending: RunEnding | undefined }, ending: Run
 	run.ending = nextEnding(run.ending, ending);
 }
 
-/** rule L12, A1, A7, X1, X6: how a run ended, as one pure function of its ending. */
+/** rule L12, A1, A7, X1, X6, T15: how a run ended, as one pure function of its ending. */
 export function decideOutcome(ending: RunEnding): RunOutcome {
 	switch (ending.type) {
 		case "gate":
 			return { type: "completed", stoppedBy: ending.reason ?? "beforeModelCall" };
+		case "awaitingApproval":
+			return { type: "awaiting_approval", pending: ending.pending };
 		case "softRequirementFailed":
 		case "failure":
 			return { type: "error", error: ending.error };

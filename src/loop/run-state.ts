@@ -6,7 +6,9 @@ import type { AgentLoopConfig } from "../protocol/config.js";
 import type { AgentContext, AgentEvent } from "../protocol/events.js";
 import type { ReplyGuard } from "../protocol/reply-guard.js";
 import type { RunTelemetry } from "../telemetry/collector.js";
+import type { ApprovalDecisions } from "../tools/approval.js";
 import type { RunEnding } from "./outcome.js";
+import type { RunSignal } from "./signals.js";
 import type { SoftRequirementState } from "./soft-requirement.js";
 import type { WireLog } from "./wire-log.js";
 
@@ -30,11 +32,15 @@ export interface RunState {
 	readonly messages: AgentMessage[];
 	/** What the run added, in context order: `result()` and `agent_end.messages`. */
 	readonly added: AgentMessage[];
+	/** rule T16: a person's decisions on the paused batch this run resumes, by tool call id. */
+	readonly decisions: ApprovalDecisions | undefined;
 	/** Messages waiting to be injected before the next model call. */
 	pending: AgentMessage[];
 	readonly events: EventStream<AgentEvent, AgentMessage[]>;
 	/** Fires on external abort or deadline; handed to providers and tools. */
 	readonly signal: AbortSignal;
+	/** The same signal's state as plain fields: what the loop reads (see `RunSignal`). */
+	readonly runSignal: RunSignal;
 	readonly open: OpenScopes;
 	modelCalls: number;
 	/** rule X1 gate memory: reminders injected, current escalation. */

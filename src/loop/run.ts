@@ -20,7 +20,12 @@ export async function runAgentLoop(state: RunState, resume: boolean): Promise<vo
 	try {
 		if (resume) {
 			const dangling = findDanglingBatch(state.messages);
-			if (dangling && (await runResumedBatch(state, dangling)) === "end") return;
+			if (dangling) {
+				if ((await runResumedBatch(state, dangling)) === "end") return;
+				// Rule T12 holds for a resumed batch too: a steer queued meanwhile (while a run was paused for
+				// approval, rule T16) is injected before the next model call.
+				await dequeueAtTurnBoundary(state, true);
+			}
 		}
 		await runOuterLoop(state);
 	} catch (error) {

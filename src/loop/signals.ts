@@ -14,6 +14,13 @@ export class DeadlineExceededError extends Error {
 /** The run's own signal: fires on external abort or when the deadline passes (rule A1, A7). */
 export interface RunSignal {
 	signal: AbortSignal;
+	/**
+	 * `signal.aborted` and `signal.reason`, as plain fields set just before the signal fires. The loop reads
+	 * these on every event: Node 20 gives every `AbortSignal` its own hidden class, so reading a new run's
+	 * signal makes each reading site polymorphic and deoptimizes the code around it.
+	 */
+	readonly aborted: boolean;
+	readonly reason: unknown;
 	dispose(): void;
 }
 
@@ -25,46 +32,58 @@ export function createRunSignal(
 ): RunSignal {
 	const controller = new AbortController();
 	let onExternal: (() => void) | undefined;
-	if (external) {
-		if (external.aborted) controller.abort(external.reason);
-		else {
-			onExternal = () => controller.abort(external.reason);
-			external.addEventListener("abort", onExternal, { once: true });
-		}
-	}
 	let timer: ReturnType<typeof setTimeout> | undefined;
-	if (deadline !== undefined && !controller.signal.aborted) {
-		const fire = () => controller.abort(new DeadlineExceededError());
-		const remaining = deadline - now();
-		if (remaining <= 0) fire();
-		else timer = setTimeout(fire, remaining);
-	}
-	return {
+	const run = {
 		signal: controller.signal,
+		aborted: false,
+		reason: undefined as unknown,
 		dispose() {
 			if (timer !== undefined) clearTimeout(timer);
 			if (onExternal) external?.removeEventListener("abort", onExternal);
 		},
 	};
+	// The only way the run's controller fires: the fields are set first, so abort listeners read them too.
+	const fire = (reason: unknown): void => {
+		if (run.aborted) return;
+		run.aborted = true;
+		run.reason = reason;
+		controller.abort(reason);
+	};
+	if (external) {
+		if (external.aborted) fire(external.reason);
+		else {
+			onExternal = () => fire(external.reason);
+			external.addEventListener("abort", onExternal, { once: true });
+		}
+	}
+	if (deadline !== undefined && !run.aborted) {
+		const remaining = deadline - now();
+		if (remaining <= 0) fire(new DeadlineExceededError());
+		else timer = setTimeout(() => fire(new DeadlineExceededError()), remaining);
+	}
+	return run;
 }
 
 /** Classify the run signal now: fired or not, by the deadline or not (the one place that tells them apart). */
 export function signalFacts(state: RunState): SignalFacts {
-	const { signal } = state;
+	const { aborted, reason } = state.runSignal;
 	return {
-		aborted: signal.aborted,
-		deadlineAbort: signal.aborted && signal.reason instanceof DeadlineExceededError,
-		abortReason: signal.aborted ? abortReasonText(signal.reason) : "",
+		aborted,
+		deadlineAbort: aborted && reason instanceof DeadlineExceededError,
+		abortReason: aborted ? abortReasonText(reason) : "",
 	};
 }
 
 /** `signalFacts` plus the deadline by the injected clock (rule A7), read only when the deadline did not fire it. */
 export function stopFacts(state: RunState): StopFacts {
-	const facts = signalFacts(state);
+	const { aborted, deadlineAbort, abortReason } = signalFacts(state);
 	const { deadline } = state.config;
+	// A literal, not a spread: this runs several times per turn.
 	return {
-		...facts,
-		deadlinePassed: facts.deadlineAbort || (deadline !== undefined && state.now() >= deadline),
+		aborted,
+		deadlineAbort,
+		abortReason,
+		deadlinePassed: deadlineAbort || (deadline !== undefined && state.now() >= deadline),
 	};
 }
 
@@ -95,7 +114,7 @@ const abortWakes = new WeakMap<AbortSignal, Promise<never>>();
 export function untilAborted<T>(state: RunState, value: T | Promise<T>): T | Promise<T> {
 	if (!(value instanceof Promise)) return value;
 	const { signal } = state;
-	if (signal.aborted) return Promise.reject(new HookAbandonedError());
+	if (state.runSignal.aborted) return Promise.reject(new HookAbandonedError());
 	let wake = abortWakes.get(signal);
 	if (!wake) {
 		// One listener per run, shared by every hook the run awaits (rule A2's spirit).

@@ -72,9 +72,9 @@ function commitReply(state: RunState, message: AssistantMessage): AssistantMessa
 }
 
 async function consumeReply(state: RunState, call: ProviderCall): Promise<AssistantMessage> {
-	const { signal } = state;
+	const { signal, runSignal } = state;
 	const completed = new Set<string>();
-	if (signal.aborted) return abortedMessage(state, undefined, completed);
+	if (runSignal.aborted) return abortedMessage(state, undefined, completed);
 
 	let stream: AsyncIterable<AssistantMessageEvent>;
 	try {
@@ -102,9 +102,9 @@ async function consumeReply(state: RunState, call: ProviderCall): Promise<Assist
 	const partial = (): AssistantMessage | undefined => snapshots.current;
 	try {
 		for (;;) {
-			if (signal.aborted) return abortedMessage(state, partial(), completed);
+			if (runSignal.aborted) return abortedMessage(state, partial(), completed);
 			const step = wake ? await Promise.race([iterator.next(), wake]) : await iterator.next();
-			if (step === ABORTED || signal.aborted) return abortedMessage(state, partial(), completed);
+			if (step === ABORTED || runSignal.aborted) return abortedMessage(state, partial(), completed);
 			if (step.done) {
 				finished = true;
 				return interrupted(
@@ -131,7 +131,7 @@ async function consumeReply(state: RunState, call: ProviderCall): Promise<Assist
 			emit(state, { type: "message_update", message: own.partial, assistantMessageEvent: own });
 		}
 	} catch (error) {
-		if (error === ABORTED || signal.aborted) return abortedMessage(state, partial(), completed);
+		if (error === ABORTED || runSignal.aborted) return abortedMessage(state, partial(), completed);
 		return interrupted(state, partial(), completed, "error", errorText(error), "internal");
 	} finally {
 		signal.removeEventListener("abort", onAbort);
@@ -145,7 +145,14 @@ function abortedMessage(
 	partial: AssistantMessage | undefined,
 	completed: ReadonlySet<string>,
 ): AssistantMessage {
-	return interrupted(state, partial, completed, "aborted", abortReasonText(state.signal.reason), "aborted");
+	return interrupted(
+		state,
+		partial,
+		completed,
+		"aborted",
+		abortReasonText(state.runSignal.reason),
+		"aborted",
+	);
 }
 
 /** rule A4/L12: close what streamed so far as an error/aborted message. */

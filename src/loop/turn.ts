@@ -1,6 +1,7 @@
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "../core/messages.js";
 import { toolCallsOf } from "../core/messages.js";
 import type { SoftToolRequirement } from "../protocol/config.js";
+import type { PendingApproval } from "../tools/approval.js";
 import { runToolBatch, type ToolBatchInput } from "../tools/batch.js";
 import { placeholderResult } from "../tools/placeholders.js";
 import type { PlaceholderReason } from "../tools/types.js";
@@ -125,8 +126,8 @@ async function settleReply(
 
 	switch (decision.type) {
 		case "runTools": {
-			const { message, toolResults } = await runBatch(state, reply);
-			return { message, toolResults, next: state.signal.aborted ? "end" : "continue" };
+			const { message, toolResults, paused } = await runBatch(state, reply);
+			return { message, toolResults, next: state.runSignal.aborted || paused ? "end" : "continue" };
 		}
 		case "placeholders": {
 			const cause =
@@ -153,8 +154,11 @@ async function settleReply(
 export async function runResumedBatch(state: RunState, dangling: DanglingBatch): Promise<TurnNext> {
 	emit(state, { type: "turn_start" });
 	const only = new Set(dangling.calls.map((c) => c.id));
-	const { message, toolResults } = await runBatch(state, dangling.assistant, { only });
-	const next: TurnNext = state.signal.aborted ? "end" : "continue";
+	const { message, toolResults, paused } = await runBatch(state, dangling.assistant, {
+		only,
+		...(state.decisions ? { decisions: state.decisions } : {}),
+	});
+	const next: TurnNext = state.runSignal.aborted || paused ? "end" : "continue";
 	emit(state, { type: "turn_end", message, toolResults });
 	await untilAborted(state, state.config.onTurnEnd?.({ message, toolResults }));
 	return next;
@@ -165,13 +169,22 @@ interface BatchOptions {
 	only?: ReadonlySet<string>;
 	/** Calls that must not run (rule X1). */
 	preSkipped?: ToolBatchInput["preSkipped"];
+	/** rule T16: decisions on the calls of a paused batch. */
+	decisions?: ToolBatchInput["decisions"];
+}
+
+interface BatchOutcome {
+	message: AssistantMessage;
+	toolResults: ToolResultMessage[];
+	/** rule T15: calls were parked for approval; the run ends after this turn. */
+	paused: boolean;
 }
 
 async function runBatch(
 	state: RunState,
 	reply: AssistantMessage,
-	{ only, preSkipped }: BatchOptions = {},
-): Promise<{ message: AssistantMessage; toolResults: ToolResultMessage[] }> {
+	{ only, preSkipped, decisions }: BatchOptions = {},
+): Promise<BatchOutcome> {
 	const { config } = state;
 	const batchMessage = only
 		? { ...reply, content: reply.content.filter((b) => b.type !== "toolCall" || only.has(b.id)) }
@@ -195,6 +208,7 @@ async function runBatch(
 		now: state.now,
 		intentTracing: config.intentTracing === true,
 		...(preSkipped ? { preSkipped } : {}),
+		...(decisions ? { decisions } : {}),
 	});
 	let message = reply;
 	if (batch.revisedArguments.size > 0) {
@@ -210,7 +224,20 @@ async function runBatch(
 		replaceMessage(state, reply, message);
 	}
 	for (const result of batch.results) commitMessage(state, result);
-	return { message, toolResults: batch.results };
+	const paused = requestApprovals(state, batch.awaitingApproval);
+	return { message, toolResults: batch.results, paused };
+}
+
+/**
+ * Rule T15: parked calls become approval requests — one event each, after the batch's results — and the run
+ * ends with them as its pending approvals. Their calls stay unanswered in the transcript until a decision.
+ */
+function requestApprovals(state: RunState, pending: PendingApproval[]): boolean {
+	if (pending.length === 0) return false;
+	for (const { toolCallId, toolName, args } of pending)
+		emit(state, { type: "approval_requested", toolCallId, toolName, args });
+	recordEnding(state, { type: "awaitingApproval", pending });
+	return true;
 }
 
 /** Pair every call of a reply that cannot run (rule A3, S2, S4, T13). */

@@ -22,6 +22,11 @@ export type AgentEvent =
 			discarded?: true;
 	  }
 	| ToolExecutionEvent
+	/**
+	 * Rule T15: a tool call of the batch needs a person's approval and waits for a later run. Emitted once
+	 * per call, after the batch's results and before `turn_end`; the run then ends `awaiting_approval`.
+	 */
+	| { type: "approval_requested"; toolCallId: string; toolName: string; args: Record<string, unknown> }
 	| { type: "turn_end"; message: AssistantMessage; toolResults: ToolResultMessage[] }
 	| {
 			type: "agent_end";

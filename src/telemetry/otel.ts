@@ -282,6 +282,7 @@ function failureOf(
 ): { type: string; message?: string } | undefined {
 	switch (outcome.type) {
 		case "completed":
+		case "awaiting_approval": // rule T15: a pause for a person is no failure
 			return undefined;
 		case "aborted":
 			return { type: "aborted", message: outcome.reason };

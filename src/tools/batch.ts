@@ -14,6 +14,9 @@
  * - `tool_execution_start` is emitted when `execute` is about to run, with the final (possibly revised)
  *   arguments, so events agree with history (rule T4). A call that never reaches `execute` gets its start
  *   right before its end.
+ * - A call that needs approval (rule T14) is parked: it takes no part in scheduling, emits no execution
+ *   events, and comes back as `awaitingApproval` unless an abort or a steer settles it first, as it would any
+ *   call that has not started. A denied call (rule T16) settles first with the unrunnable ones.
  * - Statuses: a steering skip of a call that had not started is `skipped`; an interruptible tool abandoned
  *   while executing is `interrupted` (rule T10: it did start, and a steer is not a user abort). Both carry
  *   the `interrupted` placeholder (rule T11), whose text says which of the two happened.
@@ -21,6 +24,7 @@
 import { abortReasonText, errorText } from "../core/abort.js";
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../core/messages.js";
 import type { StepRunner } from "../core/step-runner.js";
+import type { ApprovalDecisions, PendingApproval } from "./approval.js";
 import { type CallPort, errorResult, type PreparedCall, runCall } from "./call.js";
 import type { CoercedToolResult } from "./coerce.js";
 import { type SteeringProbe, type SteeringWatch, watchSteering } from "./interrupt.js";
@@ -53,6 +57,8 @@ export interface ToolBatchInput {
 	steering?: SteeringProbe;
 	/** rule X1: calls not to run, by call id. */
 	preSkipped?: ReadonlyMap<string, { reason: PlaceholderReason; requiredTool?: string }>;
+	/** rule T16: a person's decisions on calls of a paused batch, by call id. */
+	decisions?: ApprovalDecisions;
 	/** rule T4: runs in the call's slot, right before `execute`. */
 	beforeToolCall?: BeforeToolCallHook;
 	/** rule T5: runs after `execute` (also for thrown errors); its patch is coerced again. */
@@ -67,9 +73,12 @@ export interface ToolBatchInput {
 	intentTracing: boolean;
 }
 
-/** The settled batch. Every array is in the order of the calls in the assistant message (rule T7, T13). */
+/**
+ * The settled batch. Every array is in the order of the calls in the assistant message (rule T7, T13), and
+ * holds the calls that settled: every call but the ones in `awaitingApproval`.
+ */
 export interface ToolBatchResult {
-	/** Exactly one result per call. */
+	/** Exactly one result per settled call. */
 	results: ToolResultMessage[];
 	statuses: ToolCallStatus[];
 	/** rule T4: arguments revised by `beforeToolCall`, by call id; the loop writes them into the message. */
@@ -78,11 +87,15 @@ export interface ToolBatchResult {
 	interrupted: boolean;
 	/** Per call, from the start of its turn in the schedule to its settlement (0 for calls that never started). */
 	durationsMs: number[];
+	/** rule T14: calls parked for approval that nothing settled, in call order; they have no result yet. */
+	awaitingApproval: PendingApproval[];
 }
 
-/** Where a call stands. Only `waiting` and `approving` calls count as "not started" (no `execute` yet). */
+/** Where a call stands. `waiting`, `parked` and `approving` calls count as "not started" (no `execute` yet). */
 type CallPhase =
 	| { kind: "waiting" }
+	/** rule T14: needs a person's approval; done for scheduling, but unsettled. */
+	| { kind: "parked"; args: Record<string, unknown> }
 	| { kind: "approving"; since: number }
 	| { kind: "executing"; since: number; interruptible: boolean }
 	/** `execute` returned `result`; `afterToolCall` is running. */
@@ -95,7 +108,11 @@ interface CallState {
 	/** Arguments shown in events (revised ones once `beforeToolCall` revised them). */
 	eventArgs: Record<string, unknown>;
 	abort: AbortController;
-	steering: AbortController;
+	/**
+	 * Created when first read or fired: Node 20 builds an `AbortSignal` slowly (about 20 µs), and
+	 * most tools never look at `ctx.steeringRequested`.
+	 */
+	steering: AbortController | undefined;
 	done: Promise<void>;
 	markDone(): void;
 	outcome?: { message: ToolResultMessage; status: ToolCallStatus; durationMs: number };
@@ -146,7 +163,7 @@ function createRun(input: ToolBatchInput, preparedCalls: readonly PreparedCall[]
 			phase: { kind: "waiting" },
 			eventArgs: prepared.eventArgs,
 			abort: new AbortController(),
-			steering: new AbortController(),
+			steering: undefined,
 			done,
 			markDone,
 		};
@@ -154,12 +171,20 @@ function createRun(input: ToolBatchInput, preparedCalls: readonly PreparedCall[]
 	return { input, states, revised: new Map(), interrupted: false };
 }
 
-/** Pre-skipped calls (rule X1) and rejected calls (rule T2, T3) settle at once, in call order. */
+/**
+ * Pre-skipped calls (rule X1), rejected calls (rule T2, T3) and denied calls (rule T16) settle at once, in
+ * call order; calls that need approval are parked (rule T14).
+ */
 function settleUnrunnable(run: BatchRun): void {
 	for (const state of run.states) {
 		const plan = state.prepared.plan;
 		if (plan.kind === "skip") settlePlaceholder(run, state, plan.reason, "skipped", plan.requiredTool);
 		else if (plan.kind === "reject") settleResult(run, state, errorResult(plan.text), "error");
+		else if (plan.kind === "deny") settlePlaceholder(run, state, "denied", "blocked", undefined, plan.reason);
+		else if (plan.kind === "park") {
+			state.phase = { kind: "parked", args: plan.args };
+			state.markDone();
+		}
 	}
 }
 
@@ -204,7 +229,9 @@ function portOf(run: BatchRun, state: CallState): CallPort {
 	const { call } = state.prepared;
 	return {
 		signal: state.abort.signal,
-		steeringRequested: state.steering.signal,
+		get steeringRequested() {
+			return steeringOf(state).signal;
+		},
 		isSettled: () => state.phase.kind === "settled",
 		revise(args, eventArgs) {
 			run.revised.set(call.id, args);
@@ -237,6 +264,11 @@ function portOf(run: BatchRun, state: CallState): CallPort {
 			run.watch?.refresh();
 		},
 	};
+}
+
+function steeringOf(state: CallState): AbortController {
+	state.steering ??= new AbortController();
+	return state.steering;
 }
 
 function sinceOf(phase: CallPhase, run: BatchRun): number {
@@ -293,13 +325,13 @@ function interruptForSteering(run: BatchRun): void {
 	for (const state of run.states) {
 		const phase = state.phase;
 		if (phase.kind === "settled") continue;
-		const notStarted = phase.kind === "waiting" || phase.kind === "approving";
+		const notStarted = phase.kind === "waiting" || phase.kind === "parked" || phase.kind === "approving";
 		const abandon = notStarted || (phase.kind === "executing" && phase.interruptible);
 		if (abandon) {
 			settlePlaceholder(run, state, "interrupted", notStarted ? "skipped" : "interrupted");
 			run.interrupted = true;
 		}
-		state.steering.abort(reason);
+		steeringOf(state).abort(reason);
 		if (abandon) state.abort.abort(reason);
 	}
 }
@@ -344,7 +376,8 @@ function settleResult(
 function settle(run: BatchRun, state: CallState, message: ToolResultMessage, status: ToolCallStatus): void {
 	const phase = state.phase;
 	if (phase.kind === "settled") return;
-	if (phase.kind === "waiting" || phase.kind === "approving") emitStart(run, state);
+	if (phase.kind === "waiting" || phase.kind === "parked" || phase.kind === "approving")
+		emitStart(run, state);
 	const durationMs = "since" in phase ? Math.max(0, message.timestamp - phase.since) : 0;
 	state.phase = { kind: "settled" };
 	state.outcome = { message, status, durationMs };
@@ -387,11 +420,17 @@ function emit(run: BatchRun, event: ToolExecutionEvent): void {
 }
 
 function collect(run: BatchRun): ToolBatchResult {
-	const outcomes = run.states.map((state) => {
-		if (!state.outcome) throw new Error(`tool call ${state.prepared.call.id} settled without an outcome`);
-		return state.outcome;
-	});
+	const outcomes: NonNullable<CallState["outcome"]>[] = [];
+	const awaitingApproval: PendingApproval[] = [];
+	for (const state of run.states) {
+		const { call } = state.prepared;
+		if (state.phase.kind === "parked")
+			awaitingApproval.push({ toolCallId: call.id, toolName: call.name, args: state.phase.args });
+		else if (state.outcome) outcomes.push(state.outcome);
+		else throw new Error(`tool call ${call.id} settled without an outcome`);
+	}
 	return {
+		awaitingApproval,
 		results: outcomes.map((outcome) => outcome.message),
 		statuses: outcomes.map((outcome) => outcome.status),
 		revisedArguments: run.revised,

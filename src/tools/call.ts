@@ -7,6 +7,7 @@
 import { errorText } from "../core/abort.js";
 import type { AgentMessage, AssistantMessage, ToolCall } from "../core/messages.js";
 import type { StepRunner } from "../core/step-runner.js";
+import { type ApprovalDecision, resolveNeedsApproval } from "./approval.js";
 import { type CoercedToolResult, coerceToolResult } from "./coerce.js";
 import { resolveConcurrency, resolveInterruptible } from "./scheduler.js";
 import { INTENT_FIELD, splitIntent, tracesIntent } from "./specs.js";
@@ -25,6 +26,10 @@ export type CallPlan =
 	| { kind: "skip"; reason: PlaceholderReason; requiredTool?: string }
 	| { kind: "reject"; text: string }
 	| { kind: "run"; tool: AgentTool; args: Record<string, unknown>; concurrency: ToolConcurrency }
+	/** rule T14: the call needs approval and has no decision yet; it waits for a later run. */
+	| { kind: "park"; args: Record<string, unknown> }
+	/** rule T16: a person denied the call; its result says so and why. */
+	| { kind: "deny"; reason: string | undefined }
 	/** An asynchronous validation was still running when the run was aborted; the abort settles the call. */
 	| { kind: "abandoned" };
 
@@ -70,19 +75,26 @@ export interface CallEnvironment {
 	runStep: StepRunner;
 }
 
+/** What a call's preparation is told besides the call itself. */
+export interface CallFacts {
+	tools: readonly AgentTool[];
+	intentTracing: boolean;
+	/** rule X1: the call must not run. */
+	preSkipped: { reason: PlaceholderReason; requiredTool?: string } | undefined;
+	/** rule T16: a person's decision on this call, when the batch resumes a paused one. */
+	decision: ApprovalDecision | undefined;
+}
+
 /**
- * Decide a call's plan (rule T2, T3, E4, C5, X1): pre-skipped calls never run; an unknown name, arguments
- * that did not parse (`argumentsError`) or invalid arguments are rejected with a text the model can act on;
- * otherwise the call runs with validated arguments.
+ * Decide a call's plan (rule T2, T3, E4, C5, X1, T14, T16): pre-skipped calls never run; an unknown name,
+ * arguments that did not parse (`argumentsError`) or invalid arguments are rejected with a text the model
+ * can act on; a call with a decision runs (approved) or is denied; a call whose tool needs approval for the
+ * validated arguments is parked; otherwise the call runs with validated arguments.
  * The intent field is split off first, so `i` never reaches validation or the tool. Synchronous unless the
  * tool's validator is asynchronous (a Standard Schema validator may be).
  */
-export function prepareCall(
-	call: ToolCall,
-	tools: readonly AgentTool[],
-	intentTracing: boolean,
-	preSkipped: { reason: PlaceholderReason; requiredTool?: string } | undefined,
-): PreparedCall | Promise<PreparedCall> {
+export function prepareCall(call: ToolCall, facts: CallFacts): PreparedCall | Promise<PreparedCall> {
+	const { tools, intentTracing, preSkipped, decision } = facts;
 	const tool = tools.find((candidate) => candidate.name === call.name);
 	const split = intentTracing && (!tool || tracesIntent(tool)) ? splitIntent(call.arguments) : undefined;
 	const base = {
@@ -95,17 +107,24 @@ export function prepareCall(
 	if (call.argumentsError)
 		return { ...base, plan: { kind: "reject", text: brokenArgumentsText(call.argumentsError) } };
 	const validation = compileToolParameters(tool.parameters).validate(base.eventArgs);
-	if (validation instanceof Promise) return validation.then((settled) => planned(base, tool, settled));
-	return planned(base, tool, validation);
+	if (validation instanceof Promise)
+		return validation.then((settled) => planned(base, tool, settled, decision));
+	return planned(base, tool, validation, decision);
 }
 
 function planned(
 	base: Omit<PreparedCall, "plan">,
 	tool: AgentTool,
 	validation: ValidationResult,
+	decision: ApprovalDecision | undefined,
 ): PreparedCall {
 	if (!validation.ok)
 		return { ...base, plan: { kind: "reject", text: invalidArgumentsText(tool.name, validation.errors) } };
+	// Rule T14/T16: approval is judged on validated arguments, before scheduling and before beforeToolCall —
+	// the person decides on what the model asked for; the hook still runs in the approved call's slot.
+	if (decision && !decision.approved) return { ...base, plan: { kind: "deny", reason: decision.reason } };
+	if (!decision && resolveNeedsApproval(tool, validation.value))
+		return { ...base, plan: { kind: "park", args: validation.value } };
 	const concurrency = resolveConcurrency(tool, validation.value);
 	return { ...base, plan: { kind: "run", tool, args: validation.value, concurrency } };
 }
@@ -129,7 +148,10 @@ export async function runCall(
 		const raw = await env.runStep({ kind: "tool", id: toolCall.id, name: toolCall.name }, async () =>
 			plan.tool.execute(toolCall.id, args, port.signal, (partial) => reportUpdate(port, partial), {
 				toolCall,
-				steeringRequested: port.steeringRequested,
+				// Read on demand: the port builds the signal only for a tool that looks at it.
+				get steeringRequested() {
+					return port.steeringRequested;
+				},
 				messages: env.messages,
 			}),
 		);

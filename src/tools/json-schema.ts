@@ -102,6 +102,8 @@ function refResolver(lookup: Record<string, Schema | boolean>): (schema: JsonSch
  * JSON cannot carry (an `undefined` a hook left in revised arguments reads as an absent key).
  */
 function jsonCopy(args: unknown): { ok: true; value: unknown } | { ok: false; errors: string[] } {
+	const plain = copyPlainData(args, 0);
+	if (plain !== NOT_PLAIN) return { ok: true, value: plain };
 	try {
 		const text = JSON.stringify(args);
 		if (text !== undefined) return { ok: true, value: JSON.parse(text) as unknown };
@@ -109,4 +111,49 @@ function jsonCopy(args: unknown): { ok: true; value: unknown } | { ok: false; er
 		return { ok: false, errors: [`root: arguments must be JSON (${errorText(error)})`] };
 	}
 	return { ok: false, errors: ["root: arguments must be a JSON object (received undefined)"] };
+}
+
+const NOT_PLAIN: unique symbol = Symbol("not plain JSON data");
+const PLAIN_COPY_MAX_DEPTH = 200;
+
+/**
+ * The JSON round trip's result, built directly for plain data (plain objects, arrays, strings, finite
+ * numbers, booleans, null): strings are shared instead of re-serialized, so a 1 MB argument costs no 2 MB
+ * of text twice per call. Anything a round trip would change or reject (`undefined`,
+ * functions such as `toJSON`, class instances, non-finite numbers, `-0`, a `__proto__` key, deep nesting)
+ * answers `NOT_PLAIN`, and the caller takes the real round trip.
+ */
+function copyPlainData(value: unknown, depth: number): unknown {
+	switch (typeof value) {
+		case "string":
+		case "boolean":
+			return value;
+		case "number":
+			return Number.isFinite(value) && !Object.is(value, -0) ? value : NOT_PLAIN;
+		case "object":
+			break;
+		default:
+			return NOT_PLAIN;
+	}
+	if (value === null) return null;
+	if (depth >= PLAIN_COPY_MAX_DEPTH) return NOT_PLAIN;
+	if (Array.isArray(value)) {
+		const copy: unknown[] = new Array(value.length);
+		for (let i = 0; i < value.length; i++) {
+			const item = copyPlainData(value[i], depth + 1);
+			if (item === NOT_PLAIN) return NOT_PLAIN;
+			copy[i] = item;
+		}
+		return copy;
+	}
+	const proto = Object.getPrototypeOf(value);
+	if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
+	const copy: Record<string, unknown> = {};
+	for (const key of Object.keys(value)) {
+		if (key === "__proto__") return NOT_PLAIN;
+		const item = copyPlainData((value as Record<string, unknown>)[key], depth + 1);
+		if (item === NOT_PLAIN) return NOT_PLAIN;
+		copy[key] = item;
+	}
+	return copy;
 }

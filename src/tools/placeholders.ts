@@ -40,6 +40,11 @@ export function placeholderText(
 				"Skipped because the user sent a new message while the tools were running. " +
 				"This call was NOT completed. Read the new message first; retry this call afterwards if it is still needed."
 			);
+		case "denied":
+			return (
+				`Not executed: approval for this tool call was denied${cause && cause.trim() !== "" ? `: ${cause.trim()}` : "."} ` +
+				"Do not retry it unchanged; take the reason into account or ask the user how to proceed."
+			);
 		case "soft_requirement":
 			return (
 				`Not executed: the next step must be a call to the \`${requiredTool ?? "required"}\` tool. ` +

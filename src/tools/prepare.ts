@@ -40,7 +40,12 @@ function prepareSafely(call: ToolCall, input: ToolBatchInput): PreparedCall | Pr
 		return { call, eventArgs: call.arguments, plan: { kind: "reject", text } };
 	};
 	try {
-		const prepared = prepareCall(call, input.tools, input.intentTracing, input.preSkipped?.get(call.id));
+		const prepared = prepareCall(call, {
+			tools: input.tools,
+			intentTracing: input.intentTracing,
+			preSkipped: input.preSkipped?.get(call.id),
+			decision: input.decisions?.[call.id],
+		});
 		return prepared instanceof Promise ? prepared.catch(failed) : prepared;
 	} catch (error) {
 		return failed(error);

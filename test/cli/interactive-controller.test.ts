@@ -1,7 +1,8 @@
 import { tmpdir } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
-import type { InteractiveHost, ToolApprover } from "../../src/cli/host.js";
+import { ApprovalDesk, type ApprovalPolicy, askBeforeRunning } from "../../src/cli/approval.js";
+import type { InteractiveHost } from "../../src/cli/host.js";
 import { createPalette } from "../../src/cli/interactive/ansi.js";
 import { InteractiveController } from "../../src/cli/interactive/controller.js";
 import { LiveScreen } from "../../src/cli/interactive/screen.js";
@@ -34,23 +35,15 @@ function setup(
 	extraTools: AgentTool[] = [],
 ) {
 	const scripted = scriptedModel(script);
-	let approver: ToolApprover | undefined;
+	// The command's own mechanism (rule T14–T16): write_file pauses the run, the desk asks the approver the
+	// controller installs, and the answer resumes the batch.
+	const policy: ApprovalPolicy = { autoApprove: false, approver: undefined };
 	const agent = new Agent({
 		model: scripted.model,
 		streamFn: scripted.stream,
-		tools: [waitTool, writeTool, ...extraTools],
-		beforeToolCall: async (ctx, signal) => {
-			if (ctx.tool.name !== "write_file") return undefined;
-			const request = {
-				toolCallId: ctx.toolCall.id,
-				toolName: "write_file",
-				args: ctx.args,
-				summary: "write_file a.txt",
-			};
-			const ok = approver ? await approver(request, signal) : false;
-			return ok ? undefined : { block: true, reason: "The user declined." };
-		},
+		tools: [waitTool, askBeforeRunning(writeTool, policy), ...extraTools],
 	});
+	const desk = new ApprovalDesk(agent, policy);
 	const host: InteractiveHost = {
 		agent,
 		cwd: "/tmp/project",
@@ -75,7 +68,7 @@ function setup(
 		},
 		autoApprove: false,
 		setApprover: (next) => {
-			approver = next;
+			policy.approver = next;
 		},
 		explainEnd: (e) =>
 			e.outcome.type === "error" ? "the conversation no longer fits: /clear or a new session" : undefined,
@@ -96,7 +89,7 @@ function setup(
 	const retry = (info: RetryInfo) => {
 		for (const listener of retries) listener(info);
 	};
-	return { agent, vt, controller, scripted, type, retry };
+	return { agent, vt, controller, scripted, type, retry, desk };
 }
 
 const stops: (() => void)[] = [];
@@ -168,7 +161,7 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		expect(vt.screen().join("\n")).toMatch(/⏹ watch_build +aborted/);
 	});
 
-	it("SPEC T4: a mutating call asks first; n blocks it with a reason the model reads, y lets it run", async () => {
+	it("SPEC T15, T16: a mutating call asks first; n denies it with a reason the model reads, y lets it run", async () => {
 		const { vt, type, controller, scripted } = setup([
 			toolReply("write_file", { path: "a.txt" }),
 			textReply("ok"),
@@ -180,7 +173,7 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		await until(vt, "? Run write_file: a.txt? [y/N/a=always]");
 		controller.handle({ type: "insert", text: "n" }, "n");
 		await until(vt, "— done");
-		expect(vt.screen().join("\n")).toMatch(/⊘ write_file a\.txt blocked: .*The user declined\./);
+		expect(vt.screen().join("\n")).toMatch(/⊘ write_file a\.txt blocked: .*was denied/);
 		const blocked = scripted.calls[1]?.context.messages.at(-1);
 		expect(blocked).toMatchObject({ role: "toolResult", isError: true });
 		type("write again");
@@ -190,14 +183,21 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		await until(vt, "✓ write_file a.txt");
 	});
 
-	it("Esc while a question is open declines it and aborts the run", async () => {
-		const { vt, type, controller, agent } = setup([toolReply("write_file", { path: "a.txt" })]);
+	it("SPEC T17: Esc while a question is open withdraws it and ends the paused run as aborted", async () => {
+		const { vt, type, controller, agent, scripted, desk } = setup([
+			toolReply("write_file", { path: "a.txt" }),
+		]);
 		type("write");
 		controller.handle({ type: "submit" });
 		await until(vt, "? Run write_file");
+		expect(agent.state.pendingApprovals.map((p) => p.toolName)).toEqual(["write_file"]);
 		controller.handle({ type: "escape" });
 		await until(vt, "run aborted");
+		await desk.idle();
 		expect(agent.state.isStreaming).toBe(false);
+		expect(agent.state.pendingApprovals).toEqual([]);
+		expect(agent.state.messages.at(-1)).toMatchObject({ role: "toolResult", details: { reason: "aborted" } });
+		expect(scripted.calls).toHaveLength(1);
 	});
 
 	it("Ctrl+C once warns, twice within 1.5 s exits with 0", async () => {

@@ -4,7 +4,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
-import { approvalHook, blockedWithoutYes, declinedByUser } from "../../src/cli/approval.js";
+import {
+	ApprovalDesk,
+	type ApprovalPolicy,
+	askBeforeRunning,
+	blockedWithoutYes,
+	declinedByUser,
+} from "../../src/cli/approval.js";
 import { ConfigError, parseConfig } from "../../src/cli/config.js";
 import { DEMO_TEXT, demoReply } from "../../src/cli/demo.js";
 import type { ApprovalRequest } from "../../src/cli/host.js";
@@ -98,7 +104,7 @@ describe("the demo script reacts to the transcript", () => {
 	});
 });
 
-describe("approval of mutating tools (SPEC T4 beforeToolCall)", () => {
+describe("approval of mutating tools (SPEC T14–T16 needsApproval)", () => {
 	const writes: string[] = [];
 	const writeTool: AgentTool<{ path: string }> = {
 		name: "write_file",
@@ -109,17 +115,18 @@ describe("approval of mutating tools (SPEC T4 beforeToolCall)", () => {
 			return { content: [{ type: "text", text: "written" }] };
 		},
 	};
-	const mutating = new Set(["write_file"]);
-
-	async function runWith(policy: Parameters<typeof approvalHook>[0]): Promise<ToolResultMessage> {
+	async function runWith(policy: ApprovalPolicy): Promise<ToolResultMessage> {
 		const scripted = scriptedModel([toolReply("write_file", { path: "a.txt" }), textReply("done")]);
 		const agent = new Agent({
 			model: scripted.model,
 			streamFn: scripted.stream,
-			tools: [writeTool],
-			beforeToolCall: approvalHook(policy, mutating),
+			tools: [askBeforeRunning(writeTool, policy)],
 		});
+		const desk = new ApprovalDesk(agent, policy);
 		await agent.prompt("write");
+		await desk.idle();
+		expect(agent.state.pendingApprovals).toEqual([]);
+		expect(scripted.calls).toHaveLength(2); // the model read the answer
 		return agent.state.messages.find((m) => m.role === "toolResult") as ToolResultMessage;
 	}
 
@@ -131,7 +138,7 @@ describe("approval of mutating tools (SPEC T4 beforeToolCall)", () => {
 			content: [
 				{
 					type: "text",
-					text: `The tool call was blocked and not executed: ${blockedWithoutYes("write_file")}`,
+					text: expect.stringContaining(`was denied: ${blockedWithoutYes("write_file")}`),
 				},
 			],
 		});
@@ -152,7 +159,7 @@ describe("approval of mutating tools (SPEC T4 beforeToolCall)", () => {
 			{ toolCallId: "call_1", toolName: "write_file", args: { path: "a.txt" }, summary: "write_file a.txt" },
 		]);
 		expect(declined.content).toEqual([
-			{ type: "text", text: `The tool call was blocked and not executed: ${declinedByUser("write_file")}` },
+			{ type: "text", text: expect.stringContaining(`was denied: ${declinedByUser("write_file")}`) },
 		]);
 		const approved = await runWith({ autoApprove: false, approver: async () => true });
 		expect(approved.isError).toBe(false);

@@ -120,7 +120,7 @@ function writeFileCall(path: string, content: string): string {
 }
 
 describe("approval of mutating tools over RPC (real Chat Completions path)", () => {
-	it("asks the client with approval_request; deny blocks the call, approve runs it", async () => {
+	it("SPEC T15, T16: asks the client with approval_request; deny blocks the call, approve runs it", async () => {
 		const server = await serve(
 			{ type: "sse", body: writeFileCall("denied.txt", "no"), split: false },
 			{ type: "sse", body: textReply("Understood, not written."), split: false },
@@ -131,7 +131,16 @@ describe("approval of mutating tools over RPC (real Chat Completions path)", () 
 		const rpc = new RpcClient(
 			startCli(["--rpc", "--base-url", `${server.baseUrl}/v1`, "--model", "m"], { cwd }),
 		);
+		const completed = (e: Record<string, unknown>) => (e.outcome as { type: string }).type === "completed";
 		rpc.send({ id: 1, type: "prompt", message: "write denied.txt" });
+		// The run pauses (its own events say so), then the command asks the client.
+		expect(await rpc.event("approval_requested")).toMatchObject({
+			toolCallId: "call_w1",
+			toolName: "write_file",
+		});
+		expect(await rpc.event("agent_end")).toMatchObject({
+			outcome: { type: "awaiting_approval", pending: [{ toolCallId: "call_w1", toolName: "write_file" }] },
+		});
 		const first = await rpc.waitFor((line) => line.type === "approval_request");
 		expect(first).toMatchObject({
 			toolCallId: "call_w1",
@@ -142,8 +151,8 @@ describe("approval of mutating tools over RPC (real Chat Completions path)", () 
 		expect((await rpc.response(2)).data).toMatchObject({ pendingApprovals: ["call_w1"] });
 		rpc.send({ id: 3, type: "deny", toolCallId: "call_w1" });
 		expect(await rpc.response(3)).toMatchObject({ ok: true });
-		expect(await rpc.event("tool_execution_end")).toMatchObject({ status: "blocked" }); // SPEC T4
-		await rpc.event("agent_end");
+		expect(await rpc.event("tool_execution_end")).toMatchObject({ status: "blocked" }); // SPEC T16
+		await rpc.event("agent_end", completed);
 		expect(existsSync(join(cwd, "denied.txt"))).toBe(false);
 		const second = JSON.parse(server.requests[1]?.body ?? "{}") as {
 			messages: { role: string; content: string }[];
@@ -157,13 +166,51 @@ describe("approval of mutating tools over RPC (real Chat Completions path)", () 
 		await rpc.waitFor((line) => line.type === "approval_request");
 		rpc.send({ id: 5, type: "approve", toolCallId: "call_w1" });
 		expect(await rpc.event("tool_execution_end")).toMatchObject({ status: "ok" });
-		await rpc.event("agent_end");
+		await rpc.event("agent_end", completed);
 		expect(readFileSync(join(cwd, "approved.txt"), "utf8")).toBe("yes");
 		rpc.send({ id: 6, type: "approve", toolCallId: "call_w1" });
 		expect(await rpc.response(6)).toMatchObject({
 			ok: false,
 			error: 'no approval is pending for tool call "call_w1"',
 		});
+		expect(await rpc.end()).toBe(0);
+	});
+});
+
+describe("a run paused for approval over RPC", () => {
+	it("SPEC T17: prompt is refused while a call waits; abort ends the paused run, every call paired", async () => {
+		const server = await serve(
+			{ type: "sse", body: writeFileCall("never.txt", "no"), split: false },
+			{ type: "sse", body: textReply("Fresh start."), split: false },
+		);
+		const cwd = tempProject();
+		const rpc = new RpcClient(
+			startCli(["--rpc", "--base-url", `${server.baseUrl}/v1`, "--model", "m"], { cwd }),
+		);
+		rpc.send({ id: 1, type: "prompt", message: "write never.txt" });
+		await rpc.waitFor((line) => line.type === "approval_request");
+		rpc.send({ id: 2, type: "prompt", message: "something else" });
+		expect(await rpc.response(2)).toMatchObject({
+			ok: false,
+			error: expect.stringContaining("await approval: write_file (call_w1)"),
+		});
+		rpc.send({ id: 3, type: "abort", reason: "changed my mind" });
+		expect(await rpc.response(3)).toMatchObject({ ok: true });
+		expect(
+			await rpc.event("agent_end", (e) => (e.outcome as { type: string }).type === "aborted"),
+		).toMatchObject({
+			outcome: { type: "aborted", reason: "changed my mind" },
+		});
+		rpc.send({ id: 4, type: "getState" });
+		expect((await rpc.response(4)).data).toMatchObject({ pendingApprovals: [], isStreaming: false });
+		rpc.send({ id: 5, type: "getMessages" });
+		const { messages } = (await rpc.response(5)).data as { messages: Messages };
+		expect(unpairedCalls(messages)).toEqual([]);
+		rpc.send({ id: 6, type: "prompt", message: "start over" });
+		expect(await rpc.response(6)).toMatchObject({ ok: true });
+		await rpc.event("agent_end", (e) => (e.outcome as { type: string }).type === "completed");
+		expect(existsSync(join(cwd, "never.txt"))).toBe(false);
+		expect(server.requests).toHaveLength(2);
 		expect(await rpc.end()).toBe(0);
 	});
 });

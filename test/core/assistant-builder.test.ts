@@ -248,6 +248,34 @@ describe("AssistantMessageBuilder snapshots (SPEC L5)", () => {
 		streamEverything(builder);
 		expect(JSON.parse(JSON.stringify(builder.message))).toEqual(builder.message);
 	});
+
+	it("keeps key order across deltas, as the providers set the optional fields (SPEC L5)", () => {
+		const { builder } = setup();
+		const text = builder.startText();
+		builder.setStopDetails({ type: "max_tokens" });
+		builder.setResponseId("r1");
+		builder.setTextSignature(text, "sig");
+		builder.appendText(text, "a");
+		const call = builder.startToolCall("c1", "read", "tsig");
+		builder.appendToolCallArguments(call, '{"p":1');
+		const keys = Object.keys(builder.message);
+		expect(keys.slice(-2)).toEqual(["stopDetails", "responseId"]);
+		builder.setStopDetails({ type: "stop_sequence" });
+		builder.appendText(text, "b");
+		expect(Object.keys(builder.message)).toEqual([...keys.slice(0, -2), "responseId", "stopDetails"]);
+		expect(Object.keys(builder.message.content[text] ?? {})).toEqual(["type", "text", "signature"]);
+		expect(builder.message.content[text]).toEqual({ type: "text", text: "ab", signature: "sig" });
+		expect(Object.keys(builder.message.content[call] ?? {})).toEqual([
+			"type",
+			"id",
+			"name",
+			"arguments",
+			"signature",
+		]);
+		builder.setStopDetails(undefined);
+		builder.appendText(text, "c");
+		expect(Object.keys(builder.message)).toEqual([...keys.slice(0, -2), "responseId"]);
+	});
 });
 
 describe("AssistantMessageBuilder provider blocks (SPEC M3, L5)", () => {

@@ -291,3 +291,52 @@ describe("schema walks", () => {
 		expect(data).toEqual([{ t: 0 }, { r: true }]);
 	});
 });
+
+describe("JSON Schema argument copy (SPEC T3: the validated value is a private JSON copy)", () => {
+	const open = compileToolParameters({ type: "object" });
+	const copyOf = (args: unknown): unknown => {
+		const result = open.validate(args);
+		return result.ok ? result.value : result.errors;
+	};
+
+	it("equals the JSON round trip, key order included, for plain and for exotic values", () => {
+		class Point {
+			constructor(readonly x: number) {}
+		}
+		const proto = JSON.parse('{"__proto__": {"a": 1}}') as Record<string, unknown>;
+		const cases: Record<string, unknown>[] = [
+			{ b: 1, a: "x", 2: true, 1: null, nested: { list: [1, "two", { three: 3 }], empty: {} } },
+			{ zero: -0, list: [-0, 1.5] },
+			{ gone: undefined, list: [undefined, 1], fn: () => 1 },
+			{ when: new Date(0), big: Number.NaN, inf: Number.POSITIVE_INFINITY },
+			{ custom: { toJSON: () => "custom" }, point: new Point(2) },
+			proto,
+			Object.assign(Object.create(null) as Record<string, unknown>, { bare: 1 }),
+		];
+		for (const args of cases) {
+			const copy = copyOf(args);
+			const expected = JSON.parse(JSON.stringify(args)) as unknown;
+			expect(copy).toEqual(expected);
+			expect(JSON.stringify(copy)).toBe(JSON.stringify(expected));
+			expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+		}
+		const protoCopy = copyOf(proto) as Record<string, unknown>;
+		expect(Object.hasOwn(protoCopy, "__proto__")).toBe(true);
+	});
+
+	it("never shares objects with the model's arguments (strings may be shared: they are immutable)", () => {
+		const args = { data: "x".repeat(1000), nested: { list: [{ a: 1 }] } };
+		const copy = copyOf(args) as typeof args;
+		expect(copy).toEqual(args);
+		expect(copy).not.toBe(args);
+		expect(copy.nested).not.toBe(args.nested);
+		expect(copy.nested.list).not.toBe(args.nested.list);
+		expect(copy.nested.list[0]).not.toBe(args.nested.list[0]);
+	});
+
+	it("reports a cycle as arguments that are not JSON, as before", () => {
+		const args: Record<string, unknown> = {};
+		args.self = args;
+		expect(String(copyOf(args))).toMatch(/^root: arguments must be JSON/);
+	});
+});

@@ -126,7 +126,8 @@ export class InteractiveController {
 		if (this.exiting) return;
 		this.exiting = true;
 		this.approvals.declineAll();
-		if (this.host.agent.state.isStreaming) {
+		// A run paused for approval (rule T15) ends as aborted too, so the saved session is paired (rule T17).
+		if (this.host.agent.state.isStreaming || this.host.agent.state.pendingApprovals.length > 0) {
 			this.host.agent.abort("the user exited");
 			await Promise.race([this.host.agent.waitForIdle(), new Promise((r) => setTimeout(r, 3000).unref?.())]);
 		}
@@ -139,7 +140,12 @@ export class InteractiveController {
 		if (event.type === "message_end" && (event.message as { role?: unknown }).role === "assistant")
 			this.totals.add(event.message as never);
 		// An abort is already said plainly by the view; errors and deadlines get the host's advice (e.g. /clear).
-		if (event.type === "agent_end" && event.outcome.type !== "aborted") {
+		// A pause for approval is answered on screen right away; it needs no advice line.
+		if (
+			event.type === "agent_end" &&
+			event.outcome.type !== "aborted" &&
+			event.outcome.type !== "awaiting_approval"
+		) {
 			const why = this.host.explainEnd(event);
 			if (why) this.screen.print([this.style.yellow(`  → ${why}`), ""]);
 		}
@@ -220,7 +226,8 @@ export class InteractiveController {
 	}
 
 	private escape(): void {
-		if (this.host.agent.state.isStreaming) {
+		// An approval question on screen means a paused run (rule T15): Esc ends it as aborted (rule T17).
+		if (this.host.agent.state.isStreaming || this.approvals.current) {
 			this.approvals.declineAll();
 			this.host.agent.abort("aborted by the user (Esc)");
 			this.say("aborting…");

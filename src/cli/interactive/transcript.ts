@@ -311,6 +311,8 @@ export class TranscriptView {
 			this.sink.print([s.yellow(`⏹ run aborted after ${took}: ${outcome.reason}`), ""]);
 		else if (outcome.type === "deadline")
 			this.sink.print([s.yellow(`⏹ run stopped: deadline exceeded after ${took}`), ""]);
+		else if (outcome.type === "awaiting_approval")
+			this.sink.print([s.dim(`— waiting for approval (${outcome.pending.length}) after ${took}`)]);
 		else this.sink.print([s.red(`✗ run failed after ${took}: ${oneLine(outcome.error, 300)}`)]);
 	}
 

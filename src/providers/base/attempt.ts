@@ -94,6 +94,7 @@ export interface ProviderCallContext {
 export class CallContext implements ProviderCallContext {
 	/** The response headers arrived: the server accepted the request (a later stall or drop is not retried). */
 	firstByteSeen = false;
+	private signalHandedOut = false;
 	private headersTimer: ReturnType<typeof setTimeout> | undefined;
 
 	constructor(
@@ -106,7 +107,16 @@ export class CallContext implements ProviderCallContext {
 	) {}
 
 	get signal(): AbortSignal {
+		this.signalHandedOut = true;
 		return this.controller.signal;
+	}
+
+	/**
+	 * True once the attempt's signal exists for anyone to hold. Node 20 builds an `AbortSignal` lazily and
+	 * slowly (about 20 µs), so a run that never reads it (no request sent) need not abort it.
+	 */
+	get signalInUse(): boolean {
+		return this.signalHandedOut;
 	}
 
 	dispose(): void {
@@ -153,7 +163,7 @@ export class CallContext implements ProviderCallContext {
 		}
 		if (!response.body) throw new ProviderError("malformed_response", "response has no body");
 		return readSseEvents(response.body, {
-			signal: this.controller.signal,
+			signal: this.signal,
 			idleTimeoutMs: this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
 			onStall: () => this.controller.abort(new ProviderError("timeout", "stream stalled")),
 			maxEventBytes: this.options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
@@ -172,7 +182,7 @@ export class CallContext implements ProviderCallContext {
 
 	/** The `ProviderError` a timeout aborted this attempt with, if that is why it was aborted. */
 	private timeoutReason(): ProviderError | undefined {
-		const { signal } = this.controller;
+		const { signal } = this;
 		return signal.aborted && signal.reason instanceof ProviderError ? signal.reason : undefined;
 	}
 
@@ -189,7 +199,7 @@ export class CallContext implements ProviderCallContext {
 				method: request.method ?? "POST",
 				headers,
 				...(request.body === undefined ? {} : { body: request.body }),
-				signal: this.controller.signal,
+				signal: this.signal,
 			});
 		} catch (error) {
 			// A headers timeout aborts with a ProviderError reason; report that, not a bare AbortError.

@@ -160,8 +160,9 @@ class StreamRunner {
 				await this.sleep(delayMs);
 			} finally {
 				ctx.dispose();
-				// A shared reason: `abort()` with none builds a DOMException (with a stack) on every call.
-				controller.abort(ATTEMPT_FINISHED);
+				// A shared reason: `abort()` with none builds a DOMException (with a stack) on every call. A signal
+				// nobody read needs no abort (and reading it only to abort it would build it).
+				if (ctx.signalInUse) controller.abort(ATTEMPT_FINISHED);
 			}
 		}
 	}

@@ -1,0 +1,204 @@
+/** Tool approvals through the `Agent` facade (SPEC T15–T17), including a restart from saved JSON. */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+	Agent,
+	AgentBusyError,
+	type AgentEvent,
+	type AgentMessage,
+	ApprovalPendingError,
+	type PendingApproval,
+	type ToolResultMessage,
+} from "../../src/index.js";
+import { scriptedModel, textReply, toolReply } from "../../src/testing/index.js";
+import { REPO_ROOT } from "../providers/support/fixtures.js";
+import { echoTool } from "../support/run.js";
+import { assertPaired } from "../support/trace.js";
+
+function pausedAgent(log: string[] = []) {
+	const scripted = scriptedModel([
+		{
+			content: [
+				{ type: "toolCall", name: "write", arguments: { text: "a" } },
+				{ type: "toolCall", name: "write", arguments: { text: "b" } },
+			],
+		},
+		textReply("all done"),
+	]);
+	const tools = [echoTool("write", { needsApproval: true, log })];
+	const agent = new Agent({ model: scripted.model, streamFn: scripted.stream, tools });
+	const events: AgentEvent[] = [];
+	agent.subscribe((e) => events.push(e));
+	return { agent, scripted, events, tools };
+}
+
+describe("Agent approvals", () => {
+	it("SPEC T15, T16: prompt pauses; each decision is recorded; the last one resumes the batch", async () => {
+		const log: string[] = [];
+		const { agent, scripted } = pausedAgent(log);
+		await agent.prompt("write two files");
+		expect(agent.state.isStreaming).toBe(false);
+		expect(agent.state.pendingApprovals.map((p) => p.toolCallId)).toEqual(["call_1", "call_2"]);
+
+		await agent.approve("call_1"); // one of two decided: nothing runs yet
+		expect(log).toEqual([]);
+		expect(scripted.calls).toHaveLength(1);
+		expect(agent.state.pendingApprovals).toHaveLength(2);
+
+		await agent.deny("call_2", "b is read-only");
+		expect(log).toEqual(["start:write:a", "end:write:a"]);
+		expect(agent.state.pendingApprovals).toEqual([]);
+		expect(scripted.calls).toHaveLength(2);
+		const last = agent.state.messages.at(-1) as { role: string; content: { text: string }[] };
+		expect(last.role).toBe("assistant");
+		assertPaired(agent.state.messages);
+		const denied = agent.state.messages.find(
+			(m) => (m as ToolResultMessage).toolCallId === "call_2",
+		) as ToolResultMessage;
+		expect((denied.content[0] as { text: string }).text).toMatch(/was denied: b is read-only/);
+	});
+
+	it("SPEC T17: prompt() and continue() while approvals are pending throw ApprovalPendingError", async () => {
+		const { agent, scripted } = pausedAgent();
+		await agent.prompt("go");
+		const error = await agent.prompt("something else").catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(ApprovalPendingError);
+		expect((error as ApprovalPendingError).pending.map((p) => p.toolCallId)).toEqual(["call_1", "call_2"]);
+		expect((error as Error).message).toMatch(/approve\(id\) or deny\(id, reason\)/);
+		await expect(agent.continue()).rejects.toBeInstanceOf(ApprovalPendingError);
+		expect(scripted.calls).toHaveLength(1);
+		await agent.reset();
+		expect(agent.state.pendingApprovals).toEqual([]);
+	});
+
+	it("SPEC T17: abort() while paused ends the paused run as aborted; the transcript is paired again", async () => {
+		const log: string[] = [];
+		const { agent, scripted, events } = pausedAgent(log);
+		await agent.prompt("go");
+		await agent.deny("call_2", "no");
+		events.length = 0;
+		agent.abort("the user pressed Esc");
+		expect(agent.state.isStreaming).toBe(true);
+		await agent.waitForIdle();
+		expect(log).toEqual([]);
+		expect(scripted.calls).toHaveLength(1);
+		const end = events.at(-1);
+		expect(end?.type === "agent_end" && end.outcome).toEqual({
+			type: "aborted",
+			reason: "the user pressed Esc",
+		});
+		expect(agent.state.pendingApprovals).toEqual([]);
+		assertPaired(agent.state.messages);
+		const details = agent.state.messages.slice(-2).map((m) => (m as ToolResultMessage).details);
+		expect(details).toEqual([
+			{ synthetic: true, reason: "aborted", executed: false },
+			{ synthetic: true, reason: "denied", executed: false },
+		]);
+		agent.abort("again"); // nothing pending, nothing running: nothing happens
+		expect(agent.state.isStreaming).toBe(false);
+	});
+
+	it("SPEC T16: deciding an id that is not pending throws; deciding during a run is busy", async () => {
+		const { agent } = pausedAgent();
+		await expect(agent.approve("call_9")).rejects.toThrow(/no tool call with this id awaits approval/);
+		const running = agent.prompt("go");
+		await expect(agent.approve("call_1")).rejects.toBeInstanceOf(AgentBusyError);
+		await running;
+		await expect(agent.approve("call_9")).rejects.toThrow(/awaiting: call_1, call_2/);
+	});
+
+	it("SPEC T16, M6: a fresh Agent from JSON.parse of the saved state resumes the batch", async () => {
+		const { agent } = pausedAgent();
+		await agent.prompt("go");
+		const saved = JSON.parse(
+			JSON.stringify({ messages: agent.state.messages, pendingApprovals: agent.state.pendingApprovals }),
+		) as { messages: AgentMessage[]; pendingApprovals: PendingApproval[] };
+
+		const log: string[] = [];
+		const scripted = scriptedModel([textReply("resumed")]);
+		const fresh = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools: [echoTool("write", { needsApproval: true, log })],
+			messages: saved.messages,
+			pendingApprovals: saved.pendingApprovals,
+		});
+		await fresh.approve("call_1");
+		await fresh.approve("call_2");
+		expect(log).toEqual(["start:write:a", "end:write:a", "start:write:b", "end:write:b"]);
+		assertPaired(fresh.state.messages);
+		expect(scripted.calls).toHaveLength(1);
+	});
+
+	it("SPEC T16: restored approvals must name unanswered calls of the transcript", () => {
+		const scripted = scriptedModel([]);
+		expect(
+			() =>
+				new Agent({
+					model: scripted.model,
+					streamFn: scripted.stream,
+					messages: [],
+					pendingApprovals: [{ toolCallId: "call_1", toolName: "write", args: {} }],
+				}),
+		).toThrow(/pendingApprovals names tool call "call_1"/);
+	});
+
+	it("SPEC T15: a steer queued while paused waits in its queue and interrupts the resumed batch", async () => {
+		const log: string[] = [];
+		const { agent, scripted } = pausedAgent(log);
+		await agent.prompt("go");
+		agent.steer("actually, stop");
+		expect(agent.peekSteeringQueue()).toHaveLength(1);
+		await agent.approve("call_1");
+		await agent.approve("call_2");
+		expect(log).toEqual([]); // SPEC T10: calls not started are skipped by a queued steer
+		const sent = scripted.calls[1]?.context.messages ?? [];
+		assertPaired(sent);
+		expect(sent.at(-1)).toMatchObject({ role: "user", content: "actually, stop" });
+	});
+});
+
+describe("a paused run survives a process restart", () => {
+	it("SPEC T16, M6: a child process resumes from the JSON this process saved", {
+		timeout: 60_000,
+	}, async () => {
+		const scripted = scriptedModel([toolReply("write", { text: "from parent" })]);
+		const agent = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools: [echoTool("write", { needsApproval: true })],
+		});
+		await agent.prompt("write it");
+		const saved = JSON.stringify({
+			messages: agent.state.messages,
+			pendingApprovals: agent.state.pendingApprovals,
+		});
+
+		const child = spawn(
+			process.execPath,
+			["--import", "tsx", join(REPO_ROOT, "test/approvals/resume-child.ts")],
+			{
+				cwd: REPO_ROOT,
+				stdio: ["pipe", "pipe", "inherit"],
+			},
+		);
+		let out = "";
+		child.stdout.on("data", (chunk: Buffer) => {
+			out += chunk.toString("utf8");
+		});
+		const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+		child.stdin.end(saved);
+		expect(await exited).toBe(0);
+		const report = JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as {
+			outcome: string;
+			ran: string[];
+			messages: AgentMessage[];
+			modelSaw: string;
+		};
+		expect(report.outcome).toBe("completed");
+		expect(report.ran).toEqual(["start:write:from parent", "end:write:from parent"]);
+		expect(report.modelSaw).toBe("write:from parent");
+		assertPaired(report.messages);
+	});
+});
