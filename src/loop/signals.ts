@@ -91,9 +91,8 @@ export function stopFacts(state: RunState): StopFacts {
 export function steeringProbe(state: RunState): SteeringProbe | undefined {
 	const { hasSteeringMessages, onSteeringQueued } = state.config;
 	if (!hasSteeringMessages) return undefined;
-	const probe: SteeringProbe = { peek: hasSteeringMessages };
-	if (onSteeringQueued) probe.subscribe = onSteeringQueued;
-	return probe;
+	// One literal with both keys, not a key added when present: one hidden class for every batch's probe.
+	return { peek: hasSteeringMessages, subscribe: onSteeringQueued };
 }
 
 /** Thrown when the run is aborted while a host hook is still pending; the run then ends as aborted. */
