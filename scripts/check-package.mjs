@@ -38,6 +38,8 @@ const PEER_ENTRIES = {
 	"./otel": ["@opentelemetry/api"],
 	"./ai-sdk": ["@ai-sdk/provider", "@types/json-schema"],
 	"./mcp": ["@modelcontextprotocol/sdk"],
+	"./dbos": ["@dbos-inc/dbos-sdk", "pg", "@types/pg"],
+	"./restate": ["@restatedev/restate-sdk"],
 };
 
 /** Everything the tarball may hold; anything else (tests, sources, maps, fixtures) is a packaging bug. */
@@ -46,6 +48,7 @@ const SHIPPABLE = [
 	/^README\.md$/,
 	/^LICENSE$/,
 	/^docs\/behaviour\.md$/,
+	/^docs\/durable\.md$/,
 	/^dist\/.+\.(js|d\.ts)$/,
 ];
 

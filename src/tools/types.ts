@@ -77,11 +77,34 @@ export interface AgentTool<TArgs = any, TDetails = unknown> {
 	/** Set false to opt this tool out of intent tracing (rule C5). */
 	intent?: boolean;
 	/**
+	 * Durable runs (`capstan/durable`): running this tool twice with the same arguments is harmless (a read, an
+	 * upsert). An idempotent tool that crashed mid-call simply runs again on replay. Default false.
+	 */
+	idempotent?: boolean;
+	/**
+	 * Durable runs: what a replay does with a non-idempotent call that started but recorded no result before a
+	 * crash (the side effect may or may not have happened). `"report"` (default) gives the model a result
+	 * saying so, without running the tool again; `"rerun"` runs it again; a function decides per call.
+	 */
+	onInterrupted?: InterruptedToolPolicy;
+	/**
 	 * Rule T14: a call that needs approval is parked, not run; the run ends awaiting a person's decision.
 	 * A function sees the validated arguments; one that throws means the call needs approval. Default false.
 	 */
 	needsApproval?: boolean | ((args: TArgs) => boolean);
 }
+
+/**
+ * How a durable run treats a non-idempotent tool call that started before a crash and never reported (see
+ * `AgentTool.onInterrupted`). A function may return `"rerun"` or the result to record instead.
+ */
+export type InterruptedToolPolicy =
+	| "report"
+	| "rerun"
+	| ((call: {
+			toolCallId: string;
+			toolName: string;
+	  }) => "rerun" | ToolResult | Promise<"rerun" | ToolResult>);
 
 /**
  * How a tool call ended, for events and telemetry (rule X3). `interrupted`: the tool was running and a steer

@@ -43,6 +43,25 @@ describe("bounded body reads (hardening item 4)", () => {
 		expect(textOf(message)).toHaveLength(200_000);
 	});
 
+	it("CR-framed and CRLF-framed events are measured from their last line break too", async () => {
+		// SSE allows CR, LF and CRLF line ends; the pending tail after a chunk's last break is what counts.
+		const events = Array.from({ length: 50 }, () => chunk("y".repeat(4000)));
+		const lf = frameEvents(FOLDER["openai-completions"], [...events, chunk("", "stop")]);
+		for (const [eol, seed] of [
+			["\r", 7],
+			["\r\n", 9],
+		] as const) {
+			const server = await serve({
+				type: "sse",
+				body: lf.replaceAll("\n", eol),
+				split: { seed, pieces: 8 },
+			});
+			const { message } = await callApi("openai-completions", server.baseUrl, { maxEventBytes: 10_000 });
+			expect(message.stopReason).toBe("stop");
+			expect(textOf(message)).toHaveLength(200_000);
+		}
+	});
+
 	it("an HTTP error body is read only up to maxErrorBodyBytes, then the call fails with its head", async () => {
 		// A 500 whose body never ends: reading it whole would hang until the idle timeout.
 		const server = await serve({

@@ -151,9 +151,13 @@ class SseEventIterator implements AsyncGenerator<SseEvent, void, undefined> {
 	private checkEventSize(byteLength: number, text: string): void {
 		const limit = this.options.maxEventBytes;
 		if (limit === undefined || limit <= 0 || !Number.isFinite(limit)) return;
-		this.pendingBytes = this.dispatched
-			? text.length - Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r")) - 1
-			: this.pendingBytes + byteLength;
+		if (this.dispatched) {
+			// The last line break: LF-framed streams (nearly all) never contain a CR, so look for one only after
+			// the last LF instead of scanning the whole chunk backwards for it.
+			let end = text.lastIndexOf("\n");
+			for (let cr = text.indexOf("\r", end + 1); cr !== -1; cr = text.indexOf("\r", cr + 1)) end = cr;
+			this.pendingBytes = text.length - end - 1;
+		} else this.pendingBytes += byteLength;
 		if (this.pendingBytes > limit)
 			throw new ProviderError(
 				"malformed_response",

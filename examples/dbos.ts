@@ -1,0 +1,88 @@
+// A durable agent on DBOS + PostgreSQL (docs/durable.md): kill the worker inside a tool, let another take over.
+//   export DATABASE_URL=postgresql://postgres@127.0.0.1:54329/postgres   (scripts/services/postgres.sh start)
+//   npx tsx examples/dbos.ts worker w1 &        a worker (executor id w1)
+//   npx tsx examples/dbos.ts start              enqueue a run, print its events as they happen
+//   kill -9 %1                                  …while "charge" runs (it takes 3 s)
+//   npx tsx examples/dbos.ts worker w2 &        another worker
+//   npx tsx examples/dbos.ts takeover w1        hand w1's unfinished runs to the live workers
+//   npx tsx examples/dbos.ts watch <run id>     the rest of the events, then the transcript
+// The model is scripted (capstan/testing), so no API key is needed.
+import type { AgentTool } from "capstan";
+import { DbosAgentRuns, type DurableAgent, launchDbosWorker, registerDbosAgent } from "capstan/dbos";
+import { scriptedModel } from "capstan/testing";
+
+const databaseUrl = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:54329/postgres";
+const applicationName = "capstan-example";
+
+function paymentAgent(): DurableAgent {
+	// Replies are chosen from the transcript, not a counter: a worker that takes a run over starts fresh.
+	const scripted = scriptedModel((call) => {
+		const turn = call.context.messages.filter((message) => message.role === "assistant").length;
+		if (turn === 0)
+			return { content: [{ type: "toolCall", id: "c1", name: "lookup", arguments: { key: "invoice" } }] };
+		if (turn === 1)
+			return { content: [{ type: "toolCall", id: "c2", name: "charge", arguments: { cents: 1250 } }] };
+		return { content: [{ type: "text", text: "Done: the invoice is paid, or the charge needs checking." }] };
+	});
+	const lookup: AgentTool = {
+		name: "lookup",
+		description: "Read a record (safe to repeat).",
+		parameters: { type: "object", properties: { key: { type: "string" } }, required: ["key"] },
+		idempotent: true,
+		execute: async (_id, args: { key: string }) => ({
+			content: [{ type: "text", text: `${args.key}: 12.50 EUR due` }],
+		}),
+	};
+	const charge: AgentTool = {
+		name: "charge",
+		description: "Charge the card (not safe to repeat).",
+		parameters: { type: "object", properties: { cents: { type: "number" } }, required: ["cents"] },
+		// Not idempotent: after a crash inside it, the model is told it was not re-run (onInterrupted: "report").
+		execute: async (_id, args: { cents: number }) => {
+			await new Promise((resolve) => setTimeout(resolve, 3_000));
+			return { content: [{ type: "text", text: `charged ${args.cents} cents` }] };
+		},
+	};
+	return { model: scripted.model, streamFn: scripted.stream, tools: [lookup, charge] };
+}
+
+async function printEvents(runs: DbosAgentRuns, runId: string): Promise<void> {
+	for await (const { event } of runs.events(runId)) {
+		if (event.type === "tool_execution_start") console.log(`  tool ${event.toolName} started`);
+		if (event.type === "tool_execution_end")
+			console.log(
+				`  tool ${event.toolName}: ${event.result.content.map((c) => (c.type === "text" ? c.text : "")).join("")}`,
+			);
+		if (event.type === "agent_end") console.log(`  ended: ${event.outcome.type}`);
+	}
+}
+
+const [command, arg] = process.argv.slice(2);
+if (command === "worker") {
+	registerDbosAgent({ name: "pay-invoice", agent: paymentAgent });
+	const worker = await launchDbosWorker({ applicationName, databaseUrl, executorId: arg ?? "w1" });
+	console.log(`worker ${worker.executorId} is running (Ctrl-C to stop)`);
+	process.on("SIGINT", () => void worker.shutdown().then(() => process.exit(0)));
+} else {
+	const runs = await DbosAgentRuns.connect({ databaseUrl, applicationName });
+	try {
+		if (command === "start") {
+			const runId = await runs.start("pay-invoice", {
+				prompts: [{ role: "user", content: "Pay the open invoice.", timestamp: Date.now() }],
+			});
+			console.log(`run ${runId}`);
+			await printEvents(runs, runId);
+		} else if (command === "takeover" && arg) {
+			console.log(`handed over: ${(await runs.takeOver({ executorId: arg })).join(", ") || "nothing"}`);
+		} else if (command === "watch" && arg) {
+			await printEvents(runs, arg);
+			const result = await runs.result(arg);
+			const reply = result.added.filter((message) => message.role === "assistant").at(-1);
+			console.log(`${result.outcome.type}: ${JSON.stringify(reply?.content)}`);
+		} else {
+			console.log("usage: examples/dbos.ts worker <id> | start | takeover <dead worker id> | watch <run id>");
+		}
+	} finally {
+		await runs.close();
+	}
+}

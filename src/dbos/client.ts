@@ -1,0 +1,153 @@
+/**
+ * The control side of `capstan/dbos`, usable from any process that reaches the database (a web server, a
+ * CLI, another worker): start runs, steer them, abort them, read their events and results, and hand the
+ * runs of a dead worker to the live ones.
+ */
+import { DBOSClient } from "@dbos-inc/dbos-sdk";
+import pg from "pg";
+import { type AgentMessage, userMessage } from "../core/messages.js";
+import type { DurableRunInput, DurableRunResult } from "../durable/index.js";
+import { type DbosRunEvent, ensureEventsTable, type RunEventsOptions, readRunEvents } from "./events.js";
+import { DEFAULT_AGENT_QUEUE, messageTopic } from "./workflow.js";
+
+/** Options of `DbosAgentRuns.connect`. */
+export interface DbosAgentRunsOptions {
+	/** The PostgreSQL URL of the DBOS system database the workers use. */
+	databaseUrl: string;
+	/** The DBOS application name the workers launched with. */
+	applicationName: string;
+}
+
+/** Where a run is: DBOS's workflow status (`PENDING`, `ENQUEUED`, `SUCCESS`, `ERROR`, `CANCELLED`, …). */
+export interface DbosRunStatus {
+	/** DBOS's workflow status string. */
+	status: string;
+	/** The executor that runs (or last ran) it. */
+	executorId: string | undefined;
+}
+
+const TERMINAL = new Set(["SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"]);
+
+/** A message for a running agent: an agent message, or text for a user message. */
+export type RunMessage = AgentMessage | string;
+
+/** Runs of durable agents on DBOS, seen from any process. */
+export class DbosAgentRuns {
+	readonly #client: DBOSClient;
+	readonly #pool: pg.Pool;
+
+	private constructor(client: DBOSClient, pool: pg.Pool) {
+		this.#client = client;
+		this.#pool = pool;
+	}
+
+	/** Connect to the workers' database (no DBOS launch: this process runs no workflow). */
+	static async connect(options: DbosAgentRunsOptions): Promise<DbosAgentRuns> {
+		const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4 });
+		try {
+			await ensureEventsTable(pool);
+			const client = await DBOSClient.create({
+				systemDatabaseUrl: options.databaseUrl,
+				applicationName: options.applicationName,
+			});
+			return new DbosAgentRuns(client, pool);
+		} catch (error) {
+			await pool.end();
+			throw error;
+		}
+	}
+
+	/** Enqueue a run of the agent registered as `agent`; a launched worker takes it. Resolves to the run id. */
+	async start(
+		agent: string,
+		input: DurableRunInput,
+		options: { runId?: string; queueName?: string } = {},
+	): Promise<string> {
+		const handle = await this.#client.enqueue(
+			{
+				workflowName: agent,
+				queueName: options.queueName ?? DEFAULT_AGENT_QUEUE,
+				...(options.runId !== undefined ? { workflowID: options.runId } : {}),
+			},
+			input,
+		);
+		return handle.workflowID;
+	}
+
+	/** Queue a steering message: injected at the run's next turn boundary (rule Q2). */
+	async steer(runId: string, message: RunMessage): Promise<void> {
+		return this.#client.send(runId, toMessage(message, "steer"), messageTopic("steer"));
+	}
+
+	/** Queue a follow-up: read when the agent would otherwise stop (rule L9). */
+	async followUp(runId: string, message: RunMessage): Promise<void> {
+		return this.#client.send(runId, toMessage(message, "followUp"), messageTopic("followUp"));
+	}
+
+	/**
+	 * Ask the run to stop: it ends as `aborted` at its next turn boundary, with a transcript. For a hard stop
+	 * that leaves no result, use DBOS's `cancelWorkflow`.
+	 */
+	async abort(runId: string, reason?: string): Promise<void> {
+		return this.#client.send(runId, reason === undefined ? {} : { reason }, messageTopic("abort"));
+	}
+
+	/** The run's events in order, waiting for new ones, until `agent_end` (or the run ended without one). */
+	events(runId: string, options: Omit<RunEventsOptions, "isFinished"> = {}): AsyncGenerator<DbosRunEvent> {
+		return readRunEvents(this.#pool, runId, {
+			...options,
+			isFinished: async () => TERMINAL.has((await this.status(runId))?.status ?? ""),
+		});
+	}
+
+	/** The run's result, once it finished (waits). */
+	result(runId: string): Promise<DurableRunResult> {
+		return this.#client.retrieveWorkflow<DurableRunResult>(runId).getResult();
+	}
+
+	/** The run's DBOS status, or undefined for an unknown run id. */
+	async status(runId: string): Promise<DbosRunStatus | undefined> {
+		const status = await this.#client.getWorkflow(runId);
+		if (!status) return undefined;
+		return { status: status.status, executorId: status.executorId };
+	}
+
+	/**
+	 * Hand runs to the live workers: every unfinished run of `executorId` (a worker known dead), or the given
+	 * run ids, goes back on the queue, and a live worker replays it from its journal. DBOS recovers a worker's
+	 * runs when it restarts with the same executor id; this is for a worker that does not come back.
+	 * Resolves to the run ids handed over.
+	 */
+	async takeOver(
+		from: { executorId: string } | { runIds: string[] },
+		options: { queueName?: string } = {},
+	): Promise<string[]> {
+		const runIds =
+			"runIds" in from
+				? from.runIds
+				: (await this.#client.listWorkflows({ executorId: from.executorId, status: "PENDING" })).map(
+						(run) => run.workflowID,
+					);
+		if (runIds.length === 0) return [];
+		await this.#client.resumeWorkflows(runIds, { queueName: options.queueName ?? DEFAULT_AGENT_QUEUE });
+		return runIds;
+	}
+
+	/** Close the connections. */
+	async close(): Promise<void> {
+		await this.#client.destroy();
+		await this.#pool.end();
+	}
+}
+
+/** Messages cross processes as JSON: reject what is not a message here, where the caller can see why. */
+function toMessage(message: RunMessage, what: string): AgentMessage {
+	if (typeof message === "string") return userMessage(message);
+	if (
+		typeof message !== "object" ||
+		message === null ||
+		typeof (message as { role?: unknown }).role !== "string"
+	)
+		throw new TypeError(`${what}: expected an agent message (an object with a role) or a string`);
+	return message;
+}

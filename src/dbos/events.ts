@@ -1,0 +1,146 @@
+/**
+ * The run's events in PostgreSQL, readable from any process. They live in a table of our own rather than a
+ * DBOS stream: a stream write from workflow code is a checkpointed operation, and a replay emits fewer events
+ * than a live run (no token deltas), which would shift every later step's number. Rows are keyed by the
+ * core's replay-stable position (`seq`, `delta`) and inserted with ON CONFLICT DO NOTHING, so a takeover's
+ * replay never shows a reader an event twice.
+ */
+import type pg from "pg";
+import type { DurableEventPosition } from "../durable/index.js";
+import type { AgentEvent } from "../protocol/events.js";
+
+/** One stored event of a run: its replay-stable position and the event as JSON. */
+export interface DbosRunEvent extends DurableEventPosition {
+	/** The event as the worker emitted it (JSON round-tripped). */
+	event: AgentEvent;
+}
+
+/** How `DbosAgentRuns.events` reads: from where, how often, until when. */
+export interface RunEventsOptions {
+	/** Resume after this position (exclusive), e.g. the last event a reader saw before it reconnected. */
+	after?: DurableEventPosition;
+	/** How often to look for new rows, in ms. Default 100. */
+	pollMs?: number;
+	/** Stop reading (the generator returns) when this fires. */
+	signal?: AbortSignal;
+	/** Asked when no new row arrived: a run that ended without `agent_end` (cancelled, failed) ends the read. */
+	isFinished?: () => Promise<boolean>;
+}
+
+const TABLE = "capstan.run_events";
+
+/** Create the events table if it is missing (every worker and client may race to do it: one lock). */
+export async function ensureEventsTable(pool: pg.Pool): Promise<void> {
+	const client = await pool.connect();
+	try {
+		await client.query("BEGIN");
+		await client.query("SELECT pg_advisory_xact_lock(hashtext('capstan.run_events'))");
+		await client.query("CREATE SCHEMA IF NOT EXISTS capstan");
+		await client.query(
+			`CREATE TABLE IF NOT EXISTS ${TABLE} (run_id text NOT NULL, seq integer NOT NULL, delta integer NOT NULL, event jsonb NOT NULL, PRIMARY KEY (run_id, seq, delta))`,
+		);
+		await client.query("COMMIT");
+	} catch (error) {
+		await client.query("ROLLBACK").catch(() => {});
+		throw error;
+	} finally {
+		client.release();
+	}
+}
+
+/**
+ * Buffers a run's events and writes them in batches, in order, one INSERT at a time: token deltas arrive
+ * faster than a round trip, and the loop must never wait for the database to emit its next event.
+ */
+export class RunEventWriter {
+	readonly #pool: pg.Pool;
+	readonly #runId: string;
+	#buffer: DbosRunEvent[] = [];
+	#writing: Promise<void> | undefined;
+	#failure: unknown;
+
+	constructor(pool: pg.Pool, runId: string) {
+		this.#pool = pool;
+		this.#runId = runId;
+	}
+
+	/** Queue one event for writing. */
+	push(event: AgentEvent, position: DurableEventPosition): void {
+		this.#buffer.push({ ...position, event });
+		this.#writing ??= this.#drain().finally(() => {
+			this.#writing = undefined;
+		});
+	}
+
+	/** Wait until every queued event is written; rethrows a write failure. */
+	async flush(): Promise<void> {
+		while (this.#writing) await this.#writing;
+		if (this.#failure !== undefined) throw this.#failure;
+	}
+
+	async #drain(): Promise<void> {
+		while (this.#buffer.length > 0) {
+			const rows = this.#buffer;
+			this.#buffer = [];
+			try {
+				await this.#insert(rows);
+			} catch (error) {
+				this.#failure ??= error;
+			}
+		}
+	}
+
+	async #insert(rows: DbosRunEvent[]): Promise<void> {
+		const values: unknown[] = [];
+		const tuples = rows.map((row, i) => {
+			values.push(this.#runId, row.seq, row.delta, JSON.stringify(row.event));
+			const at = i * 4;
+			return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}::jsonb)`;
+		});
+		await this.#pool.query(
+			`INSERT INTO ${TABLE} (run_id, seq, delta, event) VALUES ${tuples.join(", ")} ON CONFLICT DO NOTHING`,
+			values,
+		);
+	}
+}
+
+/**
+ * Read a run's events in order from any process, waiting for new ones, until its `agent_end` (or until the
+ * run finished without one, or `signal` fires).
+ */
+export async function* readRunEvents(
+	pool: pg.Pool,
+	runId: string,
+	options: RunEventsOptions = {},
+): AsyncGenerator<DbosRunEvent, void, undefined> {
+	let after = options.after ?? { seq: -1, delta: 0 };
+	const pollMs = options.pollMs ?? 100;
+	while (!options.signal?.aborted) {
+		// Asked before the read: a run that had finished then wrote all its rows before, so none is missed.
+		const finished = options.isFinished ? await options.isFinished() : false;
+		const { rows } = await pool.query<{ seq: number; delta: number; event: AgentEvent }>(
+			`SELECT seq, delta, event FROM ${TABLE} WHERE run_id = $1 AND (seq, delta) > ($2, $3) ORDER BY seq, delta LIMIT 1000`,
+			[runId, after.seq, after.delta],
+		);
+		for (const row of rows) {
+			yield row;
+			after = { seq: row.seq, delta: row.delta };
+			if (row.event.type === "agent_end") return;
+		}
+		if (rows.length > 0) continue;
+		if (finished) return;
+		await pause(pollMs, options.signal);
+	}
+}
+
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+	return new Promise((resolve) => {
+		const timer = setTimeout(done, ms);
+		signal?.addEventListener("abort", done, { once: true });
+		function done() {
+			clearTimeout(timer);
+			signal?.removeEventListener("abort", done);
+			resolve();
+		}
+	});
+}

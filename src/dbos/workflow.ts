@@ -1,0 +1,187 @@
+/**
+ * The worker side of `capstan/dbos`: a DBOS workflow whose body is the durable core's `runDurableAgent`.
+ * Every model call and tool execution is a DBOS step named by its step id; the queues are DBOS messages.
+ */
+import { DBOS } from "@dbos-inc/dbos-sdk";
+import pg from "pg";
+import {
+	type DurableAgent,
+	type DurableInbox,
+	type DurableJournal,
+	type DurableRunInput,
+	type DurableRunResult,
+	type DurableTopic,
+	runDurableAgent,
+} from "../durable/index.js";
+import { ensureEventsTable, RunEventWriter } from "./events.js";
+
+/** The queue runs are enqueued on (and taken over through) unless an agent names its own. */
+export const DEFAULT_AGENT_QUEUE = "capstan-agents";
+
+/** The DBOS message topic each durable queue travels on. */
+export function messageTopic(topic: DurableTopic): string {
+	return `capstan.${topic}`;
+}
+
+/** Options of `registerDbosAgent`. */
+export interface DbosAgentOptions {
+	/** The workflow's name: the same in every worker and in every client that starts runs of it. */
+	name: string;
+	/**
+	 * The agent, built once per workflow execution (a replay gets a fresh one, like a fresh process). Its
+	 * hooks must be deterministic (docs/durable.md).
+	 */
+	agent: () => DurableAgent;
+	/** The DBOS queue its runs go on. Default `capstan-agents`. */
+	queueName?: string;
+	/** How often workers poll that queue, in ms (DBOS's default is 1000). The first registration sets it. */
+	queuePollingMs?: number;
+}
+
+/** A registered durable agent: start runs of it from a launched worker. */
+export interface DbosAgentWorkflow {
+	/** The workflow name (what `DbosAgentRuns.start` takes). */
+	readonly name: string;
+	/** The DBOS queue its runs go on. */
+	readonly queueName: string;
+	/** Enqueue a run on the agent's queue (any launched worker may take it); resolves to the run id. */
+	start(input: DurableRunInput, options?: { runId?: string }): Promise<string>;
+	/** Run it in this worker, durably, and wait for its result (no queue; recovery still applies). */
+	run(input: DurableRunInput, options?: { runId?: string }): Promise<DurableRunResult>;
+}
+
+/** The events pool of this worker process, opened by `launchDbosWorker`. */
+let eventsPool: pg.Pool | undefined;
+
+/**
+ * Register a durable agent as a DBOS workflow. Call it in every worker before `launchDbosWorker` (DBOS
+ * recovers and dequeues only workflows registered before launch).
+ */
+export function registerDbosAgent(options: DbosAgentOptions): DbosAgentWorkflow {
+	const queueName = options.queueName ?? DEFAULT_AGENT_QUEUE;
+	const body = async (input: DurableRunInput): Promise<DurableRunResult> => {
+		const runId = DBOS.workflowID;
+		if (!eventsPool || runId === undefined)
+			throw new Error("capstan/dbos: start the worker with launchDbosWorker before running agents");
+		const events = new RunEventWriter(eventsPool, runId);
+		const result = await runDurableAgent(options.agent(), input, {
+			journal: dbosJournal,
+			inbox: dbosInbox,
+			onEvent: (event, position) => events.push(event, position),
+		});
+		await events.flush();
+		return result;
+	};
+	const workflow = DBOS.registerWorkflow(body, { name: options.name });
+	if (!queues.has(queueName))
+		queues.set(
+			queueName,
+			options.queuePollingMs === undefined ? {} : { minPollingIntervalMs: options.queuePollingMs },
+		);
+	return {
+		name: options.name,
+		queueName,
+		async start(input, startOptions = {}) {
+			const handle = await DBOS.startWorkflow(workflow, {
+				queueName,
+				...(startOptions.runId !== undefined ? { workflowID: startOptions.runId } : {}),
+			})(input);
+			return handle.workflowID;
+		},
+		async run(input, runOptions = {}) {
+			const params = runOptions.runId !== undefined ? { workflowID: runOptions.runId } : {};
+			return (await DBOS.startWorkflow(workflow, params)(input)).getResult();
+		},
+	};
+}
+
+/** The queues of the registered agents, with their DBOS queue options. */
+const queues = new Map<string, { minPollingIntervalMs?: number }>();
+
+/** Every step is a DBOS step named by its step id; DBOS numbers steps by call order, checked on replay. */
+const dbosJournal: DurableJournal = {
+	run: (name, fn) => DBOS.runStep(fn, { name }),
+};
+
+/** `DBOS.recv` is checkpointed by DBOS itself: a replay receives what the first attempt received. */
+const dbosInbox: DurableInbox = {
+	async take(topic) {
+		const messages: unknown[] = [];
+		for (;;) {
+			const message = await DBOS.recv<unknown>(messageTopic(topic), 0);
+			if (message === null) return messages;
+			messages.push(message);
+		}
+	},
+};
+
+/** Options of `launchDbosWorker`. */
+export interface DbosWorkerOptions {
+	/** The DBOS application name, the same for every worker and client of these agents. */
+	applicationName: string;
+	/** The PostgreSQL URL of the DBOS system database (the events table lives there too). */
+	databaseUrl: string;
+	/** This worker's executor id. Default: DBOS's (`DBOS__VMID`, else a random id). */
+	executorId?: string;
+	/** DBOS log level. Default `warn` (DBOS logs every step at `info`). */
+	logLevel?: string;
+}
+
+/** A launched worker. */
+export interface DbosWorker {
+	/** The DBOS executor id this worker runs under (what `DbosAgentRuns.takeOver` names when it dies). */
+	readonly executorId: string;
+	/** Stop taking work and close the connections. */
+	shutdown(): Promise<void>;
+}
+
+/**
+ * Configure and launch DBOS in this process, as a worker for every agent registered so far: it runs the
+ * runs enqueued on their queues, recovers its own pending runs, and takes over runs resumed by a client.
+ */
+export async function launchDbosWorker(options: DbosWorkerOptions): Promise<DbosWorker> {
+	if (eventsPool) throw new Error("capstan/dbos: this process already launched a worker");
+	const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4 });
+	try {
+		await ensureEventsTable(pool);
+		await migrateOnce(pool, options.databaseUrl);
+	} catch (error) {
+		await pool.end();
+		throw error;
+	}
+	eventsPool = pool;
+	DBOS.setConfig({
+		name: options.applicationName,
+		systemDatabaseUrl: options.databaseUrl,
+		...(options.executorId !== undefined ? { executorID: options.executorId } : {}),
+		logLevel: options.logLevel ?? "warn",
+	});
+	await DBOS.launch();
+	for (const [queue, queueOptions] of queues) await DBOS.registerQueue(queue, queueOptions);
+	return {
+		executorId: DBOS.executorID,
+		async shutdown() {
+			await DBOS.shutdown();
+			eventsPool = undefined;
+			await pool.end();
+		},
+	};
+}
+
+/**
+ * DBOS migrates its system database at launch; workers launching at once on a fresh database deadlock in
+ * those migrations. One session lock makes them take turns; after the first, the migration is a no-op.
+ */
+async function migrateOnce(pool: pg.Pool, databaseUrl: string): Promise<void> {
+	const client = await pool.connect();
+	try {
+		await client.query("SELECT pg_advisory_lock(hashtext('capstan.dbos.migrate'))");
+		try {
+			await DBOS.migrate(databaseUrl);
+		} finally {
+			await client.query("SELECT pg_advisory_unlock(hashtext('capstan.dbos.migrate'))");
+		}
+	} finally {
+		client.release();
+	}
+}

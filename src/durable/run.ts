@@ -1,0 +1,229 @@
+/**
+ * A run as a pure function of its inputs and its journal: the transcript, the prompts and the settings are
+ * inputs; model replies, tool results, the clock and the queues are journaled. Any engine that replays a
+ * workflow function from its inputs with recorded step results gets the same path (see docs/durable.md).
+ */
+import type { AgentMessage } from "../core/messages.js";
+import type { Model, StreamFunction, ThinkingLevel, ToolChoice } from "../core/model.js";
+import { agentLoop, agentLoopContinue } from "../edge/agent-loop.js";
+import { DeadlineExceededError } from "../loop/signals.js";
+import type { AgentLoopConfig, Awaitable } from "../protocol/config.js";
+import type { AgentEvent } from "../protocol/events.js";
+import type { RunOutcome } from "../protocol/outcome.js";
+import type { AgentTool, InterruptedToolPolicy } from "../tools/types.js";
+import { DurableClock } from "./clock.js";
+import type { DurableInbox, DurableJournal, DurableTopic } from "./journal.js";
+import { DurableSteps } from "./step-runner.js";
+
+/**
+ * Loop settings a durable run cannot take from the host, because the core owns them to keep replay stable:
+ * the step runner and clock (journaled), the queues (the engine's inbox), the deadline (journaled abort).
+ */
+type CoreOwnedSettings =
+	| "model"
+	| "streamFn"
+	| "runStep"
+	| "now"
+	| "deadline"
+	| "getSteeringMessages"
+	| "hasSteeringMessages"
+	| "onSteeringQueued"
+	| "getFollowUpMessages"
+	| "getAsideMessages"
+	| "getThinkingLevel"
+	| "toolChoice"
+	| "interruptMode";
+
+/**
+ * The code half of a durable agent, registered identically in every worker: model, stream function, tools and
+ * hooks are code, not data, so a workflow's input only names the agent. Hooks in `config` must be
+ * deterministic (docs/durable.md): a replay calls them again and must get the same answers.
+ */
+export interface DurableAgent {
+	/** The model every call uses. */
+	model: Model;
+	/** Default: the provider registry's `stream` (as in `agentLoop`). */
+	streamFn?: StreamFunction;
+	/** The system prompt. */
+	systemPrompt?: string;
+	/** The tools; their `idempotent` and `onInterrupted` decide what a replay does after a crash. */
+	tools?: AgentTool[];
+	/** Default `onInterrupted` for tools that declare none (default `"report"`). */
+	onInterrupted?: InterruptedToolPolicy;
+	/** Other loop hooks (context transforms, tool hooks, telemetry, …). */
+	config?: Omit<AgentLoopConfig, CoreOwnedSettings>;
+}
+
+/** Per-run settings, part of the workflow's input (JSON). */
+export interface DurableRunSettings {
+	/** The reasoning level of every model call (rule X5). */
+	thinkingLevel?: ThinkingLevel;
+	/** The tool choice of every model call. */
+	toolChoice?: ToolChoice;
+	/** Epoch ms after which the run stops (rule A7), enforced by the journaled clock and journaled aborts. */
+	deadline?: number;
+}
+
+/** The input of one durable run (JSON): the transcript so far, the new prompts, the settings. */
+export interface DurableRunInput {
+	/** The conversation before this run. Default empty. */
+	messages?: AgentMessage[];
+	/** New prompt messages; empty continues the transcript (`agentLoopContinue`). */
+	prompts: AgentMessage[];
+	/** Per-run settings. */
+	settings?: DurableRunSettings;
+}
+
+/** The result of a durable run (JSON): the whole transcript, what the run added, how it ended. */
+export interface DurableRunResult {
+	/** The whole transcript: the input messages, then what the run added. */
+	messages: AgentMessage[];
+	/** What the run added (`agent_end.messages`). */
+	added: AgentMessage[];
+	/** How the run ended (`agent_end.outcome`). */
+	outcome: RunOutcome;
+}
+
+/**
+ * Where an event sits in the run's replay-stable numbering: `seq` counts every event but streaming updates
+ * (`message_update`, `tool_execution_update`), which a replay does not repeat; an update carries the `seq` of
+ * the event before it and `delta` 1, 2, …. An engine that stores events under (`seq`, `delta`) and ignores
+ * duplicates shows a reader each event once across a takeover.
+ */
+export interface DurableEventPosition {
+	/** The index of the event among the run's non-update events (an update: of the one before it). */
+	seq: number;
+	/** 0 for a non-update event; 1, 2, … for the updates after it. */
+	delta: number;
+}
+
+/** What an engine hands `runDurableAgent`. */
+export interface DurableEngine {
+	/** Where steps are recorded. */
+	journal: DurableJournal;
+	/** Where steering, follow-ups and aborts arrive. */
+	inbox: DurableInbox;
+	/** Receives every event of the attempt, in order, with its replay-stable position. */
+	onEvent?: (event: AgentEvent, position: DurableEventPosition) => Awaitable<void>;
+	/** The wall clock whose readings are journaled (the start, each step's end). Default `Date.now`. */
+	clock?: () => number;
+}
+
+/** The message `runDurableAgent` aborts with when the inbox carries an abort request without a reason. */
+export const DURABLE_ABORT_REASON = "aborted by request";
+
+/**
+ * Run an agent durably: call it as the body of an engine's workflow. On a replay the engine calls it again
+ * with the same input and journal; finished steps return their records, so nothing finished runs twice.
+ */
+export async function runDurableAgent(
+	agent: DurableAgent,
+	input: DurableRunInput,
+	engine: DurableEngine,
+): Promise<DurableRunResult> {
+	const settings = input.settings ?? {};
+	const messages = input.messages ?? [];
+	const wallClock = engine.clock ?? Date.now;
+	const start = await engine.journal.run("clock:start", async () => wallClock());
+	const clock = new DurableClock(start);
+	const controller = new AbortController();
+	const control =
+		settings.deadline === undefined ? { controller } : { controller, deadline: settings.deadline };
+	const tools = agent.tools ?? [];
+	const steps = new DurableSteps(engine.journal, {
+		tools,
+		clock,
+		control,
+		wallClock,
+		...(agent.onInterrupted ? { onInterrupted: agent.onInterrupted } : {}),
+	});
+	const inbox = new BoundaryInbox(engine.inbox, controller, clock, settings.deadline);
+	const config: AgentLoopConfig = {
+		...agent.config,
+		model: agent.model,
+		...(agent.streamFn ? { streamFn: agent.streamFn } : {}),
+		runStep: steps.runStep,
+		now: () => clock.now(),
+		getSteeringMessages: () => inbox.steering(),
+		getFollowUpMessages: () => inbox.take("followUp"),
+		...(settings.thinkingLevel ? { getThinkingLevel: () => settings.thinkingLevel } : {}),
+		...(settings.toolChoice ? { toolChoice: settings.toolChoice } : {}),
+	};
+	inbox.checkDeadline();
+	const context = {
+		messages,
+		tools,
+		...(agent.systemPrompt !== undefined ? { systemPrompt: agent.systemPrompt } : {}),
+	};
+	const stream =
+		input.prompts.length > 0
+			? agentLoop(input.prompts, context, config, controller.signal)
+			: agentLoopContinue(context, config, controller.signal);
+	const outcome = await forwardEvents(stream, engine.onEvent);
+	const added = await stream.result();
+	await steps.idle();
+	return { messages: [...messages, ...added], added, outcome };
+}
+
+async function forwardEvents(
+	stream: AsyncIterable<AgentEvent>,
+	onEvent: DurableEngine["onEvent"],
+): Promise<RunOutcome> {
+	let outcome: RunOutcome = { type: "completed" };
+	let seq = -1;
+	let delta = 0;
+	for await (const event of stream) {
+		if (event.type === "message_update" || event.type === "tool_execution_update") delta++;
+		else {
+			seq++;
+			delta = 0;
+		}
+		if (event.type === "agent_end") outcome = event.outcome;
+		await onEvent?.(event, { seq, delta });
+	}
+	return outcome;
+}
+
+/**
+ * The loop's queues over the engine's inbox, read only at turn boundaries (deterministic points; there is
+ * no mid-batch peek, so steering never interrupts a running tool in a durable run). Each boundary first
+ * reads the abort topic and the journaled clock against the deadline, so both take effect at the same
+ * boundary on every replay.
+ */
+class BoundaryInbox {
+	constructor(
+		private readonly inbox: DurableInbox,
+		private readonly controller: AbortController,
+		private readonly clock: DurableClock,
+		private readonly deadline: number | undefined,
+	) {}
+
+	async steering(): Promise<AgentMessage[]> {
+		const aborts = await this.inbox.take("abort");
+		if (aborts.length > 0 && !this.controller.signal.aborted) this.controller.abort(abortReason(aborts[0]));
+		this.checkDeadline();
+		if (this.controller.signal.aborted) return [];
+		return this.take("steer");
+	}
+
+	async take(topic: DurableTopic): Promise<AgentMessage[]> {
+		return (await this.inbox.take(topic)).filter(isAgentMessage);
+	}
+
+	checkDeadline(): void {
+		if (this.deadline === undefined || this.controller.signal.aborted) return;
+		if (this.clock.now() >= this.deadline) this.controller.abort(new DeadlineExceededError());
+	}
+}
+
+function abortReason(request: unknown): string {
+	const reason = (request as { reason?: unknown } | null)?.reason;
+	return typeof reason === "string" && reason.trim() !== "" ? reason : DURABLE_ABORT_REASON;
+}
+
+/** Messages come from other processes as JSON: anything without a role is not a message and is dropped. */
+function isAgentMessage(value: unknown): value is AgentMessage {
+	return (
+		typeof value === "object" && value !== null && typeof (value as { role?: unknown }).role === "string"
+	);
+}

@@ -1,0 +1,185 @@
+/**
+ * Rule L13 over a durable journal: every model call and tool execution becomes a journaled step, with each
+ * tool's idempotency rule applied to a call that started before a crash and never reported.
+ */
+import { abortReasonText, errorText } from "../core/abort.js";
+import type { Step, StepRunner } from "../core/step-runner.js";
+import { DeadlineExceededError } from "../loop/signals.js";
+import type { AgentTool, InterruptedToolPolicy, ToolResult } from "../tools/types.js";
+import { DurableClock } from "./clock.js";
+import type { DurableJournal } from "./journal.js";
+
+/** The text a non-idempotent tool call gets by default when a crash interrupted it before it reported. */
+export const INTERRUPTED_TOOL_TEXT =
+	"This tool call was interrupted by a crash before it reported; not re-run. Its side effects may or may not have happened: check before retrying.";
+
+/** `details` of the default result of an interrupted, not re-run tool call. */
+export interface InterruptedToolDetails {
+	/** The call was cut off by a crash. */
+	interrupted: true;
+	/** Whether its side effect happened is not known. */
+	executed: "unknown";
+}
+
+/** The run's abort controller and deadline, owned by the durable run so an abort can be journaled. */
+export interface DurableRunControl {
+	/** The controller whose signal is the run's (passed to `agentLoop`). */
+	controller: AbortController;
+	/** Epoch ms; armed (by wall clock) only while a step runs live, checked by the journaled clock elsewhere. */
+	deadline?: number;
+}
+
+/** Options of `durableStepRunner`. */
+export interface DurableStepOptions {
+	/** The run's tools, for their `idempotent` and `onInterrupted` declarations. */
+	tools: readonly AgentTool[];
+	/** The run's journaled clock, advanced by every step record. Default: a clock starting at 0. */
+	clock?: DurableClock;
+	/** Default `onInterrupted` for tools that declare none. Default `"report"`. */
+	onInterrupted?: InterruptedToolPolicy;
+	/** When set, an abort or deadline that fires during a step is journaled with it and re-fired on replay. */
+	control?: DurableRunControl;
+	/** The wall clock for step completion times. Default `Date.now`. */
+	wallClock?: () => number;
+}
+
+/** What the journal records for one step: a JSON result or an error text, when it settled, and any abort. */
+interface StepRecord {
+	value?: unknown;
+	error?: string;
+	at: number;
+	abort?: { deadline: boolean; reason: string };
+}
+
+/**
+ * The steps of one durable run. `runStep` is the loop's step runner; `idle()` waits for steps still running
+ * after the loop stopped waiting for them (a tool that outlived an abort), so their records land before the
+ * workflow ends.
+ */
+export class DurableSteps {
+	/** The run's journaled clock, advanced by every step record (pass `() => clock.now()` as the loop's `now`). */
+	readonly clock: DurableClock;
+	readonly #journal: DurableJournal;
+	readonly #options: DurableStepOptions;
+	readonly #inFlight = new Set<Promise<unknown>>();
+	readonly #wall: () => number;
+
+	constructor(journal: DurableJournal, options: DurableStepOptions) {
+		this.#journal = journal;
+		this.#options = options;
+		this.clock = options.clock ?? new DurableClock(0);
+		this.#wall = options.wallClock ?? Date.now;
+	}
+
+	/** The loop's step runner (rule L13). */
+	readonly runStep: StepRunner = <T>(step: Step, fn: () => Promise<T>): Promise<T> => {
+		const pending = step.kind === "tool" ? this.#runTool(step, fn) : this.#record(step.id, fn);
+		this.#inFlight.add(pending);
+		void pending.then(
+			() => this.#inFlight.delete(pending),
+			() => this.#inFlight.delete(pending),
+		);
+		return pending;
+	};
+
+	/** Resolves once no step is running. */
+	async idle(): Promise<void> {
+		while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+	}
+
+	/**
+	 * A non-idempotent tool journals a `<id>:started` marker before it runs. If a replay finds the marker
+	 * recorded but must still compute the result, the call started in an earlier attempt and never reported.
+	 * Both journal calls are made in the same tick: engines that number steps by call order (DBOS) then give
+	 * concurrent tools the same numbers on every attempt, whatever order their markers are recorded in.
+	 */
+	#runTool<T>(step: Step, fn: () => Promise<T>): Promise<T> {
+		const tool = this.#options.tools.find((candidate) => candidate.name === step.name);
+		if (tool?.idempotent === true) return this.#record(step.id, fn);
+		let fresh = false;
+		const started = this.#journal.run(`${step.id}:started`, async () => {
+			fresh = true;
+			return true;
+		});
+		return this.#record(step.id, async () => {
+			await started;
+			return fresh ? fn() : this.#interrupted(step, tool, fn);
+		});
+	}
+
+	async #interrupted<T>(step: Step, tool: AgentTool | undefined, fn: () => Promise<T>): Promise<T> {
+		const policy = tool?.onInterrupted ?? this.#options.onInterrupted ?? "report";
+		if (policy === "rerun") return fn();
+		const decided =
+			policy === "report" ? "report" : await policy({ toolCallId: step.id, toolName: step.name });
+		if (decided === "rerun") return fn();
+		if (decided === "report") {
+			const details: InterruptedToolDetails = { interrupted: true, executed: "unknown" };
+			const result: ToolResult<InterruptedToolDetails> = {
+				content: [{ type: "text", text: INTERRUPTED_TOOL_TEXT }],
+				details,
+				isError: true,
+			};
+			return result as T;
+		}
+		return decided as T;
+	}
+
+	/** Journal one step: the result is JSON on the first attempt too, so live and replayed runs see equal data. */
+	async #record<T>(name: string, fn: () => Promise<T>): Promise<T> {
+		const record = await this.#journal.run<StepRecord>(name, () => this.#live(fn));
+		this.clock.observe(record.at);
+		this.#replayAbort(record);
+		if (record.error !== undefined) throw new Error(record.error);
+		return record.value as T;
+	}
+
+	async #live<T>(fn: () => Promise<T>): Promise<StepRecord> {
+		const disarm = this.#armDeadline();
+		let record: StepRecord;
+		try {
+			const value = await fn();
+			record = { value: value === undefined ? undefined : JSON.parse(JSON.stringify(value)), at: 0 };
+		} catch (error) {
+			record = { error: errorText(error), at: 0 };
+		} finally {
+			disarm();
+		}
+		record.at = this.#wall();
+		const signal = this.#options.control?.controller.signal;
+		if (signal?.aborted) {
+			const deadline = signal.reason instanceof DeadlineExceededError;
+			record.abort = { deadline, reason: abortReasonText(signal.reason) };
+		}
+		return record;
+	}
+
+	/** The deadline interrupts a live step by wall clock; the abort is then journaled with the step. */
+	#armDeadline(): () => void {
+		const control = this.#options.control;
+		if (control?.deadline === undefined || control.controller.signal.aborted) return () => {};
+		const remaining = control.deadline - this.#wall();
+		const fire = () => control.controller.abort(new DeadlineExceededError());
+		if (remaining <= 0) {
+			fire();
+			return () => {};
+		}
+		const timer = setTimeout(fire, remaining);
+		return () => clearTimeout(timer);
+	}
+
+	/** A replayed step that was cut short by an abort re-fires it, so the loop takes the recorded path. */
+	#replayAbort(record: StepRecord): void {
+		const controller = this.#options.control?.controller;
+		if (!record.abort || !controller || controller.signal.aborted) return;
+		controller.abort(record.abort.deadline ? new DeadlineExceededError() : record.abort.reason);
+	}
+}
+
+/**
+ * A step runner (rule L13) over a durable journal: model calls and tool executions are journaled steps named
+ * by their step ids; a non-idempotent tool interrupted by a crash follows its `onInterrupted` rule.
+ */
+export function durableStepRunner(journal: DurableJournal, options: DurableStepOptions): StepRunner {
+	return new DurableSteps(journal, options).runStep;
+}

@@ -1,0 +1,129 @@
+/**
+ * The conversation's inbox: a second Restate virtual object, keyed like the conversation, holding the queues
+ * a running agent reads (steering, follow-ups, abort requests).
+ *
+ * Why a second object: the run is an exclusive handler of the conversation object, and Restate runs one
+ * exclusive handler per key at a time — a `steer` on the same object would wait for the run to end. Shared
+ * handlers run concurrently but may not write state. So messages go to this object, whose short exclusive
+ * handlers never block for long, and the run reads them with a journaled call (`take`), which a replay
+ * answers from the journal: the run sees exactly what the first attempt saw, at the same boundary.
+ */
+import * as restate from "@restatedev/restate-sdk";
+import type { DurableTopic } from "../durable/journal.js";
+import {
+	type AbortRequest,
+	INBOX_TOPICS,
+	type InboxPending,
+	type InboxSendInput,
+	inboxName,
+} from "./topics.js";
+
+const ACTIVE = "active";
+
+function isTopic(value: unknown): value is DurableTopic {
+	return typeof value === "string" && (INBOX_TOPICS as readonly string[]).includes(value);
+}
+
+function invalid(message: string): restate.TerminalError {
+	// 400: a caller's mistake, reported to it once and never retried (a retry would fail the same way).
+	return new restate.TerminalError(message, { errorCode: 400 });
+}
+
+async function queue(ctx: restate.ObjectSharedContext | restate.ObjectContext, topic: DurableTopic) {
+	return (await ctx.get<unknown[]>(topic)) ?? [];
+}
+
+/** Queue a message (or an abort request); refuses malformed input with a terminal 400. */
+async function send(ctx: restate.ObjectContext, input: InboxSendInput): Promise<void> {
+	if (typeof input !== "object" || input === null || !isTopic(input.topic))
+		throw invalid(`inbox ${ctx.key}: "topic" must be one of ${INBOX_TOPICS.join(", ")}`);
+	if (input.topic === "abort") {
+		const invocationId = input.invocationId ?? (await ctx.get<string>(ACTIVE)) ?? undefined;
+		if (!invocationId) throw invalid(`inbox ${ctx.key}: no run is active, so there is nothing to abort`);
+		const request: AbortRequest =
+			typeof input.reason === "string" ? { invocationId, reason: input.reason } : { invocationId };
+		ctx.set("abort", [...(await queue(ctx, "abort")), request]);
+		return;
+	}
+	const message = input.message as { role?: unknown } | null | undefined;
+	if (typeof message !== "object" || message === null || typeof message.role !== "string")
+		throw invalid(`inbox ${ctx.key}: a ${input.topic} message must be an agent message with a "role"`);
+	ctx.set(input.topic, [...(await queue(ctx, input.topic)), message]);
+}
+
+/** The run's read: every message of `topic` (for `abort`: those aimed at this run), removed from the queue. */
+async function take(
+	ctx: restate.ObjectContext,
+	input: { topic: DurableTopic; invocationId: string },
+): Promise<unknown[]> {
+	const all = await queue(ctx, input.topic);
+	if (input.topic !== "abort") {
+		if (all.length > 0) ctx.clear(input.topic);
+		return all;
+	}
+	const mine = all.filter((request) => (request as AbortRequest).invocationId === input.invocationId);
+	if (mine.length > 0)
+		ctx.set(
+			"abort",
+			all.filter((request) => (request as AbortRequest).invocationId !== input.invocationId),
+		);
+	return mine;
+}
+
+/**
+ * One turn boundary in one call (the core reads abort, then steering): the run's abort requests when there
+ * are any, leaving steering queued (rule A6: a steer sent before an abort is still queued after it), else
+ * every steering message. One call instead of two halves the boundary's cost.
+ */
+async function boundary(
+	ctx: restate.ObjectContext,
+	input: { invocationId: string },
+): Promise<{ abort: unknown[]; steer: unknown[] }> {
+	const abort = await take(ctx, { topic: "abort", invocationId: input.invocationId });
+	if (abort.length > 0) return { abort, steer: [] };
+	return { abort, steer: await take(ctx, { topic: "steer", invocationId: input.invocationId }) };
+}
+
+/** What a run hands back when it ends: steering it read at a boundary but did not use (it was stopped). */
+export interface InboxEndInput {
+	invocationId: string;
+	unreadSteering?: unknown[];
+}
+
+/** The inbox object for the conversation object `conversationName` (named `<conversationName>Inbox`). */
+export function conversationInbox(conversationName: string) {
+	return restate.object({
+		name: inboxName(conversationName),
+		handlers: {
+			send,
+			take,
+			boundary,
+			/** The run starts reading: abort requests without a run now aim at it. */
+			begin: async (ctx: restate.ObjectContext, invocationId: string) => {
+				ctx.set(ACTIVE, invocationId);
+			},
+			/**
+			 * The run ended: its unread abort requests are dropped (they can never apply); steering it took but
+			 * never used goes back to the front of the queue, for the next run.
+			 */
+			end: async (ctx: restate.ObjectContext, { invocationId, unreadSteering = [] }: InboxEndInput) => {
+				if ((await ctx.get<string>(ACTIVE)) === invocationId) ctx.clear(ACTIVE);
+				if (unreadSteering.length > 0) ctx.set("steer", [...unreadSteering, ...(await queue(ctx, "steer"))]);
+				const aborts = await queue(ctx, "abort");
+				const left = aborts.filter((request) => (request as AbortRequest).invocationId !== invocationId);
+				if (left.length !== aborts.length) ctx.set("abort", left);
+			},
+			pending: restate.handlers.object.shared(
+				async (ctx: restate.ObjectSharedContext): Promise<InboxPending> => ({
+					steer: (await queue(ctx, "steer")).length,
+					followUp: (await queue(ctx, "followUp")).length,
+					abort: (await queue(ctx, "abort")).length,
+					active: (await ctx.get<string>(ACTIVE)) ?? null,
+				}),
+			),
+		},
+	});
+}
+
+/** The inbox object's type, for typed calls from the conversation object. */
+export type ConversationInbox = ReturnType<typeof conversationInbox>;

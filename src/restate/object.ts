@@ -1,0 +1,239 @@
+/**
+ * A conversation as a Restate virtual object: one key per conversation, so Restate runs at most one agent run
+ * per conversation at a time (a second `run` waits in the key's queue) — a single writer of the transcript.
+ * The transcript lives in the object's state; a run is the durable core's `runDurableAgent` over `ctx.run`
+ * steps and the conversation's inbox. When a worker dies, Restate retries the invocation on a live worker and
+ * the core replays the journal: finished model calls and tools are not run again.
+ */
+import * as restate from "@restatedev/restate-sdk";
+import { type AgentMessage, userMessage } from "../core/messages.js";
+import type { DurableAgent, DurableEventPosition, DurableRunSettings } from "../durable/run.js";
+import { runDurableAgent } from "../durable/run.js";
+import { findDanglingBatch } from "../loop/pairing.js";
+import type { Awaitable } from "../protocol/config.js";
+import type { AgentEvent } from "../protocol/events.js";
+import type { RunOutcome } from "../protocol/outcome.js";
+import { type ConversationInbox, conversationInbox } from "./inbox.js";
+import { RestateAwaiter, restateInbox, restateJournal } from "./journal.js";
+import { ensurePromiseWithResolvers } from "./polyfill.js";
+
+/** The input of the conversation object's `run` handler (JSON). */
+export interface RestateRunInput {
+	/** The new prompt: a text (a user message stamped with the journaled time) or messages. Omit to continue. */
+	prompt?: string | AgentMessage[];
+	/** Per-run settings: thinking level, tool choice, deadline. */
+	settings?: DurableRunSettings;
+}
+
+/** What `run` returns (JSON): the messages the run added and how it ended. The transcript is in state. */
+export interface RestateRunResult {
+	/** Every message the run added to the transcript, the prompt included. */
+	added: AgentMessage[];
+	/** How the run ended (completed, aborted, deadline, error). */
+	outcome: RunOutcome;
+}
+
+/** What the shared `status` handler reports: the run in progress, if any, and the transcript's length. */
+export interface RestateConversationStatus {
+	/** The Restate invocation id of the run in progress, or null. */
+	running: string | null;
+	/** How many messages the transcript holds (as of the last finished run). */
+	messages: number;
+}
+
+/** Where a live event comes from, for `RestateAgentOptions.onEvent`. */
+export interface RestateEventSource {
+	/** The conversation (the object's key). */
+	key: string;
+	/** The run (Restate invocation id), the same on every attempt. */
+	invocationId: string;
+}
+
+/** Options of {@link restateAgent}. */
+export interface RestateAgentOptions {
+	/**
+	 * The virtual object's name, e.g. `"support"` (the inbox object is `<name>Inbox`). Every worker that
+	 * registers it must register the same agent code.
+	 */
+	name: string;
+	/** The agent: model, stream function, tools and hooks (code, identical in every worker). */
+	agent: DurableAgent;
+	/**
+	 * Every event of the current attempt, in the worker running it, with its replay-stable position: a retried
+	 * attempt repeats the positions it replays, so a consumer that keeps each (`seq`, `delta`) once sees each
+	 * event once. Live only: Restate keeps no event log, so another process reads the transcript instead.
+	 */
+	onEvent?: (
+		event: AgentEvent,
+		position: DurableEventPosition,
+		source: RestateEventSource,
+	) => Awaitable<void>;
+	/** Restate options of the conversation object: retry policy, inactivity and abort timeouts. */
+	objectOptions?: RestateObjectOptions;
+}
+
+/**
+ * Restate service options of the conversation object (the SDK's `ObjectOptions`, durations in ms). Kept to
+ * plain numbers so capstan's declarations import no SDK types (the SDK's own fail a consumer's
+ * `exactOptionalPropertyTypes` check).
+ */
+export interface RestateObjectOptions {
+	/** How a failed attempt (a crashed worker) is retried. */
+	retryPolicy?: {
+		/** The first retry's delay (ms). */
+		initialInterval?: number;
+		/** The longest delay between retries (ms). */
+		maxInterval?: number;
+		/** How much each delay grows. */
+		exponentiationFactor?: number;
+		/** After this many attempts, `onMaxAttempts` applies. */
+		maxAttempts?: number;
+		/** Pause the invocation (resumable by an operator) or kill it. */
+		onMaxAttempts?: "pause" | "kill";
+	};
+	/** With no progress for this long (ms), the server asks the attempt to suspend (server default 1 min). */
+	inactivityTimeout?: number;
+	/** After the inactivity timeout, how long (ms) before the server ends the attempt (default 10 min). */
+	abortTimeout?: number;
+	/** How long (ms) a finished run's journal is kept for inspection. */
+	journalRetention?: number;
+	/** How long (ms) a start's idempotency key is remembered. */
+	idempotencyRetention?: number;
+}
+
+/**
+ * A Restate service definition (the SDK's `VirtualObjectDefinition`), opaque here so capstan's declarations
+ * import no SDK types. `serveRestateAgents` serves it; to bind it to an endpoint of your own, pass it to
+ * `restate.endpoint().bind(definition as never)`.
+ */
+export interface RestateServiceDefinition {
+	/** The service's Restate name. */
+	readonly name: string;
+}
+
+/** The Restate definitions of one durable agent: serve both `services` on a worker. */
+export interface RestateAgentDefinition {
+	/** The conversation object's name (`run`, shared `transcript` and `status`). */
+	name: string;
+	/** The conversation's inbox object's name (`send`, `take`, shared `pending`). */
+	inboxName: string;
+	/** Both objects, for `serveRestateAgents` (or an endpoint of your own). */
+	services: readonly RestateServiceDefinition[];
+}
+
+const TRANSCRIPT = "transcript";
+const RUNNING = "running";
+
+/**
+ * Define a durable agent as Restate virtual objects: a conversation per key, its transcript in state, one
+ * `ctx.run` per model call and tool execution, steering / follow-up / abort through the conversation's inbox.
+ *
+ * @example
+ * ```ts
+ * import { restateAgent, serveRestateAgents } from "capstan/restate";
+ *
+ * const support = restateAgent({ name: "support", agent: { model, tools, systemPrompt } });
+ * const worker = await serveRestateAgents([support], { port: 9080 });
+ * // register http://127.0.0.1:9080 with the Restate server once (registerRestateDeployment)
+ * ```
+ */
+export function restateAgent(options: RestateAgentOptions): RestateAgentDefinition {
+	ensurePromiseWithResolvers();
+	if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.name))
+		throw new Error(
+			`restateAgent: name ${JSON.stringify(options.name)} must be letters, digits and underscores, not starting with a digit`,
+		);
+	const inbox = conversationInbox(options.name);
+	const conversation = conversationObject(options, inbox);
+	return { name: conversation.name, inboxName: inbox.name, services: [conversation, inbox] };
+}
+
+function conversationObject(options: RestateAgentOptions, inbox: ConversationInbox) {
+	return restate.object({
+		name: options.name,
+		handlers: {
+			run: (ctx: restate.ObjectContext, input: RestateRunInput | undefined) =>
+				runConversation(ctx, options, inbox, input ?? {}),
+			transcript: restate.handlers.object.shared(
+				async (ctx: restate.ObjectSharedContext): Promise<AgentMessage[]> =>
+					(await ctx.get<AgentMessage[]>(TRANSCRIPT)) ?? [],
+			),
+			status: restate.handlers.object.shared(
+				async (ctx: restate.ObjectSharedContext): Promise<RestateConversationStatus> => ({
+					running: (await ctx.get<string>(RUNNING)) ?? null,
+					messages: ((await ctx.get<AgentMessage[]>(TRANSCRIPT)) ?? []).length,
+				}),
+			),
+		},
+		...(options.objectOptions ? { options: options.objectOptions as restate.ObjectOptions } : {}),
+	});
+}
+
+/**
+ * One run. Every Restate command below is issued in the same order on every attempt (state writes only
+ * before and after the loop, inbox calls only at the loop's turn boundaries), which Restate's replay requires.
+ */
+async function runConversation(
+	ctx: restate.ObjectContext,
+	options: RestateAgentOptions,
+	inbox: ConversationInbox,
+	input: RestateRunInput,
+): Promise<RestateRunResult> {
+	const invocationId: string = ctx.request().id;
+	const messages = (await ctx.get<AgentMessage[]>(TRANSCRIPT)) ?? [];
+	const prompts = await promptMessages(ctx, input.prompt);
+	refuseEmptyContinue(ctx.key, messages, prompts);
+	ctx.set(RUNNING, invocationId);
+	const inboxClient = ctx.objectClient(inbox, ctx.key);
+	await inboxClient.begin(invocationId);
+	const source: RestateEventSource = { key: ctx.key, invocationId };
+	const onEvent = options.onEvent;
+	const awaiter = new RestateAwaiter();
+	const runInbox = restateInbox(ctx, inbox, invocationId, awaiter);
+	const result = await runDurableAgent(
+		options.agent,
+		{ messages, prompts, ...(input.settings ? { settings: input.settings } : {}) },
+		{
+			journal: restateJournal(ctx, awaiter),
+			inbox: runInbox,
+			...(onEvent ? { onEvent: (event, position) => onEvent(event, position, source) } : {}),
+		},
+	);
+	ctx.set(TRANSCRIPT, result.messages);
+	ctx.clear(RUNNING);
+	await inboxClient.end({ invocationId, unreadSteering: runInbox.unreadSteering() });
+	return { added: result.added, outcome: result.outcome };
+}
+
+/**
+ * A run without a prompt continues the transcript, which needs something to continue from (rule L6). Checked
+ * here, as a terminal error: the loop's own refusal would be thrown again on every retry.
+ */
+function refuseEmptyContinue(key: string, messages: AgentMessage[], prompts: AgentMessage[]): void {
+	if (prompts.length > 0) return;
+	const last = messages.at(-1) as { role?: unknown } | undefined;
+	if (last && (last.role !== "assistant" || findDanglingBatch(messages))) return;
+	const why = last ? "its last message is a finished assistant reply" : "the transcript is empty";
+	throw new restate.TerminalError(`${key}: a run without a prompt continues the transcript, but ${why}`, {
+		errorCode: 400,
+	});
+}
+
+/** The prompt as messages; a text becomes a user message stamped with Restate's journaled clock. */
+async function promptMessages(
+	ctx: restate.ObjectContext,
+	prompt: RestateRunInput["prompt"],
+): Promise<AgentMessage[]> {
+	if (prompt === undefined) return [];
+	if (typeof prompt === "string") return [userMessage(prompt, await ctx.date.now())];
+	if (
+		Array.isArray(prompt) &&
+		prompt.every((message) => typeof (message as { role?: unknown })?.role === "string")
+	)
+		return prompt;
+	// 400 and terminal: a malformed input fails the same way on every retry, so it is not retried.
+	throw new restate.TerminalError(
+		`${ctx.key}: "prompt" must be a text or an array of agent messages (each with a "role")`,
+		{ errorCode: 400 },
+	);
+}

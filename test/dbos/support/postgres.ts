@@ -1,0 +1,53 @@
+// The PostgreSQL the DBOS tests run against: CAPSTAN_TEST_POSTGRES_URL (scripts/services/postgres.sh start
+// prints one). Without it the suites skip, unless CAPSTAN_REQUIRE_SERVICES=1 (CI), where a missing service fails.
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { describe, it } from "vitest";
+
+/** The server URL, if one is configured. */
+export const POSTGRES_URL = process.env.CAPSTAN_TEST_POSTGRES_URL;
+
+/** `describe` when PostgreSQL is configured; otherwise a skipped suite saying why (or a failing one in CI). */
+export function describeWithPostgres(name: string, body: (url: string) => void): void {
+	if (POSTGRES_URL) {
+		describe(name, () => body(POSTGRES_URL));
+		return;
+	}
+	const why =
+		"CAPSTAN_TEST_POSTGRES_URL is not set (run scripts/services/postgres.sh start and export the URL it prints)";
+	if (process.env.CAPSTAN_REQUIRE_SERVICES === "1")
+		describe(name, () =>
+			it("needs PostgreSQL", () =>
+				Promise.reject(new Error(`${why}; CAPSTAN_REQUIRE_SERVICES=1 requires it`))),
+		);
+	else describe.skip(`${name} — skipped: ${why}`, () => it("needs PostgreSQL", () => {}));
+}
+
+/** A database of its own for one test file, so files run in parallel; `drop` removes it (closing any session). */
+export async function createDatabase(
+	serverUrl: string,
+	prefix: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
+	const name = `${prefix}_${randomBytes(4).toString("hex")}`;
+	const admin = new pg.Client({ connectionString: serverUrl });
+	await admin.connect();
+	try {
+		await admin.query(`CREATE DATABASE ${name}`);
+	} finally {
+		await admin.end();
+	}
+	const url = new URL(serverUrl);
+	url.pathname = `/${name}`;
+	return {
+		url: url.toString(),
+		async drop() {
+			const client = new pg.Client({ connectionString: serverUrl });
+			await client.connect();
+			try {
+				await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+			} finally {
+				await client.end();
+			}
+		},
+	};
+}

@@ -1,0 +1,351 @@
+// The engine-neutral durable core over a real in-memory journal that can crash mid-step and replay.
+import { describe, expect, it } from "vitest";
+import {
+	DurableClock,
+	type DurableRunResult,
+	durableStepRunner,
+	INTERRUPTED_TOOL_TEXT,
+	type InterruptedToolPolicy,
+	type MemoryAttempt,
+	MemoryJournal,
+	runDurableAgent,
+} from "../../src/durable/index.js";
+import type { AgentEvent, ToolResultMessage } from "../../src/index.js";
+import { agentLoop } from "../../src/index.js";
+import { scriptedModel, textReply, toolReply } from "../../src/testing/index.js";
+import { user } from "../support/run.js";
+import { collect } from "../support/trace.js";
+import { type CountingAgentOptions, countingAgent, withoutTimestamps } from "./support/agent.js";
+
+function counter(): { counts: Map<string, number>; count: (key: string) => void } {
+	const counts = new Map<string, number>();
+	return { counts, count: (key) => counts.set(key, (counts.get(key) ?? 0) + 1) };
+}
+
+const input = { prompts: [user("pay the bill")] };
+
+async function uninterrupted(options: Partial<CountingAgentOptions> = {}): Promise<DurableRunResult> {
+	const attempt = new MemoryJournal().attempt();
+	return runDurableAgent(countingAgent({ count: () => {}, ...options }), input, attempt);
+}
+
+/** Run until the attempt dies inside `crashAt`, then replay in a second attempt over the same journal. */
+async function crashThenReplay(crashAt: string, options: Partial<CountingAgentOptions> = {}) {
+	const { counts, count } = counter();
+	const journal = new MemoryJournal();
+	let inside!: () => void;
+	const reachedCharge = new Promise<void>((resolve) => (inside = resolve));
+	const first = journal.attempt((name) => name === crashAt);
+	// The first attempt never settles once it crashed: like a killed process, it is simply abandoned.
+	void runDurableAgent(
+		countingAgent({ count, ...options, insideCharge: async () => inside() }),
+		input,
+		first,
+	);
+	await reachedCharge;
+	const second = journal.attempt();
+	const result = await runDurableAgent(countingAgent({ count, ...options }), input, second);
+	return { result, counts, first, second, journal };
+}
+
+function toolResult(result: DurableRunResult, id: string): ToolResultMessage | undefined {
+	return result.messages.find(
+		(message): message is ToolResultMessage => message.role === "toolResult" && message.toolCallId === id,
+	);
+}
+
+describe("durable core: runDurableAgent over a journal", () => {
+	it("runs the same transcript as the plain loop when nothing crashes (SPEC L13)", async () => {
+		const durable = await uninterrupted();
+		const plainAgent = countingAgent({ count: () => {} });
+		const plain = await collect(
+			agentLoop(
+				input.prompts,
+				{ messages: [], tools: plainAgent.tools ?? [] },
+				{
+					model: plainAgent.model,
+					...(plainAgent.streamFn ? { streamFn: plainAgent.streamFn } : {}),
+				},
+			),
+		);
+		expect(withoutTimestamps(durable.added)).toEqual(withoutTimestamps(plain.result));
+		expect(durable.outcome).toEqual({ type: "completed" });
+		expect(durable.added.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "All done." }] });
+	});
+
+	it("replays finished steps from the journal without running them again", async () => {
+		const { counts, count } = counter();
+		const journal = new MemoryJournal();
+		const agent = countingAgent({ count });
+		const first = await runDurableAgent(agent, input, journal.attempt());
+		const replay = journal.attempt();
+		const again = await runDurableAgent(countingAgent({ count }), input, replay);
+		expect(again).toEqual(first);
+		expect(replay.executed).toEqual([]);
+		expect([...counts.values()].every((n) => n === 1)).toBe(true);
+		expect([...counts.keys()].sort()).toEqual(
+			["model:0", "model:1", "model:2", "model:3", "tool:t1", "tool:t2", "tool:t3"].sort(),
+		);
+	});
+
+	it("a non-idempotent tool interrupted by a crash is reported, not re-run; everything else ran once", async () => {
+		const { result, counts, second } = await crashThenReplay("t2");
+		const expected = withoutTimestamps((await uninterrupted()).messages) as Record<string, unknown>[];
+		const replaced = expected.map((message) =>
+			message.role === "toolResult" && message.toolCallId === "t2"
+				? {
+						...message,
+						content: [{ type: "text", text: INTERRUPTED_TOOL_TEXT }],
+						details: { interrupted: true, executed: "unknown" },
+						isError: true,
+					}
+				: message,
+		);
+		expect(withoutTimestamps(result.messages)).toEqual(replaced);
+		expect(Object.fromEntries(counts)).toEqual({
+			"model:0": 1,
+			"model:1": 1,
+			"model:2": 1,
+			"model:3": 1,
+			"tool:t1": 1,
+			"tool:t2": 1,
+			"tool:t3": 1,
+		});
+		// The replay ran only what the crash left unfinished.
+		expect(second.executed).toEqual(expect.arrayContaining(["t2", "model:2", "t3", "model:3"]));
+		expect(second.executed).not.toContain("model:0");
+		expect(second.executed).not.toContain("t1");
+	});
+
+	it("an idempotent tool interrupted by a crash runs again, and the transcript equals an uninterrupted run", async () => {
+		const { result, counts } = await crashThenReplay("t2", { idempotentCharge: true });
+		const expected = await uninterrupted({ idempotentCharge: true });
+		expect(withoutTimestamps(result.messages)).toEqual(withoutTimestamps(expected.messages));
+		expect(counts.get("tool:t2")).toBe(2);
+		expect(counts.get("model:1")).toBe(1);
+		expect(toolResult(result, "t2")?.content).toEqual([{ type: "text", text: "charged 5" }]);
+	});
+
+	it("onInterrupted: 'rerun' runs the tool again, a host callback supplies the result", async () => {
+		const withPolicy = (count: (key: string) => void, inside: () => void, policy: InterruptedToolPolicy) => {
+			const agent = countingAgent({ count, insideCharge: async () => inside() });
+			const charge = agent.tools?.find((tool) => tool.name === "charge");
+			if (charge) charge.onInterrupted = policy;
+			return agent;
+		};
+		const run = async (policy: InterruptedToolPolicy) => {
+			const { counts, count } = counter();
+			const journal = new MemoryJournal();
+			let inside!: () => void;
+			const reached = new Promise<void>((resolve) => (inside = resolve));
+			void runDurableAgent(
+				withPolicy(count, inside, policy),
+				input,
+				journal.attempt((name) => name === "t2"),
+			);
+			await reached;
+			const result = await runDurableAgent(
+				withPolicy(count, () => {}, policy),
+				input,
+				journal.attempt(),
+			);
+			return { result, counts };
+		};
+		const rerun = await run("rerun");
+		expect(rerun.counts.get("tool:t2")).toBe(2);
+		expect(toolResult(rerun.result, "t2")?.content).toEqual([{ type: "text", text: "charged 5" }]);
+		const asked: string[] = [];
+		const host = await run((call) => {
+			asked.push(`${call.toolName}:${call.toolCallId}`);
+			return { content: [{ type: "text", text: "host checked: not charged" }] };
+		});
+		expect(asked).toEqual(["charge:t2"]);
+		expect(host.counts.get("tool:t2")).toBe(1);
+		expect(toolResult(host.result, "t2")?.content).toEqual([
+			{ type: "text", text: "host checked: not charged" },
+		]);
+	});
+
+	it("steering and follow-ups arrive through the inbox at turn boundaries and replay identically (SPEC Q2, L9)", async () => {
+		const journal = new MemoryJournal();
+		const scripted = scriptedModel(
+			[toolReply("lookup", { key: "a" }, { id: "s1" }), textReply("first"), textReply("second")],
+			{
+				now: () => 0,
+			},
+		);
+		const agent = { ...countingAgent({ count: () => {} }), model: scripted.model, streamFn: scripted.stream };
+		journal.send("steer", user("also check b"));
+		journal.send("followUp", user("and then c"));
+		journal.send("steer", { not: "a message" });
+		const first = await runDurableAgent(agent, input, journal.attempt());
+		const texts = first.added
+			.filter((m) => m.role === "user")
+			.map((m) => (m as { content: unknown }).content);
+		expect(texts).toEqual(["pay the bill", "also check b", "and then c"]);
+		const replay = await runDurableAgent(agent, input, journal.attempt());
+		expect(replay).toEqual(first);
+	});
+
+	it("an abort request in the inbox ends the run at the next boundary, on replay too (SPEC A1)", async () => {
+		const journal = new MemoryJournal();
+		journal.send("abort", { reason: "user cancelled" });
+		const events: AgentEvent[] = [];
+		const result = await runDurableAgent(countingAgent({ count: () => {} }), input, {
+			...journal.attempt(),
+			onEvent: (event) => void events.push(event),
+		});
+		expect(result.outcome).toEqual({ type: "aborted", reason: "user cancelled" });
+		expect(toolResult(result, "t2")).toBeUndefined();
+		expect(await runDurableAgent(countingAgent({ count: () => {} }), input, journal.attempt())).toEqual(
+			result,
+		);
+		expect(events.at(-1)?.type).toBe("agent_end");
+	});
+
+	it("the deadline is read from the journaled clock, so a replay long after it passed takes the same path (SPEC A7)", async () => {
+		const journal = new MemoryJournal();
+		let wall = 1_000;
+		const agent = countingAgent({
+			count: (key) => {
+				if (key === "tool:t1") wall = 5_000;
+			},
+		});
+		const settings = { deadline: 3_000 };
+		const first = await runDurableAgent(
+			agent,
+			{ ...input, settings },
+			{ ...journal.attempt(), clock: () => wall },
+		);
+		expect(first.outcome).toEqual({ type: "deadline" });
+		expect(toolResult(first, "t1")).toBeDefined();
+		expect(toolResult(first, "t2")).toBeUndefined();
+		// Replayed long after the deadline by wall clock: the recorded times decide, not the wall.
+		wall = 1e12;
+		const replayed = await runDurableAgent(
+			agent,
+			{ ...input, settings },
+			{ ...journal.attempt(), clock: () => wall },
+		);
+		expect(replayed).toEqual(first);
+	});
+
+	it("a deadline that fires inside a live step is journaled with it and re-fired on replay (SPEC A7)", async () => {
+		const journal = new MemoryJournal();
+		const hanging = scriptedModel([{ content: [{ type: "text", text: "thinking…" }], hang: true }], {
+			now: () => 0,
+		});
+		const agent = { model: hanging.model, streamFn: hanging.stream, tools: [] };
+		// Start before the deadline; the first step's wall-clock reading is already past it.
+		const readings = [1_000];
+		const clock = () => readings.shift() ?? 5_000;
+		const settings = { deadline: 2_000 };
+		const first = await runDurableAgent(agent, { ...input, settings }, { ...journal.attempt(), clock });
+		expect(first.outcome).toEqual({ type: "deadline" });
+		const replayed = await runDurableAgent(
+			agent,
+			{ ...input, settings },
+			{ ...journal.attempt(), clock: () => 1_500 },
+		);
+		expect(replayed).toEqual(first);
+	});
+
+	it("numbers events so a replay repeats every non-streaming event at the same position", async () => {
+		const journal = new MemoryJournal();
+		const live: string[] = [];
+		const replayed: string[] = [];
+		await runDurableAgent(countingAgent({ count: () => {} }), input, {
+			...journal.attempt(),
+			onEvent: (event, at) => void (at.delta === 0 && live.push(`${at.seq}:${event.type}`)),
+		});
+		await runDurableAgent(countingAgent({ count: () => {} }), input, {
+			...journal.attempt(),
+			onEvent: (event, at) => void (at.delta === 0 && replayed.push(`${at.seq}:${event.type}`)),
+		});
+		expect(replayed).toEqual(live);
+		expect(live.length).toBeGreaterThan(10);
+	});
+
+	it("durableStepRunner plugs a journal into a plain agentLoop (custom engines, SPEC L13)", async () => {
+		const journal = new MemoryJournal();
+		let clock = new DurableClock(7);
+		const run = async (attempt: MemoryAttempt) => {
+			// A fresh process: the clock starts from the same journaled start and moves with the records.
+			clock = new DurableClock(7);
+			const agent = countingAgent({ count: () => {} });
+			const tools = agent.tools ?? [];
+			const stream = agentLoop(
+				input.prompts,
+				{ messages: [], tools },
+				{
+					model: agent.model,
+					...(agent.streamFn ? { streamFn: agent.streamFn } : {}),
+					runStep: durableStepRunner(attempt.journal, { tools, clock }),
+					now: () => clock.now(),
+				},
+			);
+			return (await collect(stream)).result;
+		};
+		const first = await run(journal.attempt());
+		expect(journal.recorded).toEqual([
+			"model:0",
+			"t1",
+			"model:1",
+			"t2:started",
+			"t2",
+			"model:2",
+			"t3",
+			"model:3",
+		]);
+		expect(clock.now()).toBeGreaterThan(7);
+		const replay = journal.attempt();
+		expect(await run(replay)).toEqual(first);
+		expect(replay.executed).toEqual([]);
+	});
+
+	it("a crash inside one of two concurrent tools: the finished one replays, the interrupted one is reported (SPEC T6)", async () => {
+		const journal = new MemoryJournal();
+		const { counts, count } = counter();
+		const batch = scriptedModel(
+			(call) =>
+				call.context.messages.some((m) => m.role === "toolResult")
+					? textReply("both done")
+					: {
+							content: [
+								{ type: "toolCall", name: "charge", arguments: { amount: 1 }, id: "c1" },
+								{ type: "toolCall", name: "charge", arguments: { amount: 2 }, id: "c2" },
+							],
+						},
+			{ now: () => 0 },
+		);
+		let releaseFirst!: () => void;
+		const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+		let reached!: () => void;
+		const bothInside = new Promise<void>((resolve) => (reached = resolve));
+		let inside = 0;
+		const agentWith = (insideCharge?: () => Promise<void>) => ({
+			...countingAgent({ count, ...(insideCharge ? { insideCharge } : {}) }),
+			model: batch.model,
+			streamFn: batch.stream,
+		});
+		// c1 is held while c2 finishes and records first, then the attempt dies in c1.
+		void runDurableAgent(
+			agentWith(async () => {
+				if (++inside === 2) reached();
+				if (inside === 1) await firstHeld;
+			}),
+			input,
+			journal.attempt((name) => name === "c1"),
+		);
+		await bothInside;
+		await new Promise((resolve) => setImmediate(resolve));
+		releaseFirst();
+		await new Promise((resolve) => setImmediate(resolve));
+		const result = await runDurableAgent(agentWith(), input, journal.attempt());
+		expect(toolResult(result, "c2")?.content).toEqual([{ type: "text", text: "charged 2" }]);
+		expect(toolResult(result, "c1")?.content).toEqual([{ type: "text", text: INTERRUPTED_TOOL_TEXT }]);
+		expect(counts.get("tool:c1")).toBe(1);
+		expect(counts.get("tool:c2")).toBe(1);
+		expect(result.outcome).toEqual({ type: "completed" });
+	});
+});
