@@ -16,3 +16,29 @@ export function errorText(error: unknown): string {
 		return String(error);
 	}
 }
+
+/** Adds a plain abort listener to a signal's own fan-out; returns its removal. */
+export type AbortFanout = (listener: () => void) => () => void;
+
+const fanouts = new WeakMap<AbortSignal, AbortFanout>();
+
+/**
+ * Declare that `signal` is fired only by code that calls `fanout`'s listeners right after `abort()` returns
+ * (the loop's run signal does). `subscribeAbort` then skips Node's event-target machinery for it: Node 20
+ * gives every `AbortSignal` its own hidden class, so `addEventListener` / `removeEventListener` on each
+ * run's new signal, once per model call and tool batch, kept deoptimizing and cost more than the work.
+ */
+export function registerAbortFanout(signal: AbortSignal, fanout: AbortFanout): void {
+	fanouts.set(signal, fanout);
+}
+
+/**
+ * Call `listener` once when `signal` aborts; returns the unsubscribe. Listeners of a signal with a
+ * registered fan-out run after its event listeners, in subscription order among themselves.
+ */
+export function subscribeAbort(signal: AbortSignal, listener: () => void): () => void {
+	const fanout = fanouts.get(signal);
+	if (fanout) return fanout(listener);
+	signal.addEventListener("abort", listener, { once: true });
+	return () => signal.removeEventListener("abort", listener);
+}

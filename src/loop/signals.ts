@@ -1,4 +1,4 @@
-import { abortReasonText } from "../core/abort.js";
+import { abortReasonText, registerAbortFanout } from "../core/abort.js";
 import type { SteeringProbe } from "../tools/batch.js";
 import type { SignalFacts, StopFacts } from "./outcome.js";
 import type { RunState } from "./run-state.js";
@@ -33,6 +33,13 @@ export function createRunSignal(
 	const controller = new AbortController();
 	let onExternal: (() => void) | undefined;
 	let timer: ReturnType<typeof setTimeout> | undefined;
+	// Rule A2: the loop's own listeners (one per model call and tool batch) are plain functions run right
+	// after the signal fired, not event listeners (see `registerAbortFanout`).
+	const listeners = new Set<() => void>();
+	registerAbortFanout(controller.signal, (listener) => {
+		listeners.add(listener);
+		return () => listeners.delete(listener);
+	});
 	const run = {
 		signal: controller.signal,
 		aborted: false,
@@ -48,6 +55,8 @@ export function createRunSignal(
 		run.aborted = true;
 		run.reason = reason;
 		controller.abort(reason);
+		for (const listener of listeners) listener();
+		listeners.clear();
 	};
 	if (external) {
 		if (external.aborted) fire(external.reason);
@@ -91,9 +100,8 @@ export function stopFacts(state: RunState): StopFacts {
 export function steeringProbe(state: RunState): SteeringProbe | undefined {
 	const { hasSteeringMessages, onSteeringQueued } = state.config;
 	if (!hasSteeringMessages) return undefined;
-	const probe: SteeringProbe = { peek: hasSteeringMessages };
-	if (onSteeringQueued) probe.subscribe = onSteeringQueued;
-	return probe;
+	// One literal with both keys, not a key added when present: one hidden class for every batch's probe.
+	return { peek: hasSteeringMessages, subscribe: onSteeringQueued };
 }
 
 /** Thrown when the run is aborted while a host hook is still pending; the run then ends as aborted. */

@@ -1,4 +1,4 @@
-import { abortReasonText, errorText } from "../core/abort.js";
+import { abortReasonText, errorText, subscribeAbort } from "../core/abort.js";
 import { EventStream } from "../core/event-stream.js";
 import type { AssistantMessageEvent } from "../core/events.js";
 import { closeInterruptedMessage } from "../core/interrupt.js";
@@ -94,7 +94,7 @@ async function consumeReply(state: RunState, call: ProviderCall): Promise<Assist
 	let onAbort: () => void = () => {};
 	if (own) onAbort = () => own.fail(ABORTED);
 	else wake = new Promise((resolve) => (onAbort = () => resolve(ABORTED)));
-	signal.addEventListener("abort", onAbort, { once: true });
+	const unsubscribe = subscribeAbort(signal, onAbort);
 
 	const iterator = stream[Symbol.asyncIterator]();
 	let finished = false;
@@ -134,7 +134,7 @@ async function consumeReply(state: RunState, call: ProviderCall): Promise<Assist
 		if (error === ABORTED || runSignal.aborted) return abortedMessage(state, partial(), completed);
 		return interrupted(state, partial(), completed, "error", errorText(error), "internal");
 	} finally {
-		signal.removeEventListener("abort", onAbort);
+		unsubscribe();
 		// Cancel a provider we stopped reading early; never wait for it (a stalled provider cannot hang us).
 		if (!finished) void Promise.resolve(iterator.return?.()).catch(() => {});
 	}

@@ -207,8 +207,9 @@ async function runBatch(
 		emit: (event) => emit(state, event),
 		now: state.now,
 		intentTracing: config.intentTracing === true,
-		...(preSkipped ? { preSkipped } : {}),
-		...(decisions ? { decisions } : {}),
+		// Keys always present (a literal, not conditional spreads): every batch input shares one hidden class.
+		preSkipped,
+		decisions,
 	});
 	let message = reply;
 	if (batch.revisedArguments.size > 0) {

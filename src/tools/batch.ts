@@ -21,7 +21,7 @@
  *   while executing is `interrupted` (rule T10: it did start, and a steer is not a user abort). Both carry
  *   the `interrupted` placeholder (rule T11), whose text says which of the two happened.
  */
-import { abortReasonText, errorText } from "../core/abort.js";
+import { abortReasonText, errorText, subscribeAbort } from "../core/abort.js";
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../core/messages.js";
 import type { StepRunner } from "../core/step-runner.js";
 import type { ApprovalDecisions, PendingApproval } from "./approval.js";
@@ -135,18 +135,18 @@ export async function runToolBatch(input: ToolBatchInput): Promise<ToolBatchResu
 	const prepared = prepareAll(input);
 	// Only an asynchronous validator costs a tick: with synchronous ones the batch starts as it always did.
 	const run = createRun(input, Array.isArray(prepared) ? prepared : await prepared);
-	const onAbort = (): void => abortRemaining(run);
+	let unsubscribe = (): void => {};
 	try {
 		settleUnrunnable(run);
-		if (input.signal.aborted) onAbort();
+		if (input.signal.aborted) abortRemaining(run);
 		else {
-			input.signal.addEventListener("abort", onAbort, { once: true });
+			unsubscribe = subscribeAbort(input.signal, () => abortRemaining(run));
 			startWatch(run);
 			scheduleRunnable(run);
 		}
 		await Promise.all(run.states.map((state) => state.done));
 	} finally {
-		input.signal.removeEventListener("abort", onAbort);
+		unsubscribe();
 		run.watch?.stop();
 	}
 	return collect(run);

@@ -11,7 +11,7 @@
  * Fetch and body-read failures are classified `network`/`timeout` by `ctx.streamSse`; any other non-
  * `ProviderError` thrown by `run` is reported as `malformed_response` (a shape the decoder could not handle).
  */
-import { abortReasonText, errorText } from "../../core/abort.js";
+import { abortReasonText, errorText, subscribeAbort } from "../../core/abort.js";
 import { AssistantMessageBuilder } from "../../core/assistant-builder.js";
 import { EventStream } from "../../core/event-stream.js";
 import type { AssistantMessageEvent, AssistantMessageEventStream } from "../../core/events.js";
@@ -102,11 +102,11 @@ class StreamRunner {
 	async drive(): Promise<void> {
 		const signal = this.options.signal;
 		if (signal?.aborted) return this.abortNow();
-		signal?.addEventListener("abort", this.onAbort, { once: true });
+		const unsubscribe = signal ? subscribeAbort(signal, this.onAbort) : undefined;
 		try {
 			await this.attempts();
 		} finally {
-			signal?.removeEventListener("abort", this.onAbort);
+			unsubscribe?.();
 		}
 	}
 
