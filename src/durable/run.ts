@@ -9,6 +9,7 @@ import type { AgentMessage } from "../core/messages.js";
 import type { Model, StreamFunction, ThinkingLevel, ToolChoice } from "../core/model.js";
 import { agentLoop, agentLoopContinue } from "../edge/agent-loop.js";
 import { checkContinuable, checkPromptable } from "../loop/agent-loop.js";
+import { findDanglingBatch } from "../loop/pairing.js";
 import { DeadlineExceededError } from "../loop/signals.js";
 import type { AgentLoopConfig, Awaitable } from "../protocol/config.js";
 import type { AgentEvent } from "../protocol/events.js";
@@ -119,8 +120,15 @@ export function checkDurableInput(input: DurableRunInput): void {
 	const messages = input.messages ?? [];
 	try {
 		if (!Array.isArray(input.prompts)) throw new Error("`prompts` must be an array of agent messages");
-		if (input.prompts.length === 0) checkContinuable(messages, input.approvals);
-		else if (input.approvals !== undefined)
+		if (input.prompts.length === 0) {
+			// Decisions after the batch was answered (a repeated resume) deserve a clearer word than the
+			// loop's "nothing to continue from".
+			if (input.approvals && Object.keys(input.approvals).length > 0 && !findDanglingBatch(messages))
+				throw new Error(
+					`no call awaits approval (decisions on ${Object.keys(input.approvals).join(", ")}): was the batch resumed already?`,
+				);
+			checkContinuable(messages, input.approvals);
+		} else if (input.approvals !== undefined)
 			throw new Error("decisions resume a paused batch: send `approvals` with no `prompts`");
 		else checkPromptable(messages);
 	} catch (error) {

@@ -127,6 +127,10 @@ describe("durable core: tool approvals", () => {
 				/no `prompts`/,
 			],
 			[{ messages: [], prompts: [], approvals: {} }, /context is empty/],
+			[
+				{ messages: paused.messages.slice(0, 1), prompts: [], approvals: { t2: { approved: true } } },
+				/no call awaits approval \(decisions on t2\)/,
+			],
 		];
 		for (const [badInput, message] of bad) {
 			const journal = new MemoryJournal();
