@@ -1,62 +1,182 @@
-/** `npm run bench`: prints every benchmark with its floor and its target. */
-import { w1, w2, w3, w4 } from "./core.js";
-import { allDecodeThroughputs } from "./decode.js";
-import { providerW3 } from "./provider-w3.js";
-import { soak } from "./soak.js";
-import { collectorDirectCost, telemetryCost } from "./telemetry.js";
+/**
+ * `npm run bench` (at the repository root): capstan side by side with pi-agent-core, the OpenAI Agents SDK
+ * and the AI SDK against a no-library floor, W1–W4 here plus every `w5-*.ts` / `w6-*.ts` script beside this
+ * file. Prints Markdown tables and writes `results/latest.md` and `results/latest.json`.
+ *
+ * Flags: `--quick` (under a minute, smoke-check figures), `--only=capstan,pi-agent-core` (the floor always
+ * runs), `--no-build` (use `../dist` as it is; by default it is rebuilt when `../src` is newer).
+ */
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { build } from "esbuild";
+import { LIBRARIES, type LibraryName, PACKAGES } from "./src/libraries.js";
+import { planFor } from "./src/plan.js";
+import { type ExternalWorkload, methodText, type RunInfo, renderMarkdown, targetsFor } from "./src/report.js";
+import { measureAll } from "./src/schedule.js";
 
-const fmt = (n: number, digits = 3) => n.toFixed(digits);
+const here = fileURLToPath(new URL(".", import.meta.url));
+const root = join(here, "..");
 
-async function main() {
-	console.log(`capstan bench — node ${process.version}, ${new Date().toISOString()}`);
+const { values } = parseArgs({
+	options: {
+		quick: { type: "boolean", default: false },
+		only: { type: "string" },
+		"no-build": { type: "boolean", default: false },
+	},
+});
 
-	const r1 = await w1();
-	console.log(
-		`W1 text deltas: ${fmt(r1.nsPerDelta, 0)} ns/delta (floor ${fmt(r1.floorNsPerDelta, 0)} ns) = ${fmt(r1.ratio, 2)}× floor  [target ≤ 2.5×]`,
-	);
-
-	const r2 = await w2();
-	console.log(
-		`W2 1,000 tool turns: turns 2–21 ${fmt(r2.msPerTurnFirst, 4)} ms/turn, turns 981–1,000 ${fmt(r2.msPerTurnLast, 4)} ms/turn, mean ${fmt(r2.msPerTurnTotal, 4)} (floor ${fmt(r2.floorMsPerTurn, 4)}) [target ≤ 0.05 ms/turn, flat]`,
-	);
-
-	const r3 = await w3();
-	for (const row of r3.rows) {
-		console.log(
-			`W3 ${String(row.bytes / 1024).padStart(5)} KB args: ${fmt(row.ms, 2)} ms (floor ${fmt(row.floorMs, 2)} ms) = ${fmt(row.ms / row.floorMs, 2)}× floor`,
-		);
-	}
-	console.log(`W3 growth exponent ${fmt(r3.exponent, 3)} (floor ${fmt(r3.floorExponent, 3)}) [target ≤ 1.1]`);
-	const r3a = await w3(undefined, undefined, "array");
-	console.log(
-		`W3 (one array of small objects) ${r3a.rows.map((r) => `${r.bytes / 1024} KB ${fmt(r.ms, 1)} ms`).join(", ")}; exponent ${fmt(r3a.exponent, 3)} (floor ${fmt(r3a.floorExponent, 3)}) [target ≤ 1.1]`,
-	);
-
-	const r4 = await w4();
-	console.log(
-		`W4 8 tools × 100 ms: batch ${fmt(r4.batchMs, 2)} ms (floor ${fmt(r4.floorMs, 2)} ms) = floor + ${fmt(r4.batchMs - r4.floorMs, 2)} ms [target ≤ floor + 1 ms]`,
-	);
-
-	const tel = await telemetryCost();
-	const direct = await collectorDirectCost();
-	const signed = (n: number) => `${n >= 0 ? "+" : ""}${fmt(n, 2)}`;
-	console.log(
-		`X3 telemetry, W2-like 1,000 tool turns: off ${fmt(tel.off, 2)} µs/turn; on, end to end: collector ${signed(tel.collectorCost)}, collector + OTel sink (no-op tracer) ${signed(tel.otelNoopCost)}, collector + OTel SDK spans in memory ${signed(tel.otelCost)} µs/turn; collector alone (events replayed) ${fmt(direct.collectorUsPerTurn, 2)} µs/turn, with the OTel sink (no-op tracer) ${fmt(direct.withNoopSinkUsPerTurn, 2)} µs/turn`,
-	);
-
-	const pw3 = await providerW3();
-	console.log(
-		`W3 through the Anthropic provider (SSE → decoder → builder): ${pw3.rows.map((r) => `${r.bytes / 1024} KB ${fmt(r.ms, 1)} ms`).join(", ")}; exponent ${fmt(pw3.exponent, 3)} [target ≤ 1.1]`,
-	);
-	await allDecodeThroughputs(console.log);
-
-	const s = await soak();
-	console.log(
-		`Soak ${s.turns} Agent turns: ${fmt(s.msPerTurn, 3)} ms/turn; heap ${fmt(s.heapStartMb, 1)} → ${fmt(s.heapEndMb, 1)} MB, slope ${fmt(s.heapSlopeBytesPerTurn, 1)} B/turn${s.gcExposed ? "" : " (no --expose-gc: noisy)"}; left behind ${JSON.stringify(s.leftBehind)} [target: flat, nothing left]`,
-	);
+function newestMtime(dir: string): number {
+	let newest = 0;
+	for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true }))
+		if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+	return newest;
 }
 
-main().catch((error) => {
-	console.error(error);
-	process.exit(1);
-});
+/** The figures are for the package a user installs: capstan's built `dist/`, rebuilt when stale. */
+function ensureCapstanBuilt(): void {
+	let built = 0;
+	try {
+		built = statSync(join(root, "dist", "index.js")).mtimeMs;
+	} catch {}
+	if (values["no-build"] && built > 0) return;
+	if (built > newestMtime(join(root, "src"))) return;
+	console.error("building capstan (dist/ is older than src/)…");
+	const result = spawnSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
+	if (result.status !== 0) throw new Error("npm run build failed");
+}
+
+/** Workers run as plain JavaScript (no TypeScript loader in the measured processes). */
+async function transpileWorkers(): Promise<void> {
+	const src = join(here, "src");
+	const entryPoints = readdirSync(src, { recursive: true, encoding: "utf8" })
+		.filter((f) => f.endsWith(".ts"))
+		.map((f) => join(src, f));
+	await build({ entryPoints, outdir: join(here, "dist"), platform: "node", format: "esm", target: "node20" });
+}
+
+function versionOf(pkg: string): string {
+	const file = join(here, "node_modules", pkg, "package.json");
+	return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
+}
+
+function runInfo(): RunInfo {
+	const versions: RunInfo["versions"] = {};
+	for (const library of LIBRARIES) {
+		const pkg = PACKAGES[library];
+		if (pkg) versions[library] = versionOf(pkg);
+	}
+	let commit = "unknown";
+	try {
+		commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
+	} catch {}
+	return {
+		date: new Date().toISOString(),
+		node: process.version,
+		cpus: cpus().length,
+		cpuModel: cpus()[0]?.model ?? "unknown",
+		loadAverage: loadavg(),
+		versions,
+		capstanCommit: commit,
+	};
+}
+
+/** Run one W5/W6 script; its last stdout line is its result. */
+function runExternal(file: string, quick: boolean): Promise<ExternalWorkload | string> {
+	const args = ["--import", "tsx", join(here, file), ...(quick ? ["--quick"] : [])];
+	return new Promise((resolve) => {
+		const child = spawn(process.execPath, args, { cwd: here, stdio: ["ignore", "pipe", "inherit"] });
+		let out = "";
+		child.stdout.on("data", (chunk: Buffer) => {
+			out += chunk;
+		});
+		const timer = setTimeout(() => child.kill("SIGKILL"), quick ? 30_000 : 900_000);
+		child.on("close", (code) => {
+			clearTimeout(timer);
+			try {
+				const parsed = JSON.parse(out.trim().split("\n").at(-1) ?? "") as ExternalWorkload;
+				if (code !== 0 || !Array.isArray(parsed.rows)) throw new Error(`exit ${code}`);
+				resolve({ ...parsed, targets: parsed.targets ?? [] });
+			} catch (error) {
+				resolve(`${file}: no result (${String(error)})`);
+			}
+		});
+	});
+}
+
+interface SoakResult {
+	turns: number;
+	msPerTurn: number;
+	heapStartMb: number;
+	heapEndMb: number;
+	heapSlopeBytesPerTurn: number;
+	leftBehind: Record<string, number>;
+}
+
+/** The capstan-only soak (reliability, not speed): its own process, forced GC for the heap samples. */
+function runSoak(turns: number): SoakResult | string {
+	const script = join(here, "dist", "soak.js");
+	const result = spawnSync(process.execPath, ["--expose-gc", script, `--turns=${turns}`], {
+		encoding: "utf8",
+		timeout: 300_000,
+	});
+	try {
+		return JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "") as SoakResult;
+	} catch {
+		return `soak: no result (${result.stderr.trim().slice(-300)})`;
+	}
+}
+
+function soakSection(soak: SoakResult): string {
+	const left = Object.keys(soak.leftBehind).length === 0 ? "nothing" : JSON.stringify(soak.leftBehind);
+	return [
+		"## Soak (capstan-only, no peer: a leak check, not a comparison)",
+		"",
+		`${soak.turns.toLocaleString("en-US")} \`Agent\` turns on the scripted model, transcript reset between prompts: heap ${soak.heapStartMb.toFixed(1)} → ${soak.heapEndMb.toFixed(1)} MB after forced GC, slope over the second half ${soak.heapSlopeBytesPerTurn.toFixed(1)} B/turn; timers and handles left behind: ${left}.`,
+	].join("\n");
+}
+
+async function main(): Promise<void> {
+	const plan = planFor(values.quick);
+	const only = values.only?.split(",") ?? LIBRARIES;
+	const unknown = only.filter((l) => !LIBRARIES.includes(l as LibraryName));
+	if (unknown.length > 0)
+		throw new Error(`--only: unknown ${unknown.join(", ")} (known: ${LIBRARIES.join(", ")})`);
+	const libraries = LIBRARIES.filter((l) => l === "floor" || only.includes(l));
+	ensureCapstanBuilt();
+	await transpileWorkers();
+	const info = runInfo();
+	const started = performance.now();
+	const cells = await measureAll(plan, libraries, (line) => console.error(line));
+	const external: ExternalWorkload[] = [];
+	const skipped: string[] = [];
+	const scripts = readdirSync(here)
+		.filter((f) => /^w[56]-.*\.ts$/.test(f))
+		.sort();
+	for (const script of scripts) {
+		const result = await runExternal(script, plan.quick);
+		if (typeof result === "string") skipped.push(result);
+		else external.push(result);
+	}
+	if (scripts.length === 0)
+		skipped.push("W5/W6: no `bench/w5-*.ts` / `bench/w6-*.ts` scripts present; skipped.");
+	const soak = libraries.includes("capstan") ? runSoak(plan.quick ? 2_000 : 10_000) : undefined;
+	if (typeof soak === "string") skipped.push(soak);
+	const extras = soak && typeof soak !== "string" ? [soakSection(soak)] : [];
+	const markdown = renderMarkdown(cells, plan, libraries, info, external, skipped, extras);
+	const seconds = (performance.now() - started) / 1000;
+	// A quick run is a smoke check: it must not overwrite the figures of the last full run.
+	const name = plan.quick ? "quick" : "latest";
+	mkdirSync(join(here, "results"), { recursive: true });
+	writeFileSync(join(here, "results", `${name}.md`), markdown);
+	const targets = targetsFor(cells, plan, libraries);
+	const json = { info, method: methodText(plan), plan, seconds, targets, cells, external, soak, skipped };
+	writeFileSync(join(here, "results", `${name}.json`), `${JSON.stringify(json, null, "\t")}\n`);
+	console.log(markdown);
+	console.error(`bench finished in ${seconds.toFixed(0)} s; written to bench/results/${name}.{md,json}`);
+}
+
+await main();

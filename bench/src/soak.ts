@@ -1,14 +1,15 @@
 /**
- * Soak (reliability; bench only, not CI): 10,000 turns through the `Agent` on the scripted model — every
+ * Soak (capstan-only, no peer; reliability, not speed): 10,000 turns through the `Agent` on the scripted model — every
  * prompt is a tool turn (one call, run, paired) and a text turn, the transcript reset between prompts so only
  * leaks can grow the heap. Reports the heap slope after forced GC (bytes per turn, least squares over
- * samples) and the timers / handles and subscribers left behind. Run: `npx tsx --expose-gc bench/soak.ts`
- * (or through `npm run bench`; without --expose-gc the heap figures are noisier).
+ * samples) and the timers / handles and subscribers left behind. The runner starts it with `--expose-gc`
+ * (`--turns=N` to change the count) and reads its one JSON line.
  */
-import { Agent, type AgentTool } from "../src/index.js";
-import { scriptedModel } from "../src/testing/index.js";
+import { parseArgs } from "node:util";
+import { Agent, type AgentTool } from "capstan";
+import { scriptedModel } from "capstan/testing";
 
-const TURNS = Number(process.env.SOAK_TURNS ?? 10_000);
+const TURNS = Number(parseArgs({ options: { turns: { type: "string", default: "10000" } } }).values.turns);
 const TURNS_PER_PROMPT = 2;
 const SAMPLES = 20;
 
@@ -102,7 +103,7 @@ export async function soak(turns = TURNS) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
 	soak().then(
-		(r) => console.log(JSON.stringify(r, null, 2)),
+		(r) => console.log(JSON.stringify(r)),
 		(error) => {
 			console.error(error);
 			process.exit(1);

@@ -1,0 +1,36 @@
+/**
+ * The libraries under test, by the name the runner and the tables use. Each is imported only by the worker
+ * that runs it, so no process loads (or JIT-warms, or garbage-collects) another library's code.
+ */
+import type { Conversation, Driver } from "./adapters/types.js";
+
+const floor = async (): Promise<Driver> => {
+	const { runFloor } = await import("./floor.js");
+	return async ({ source, tools, onTextDelta }: Conversation) => {
+		await runFloor(source, tools, onTextDelta);
+	};
+};
+
+/** Every driver's loader, the floor first. */
+export const DRIVERS = {
+	floor,
+	capstan: async () => (await import("./adapters/capstan.js")).runCapstan,
+	"pi-agent-core": async () => (await import("./adapters/pi.js")).runPi,
+	"openai-agents": async () => (await import("./adapters/openai-agents.js")).runOpenAiAgents,
+	"ai-sdk": async () => (await import("./adapters/ai-sdk.js")).runAiSdk,
+} satisfies Record<string, () => Promise<Driver>>;
+
+/** A library's name. */
+export type LibraryName = keyof typeof DRIVERS;
+
+/** The names, in table order. */
+export const LIBRARIES = Object.keys(DRIVERS) as LibraryName[];
+
+/** The package each library row measures (its version is read from `bench/node_modules`). */
+export const PACKAGES: Record<LibraryName, string | undefined> = {
+	floor: undefined,
+	capstan: "capstan",
+	"pi-agent-core": "@mariozechner/pi-agent-core",
+	"openai-agents": "@openai/agents-core",
+	"ai-sdk": "ai",
+};

@@ -1,0 +1,134 @@
+/**
+ * W1–W4: what one repetition of each workload does and measures, for any driver. Each function plans the
+ * replies, runs one conversation and checks it really happened (deltas seen, tools run) before returning
+ * its figures, so a library that silently skips work cannot look fast.
+ */
+import { getHeapStatistics } from "node:v8";
+import type { Driver } from "./adapters/types.js";
+import { FakeSource, type PlannedCall, type Reply, textReply, toolReply } from "./source.js";
+import { median } from "./stats.js";
+import type { BenchTool } from "./tools.js";
+
+/** Figures of one repetition (which ones depends on the workload). */
+export type Figures = Record<string, number>;
+
+function check(condition: boolean, message: string): void {
+	if (!condition) throw new Error(message);
+}
+
+/** W1: one reply of `deltas` text deltas of 4 characters; ms to the end of the run and peak heap growth. */
+export async function w1(driver: Driver, deltas: number): Promise<Figures> {
+	const reply = textReply(Array.from({ length: deltas }, () => "abcd"));
+	const base = getHeapStatistics().used_heap_size;
+	let peak = base;
+	const probe = () => {
+		const used = getHeapStatistics().used_heap_size;
+		if (used > peak) peak = used;
+	};
+	const source = new FakeSource([reply], Number.POSITIVE_INFINITY, probe);
+	let seen = 0;
+	const start = performance.now();
+	await driver({ source, tools: [], maxTurns: 2, onTextDelta: () => seen++ });
+	const ms = performance.now() - start;
+	check(seen === deltas, `W1: the user saw ${seen} of ${deltas} text deltas`);
+	return { ms, heapMb: (peak - base) / 2 ** 20 };
+}
+
+const echo = (counter: { calls: number }): BenchTool => ({
+	name: "echo",
+	description: "Echo a value back",
+	fields: { value: "string" },
+	run: async (args) => {
+		counter.calls++;
+		return `ok ${String(args.value)}`;
+	},
+});
+
+/**
+ * W2: `turns` turns of one trivial validated tool call each, then a final reply; the per-turn clock is the
+ * start of each model call. Cut short (and reported as such) after `budgetMs`.
+ */
+export async function w2(driver: Driver, turns: number, budgetMs: number): Promise<Figures> {
+	const replies: Reply[] = [];
+	for (let i = 0; i < turns; i++)
+		replies.push(toolReply([{ id: `call_${i}`, name: "echo", argumentsJson: `{"value":"v${i}"}` }]));
+	const counter = { calls: 0 };
+	const source = new FakeSource(replies, budgetMs);
+	const start = performance.now();
+	await driver({ source, tools: [echo(counter)], maxTurns: turns + 2 });
+	const ms = performance.now() - start;
+	const marks = source.callStarts;
+	const reached = counter.calls;
+	check(reached >= Math.min(turns, 21), `W2: only ${reached} tool calls ran`);
+	check(source.cutShort || reached === turns, `W2: ${reached} of ${turns} tool calls ran`);
+	// Turn k (1-based) runs from the start of model call k to the start of call k + 1. Turns are
+	// heavy-tailed on a loaded machine (a GC pause or a preemption is one slow turn), hence windows of 20
+	// and 100 turns, and the median turn beside the mean.
+	const durations = marks.slice(1, reached + 1).map((at, i) => at - marks[i]!);
+	const window = (last: number, width: number) => (marks[last]! - marks[last - width]!) / width;
+	const figures: Figures = {
+		turns: reached,
+		cutShort: source.cutShort ? 1 : 0,
+		ms,
+		meanMsPerTurn: (marks[reached]! - marks[0]!) / reached,
+		medianMsPerTurn: median(durations),
+		msPerTurnAt10: window(20, 20),
+		msPerTurnAtEnd: window(reached, Math.max(1, Math.min(100, reached - 20))),
+	};
+	if (reached >= 1000) figures.msTo1000 = marks[1000]! - start;
+	return figures;
+}
+
+/** W3: one call of `bytes` bytes of arguments in 64-byte deltas; ms from the start until the tool runs. */
+export async function w3(driver: Driver, bytes: number): Promise<Figures> {
+	const wrapper = `{"data":""}`.length;
+	const argumentsJson = `{"data":"${"x".repeat(bytes - wrapper)}"}`;
+	const call: PlannedCall = { id: "call_big", name: "write", argumentsJson };
+	let toolAt = 0;
+	let length = 0;
+	const write: BenchTool = {
+		name: "write",
+		description: "Write the data",
+		fields: { data: "string" },
+		run: async (args) => {
+			toolAt = performance.now();
+			length = String(args.data).length;
+			return "written";
+		},
+	};
+	const source = new FakeSource([toolReply([call], 64)]);
+	const start = performance.now();
+	await driver({ source, tools: [write], maxTurns: 3 });
+	check(length === bytes - wrapper, `W3: the tool got ${length} of ${bytes - wrapper} characters`);
+	return { ms: toolAt - start };
+}
+
+/** W4: one reply asking for 8 calls of a tool that waits 100 ms (real timers); ms for the whole run. */
+export async function w4(driver: Driver): Promise<Figures> {
+	const calls: PlannedCall[] = Array.from({ length: 8 }, (_, i) => ({
+		id: `call_${i}`,
+		name: "wait",
+		argumentsJson: `{"ms":100}`,
+	}));
+	const starts: number[] = [];
+	const wait: BenchTool = {
+		name: "wait",
+		description: "Wait a while",
+		fields: { ms: "number" },
+		run: (args) =>
+			new Promise((resolve) => {
+				starts.push(performance.now());
+				setTimeout(() => resolve("waited"), Number(args.ms));
+			}),
+	};
+	const source = new FakeSource([toolReply(calls)]);
+	const start = performance.now();
+	await driver({ source, tools: [wait], maxTurns: 3 });
+	const ms = performance.now() - start;
+	check(starts.length === 8, `W4: ${starts.length} of 8 tools ran`);
+	return {
+		ms,
+		firstToolMs: Math.min(...starts) - start,
+		spreadMs: Math.max(...starts) - Math.min(...starts),
+	};
+}

@@ -1,0 +1,85 @@
+/**
+ * The harness still works: every library runs every workload at tiny sizes, in this process, and the report
+ * renders them. Figures are checked for being there, never for being fast (no timing assertions).
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { DRIVERS, LIBRARIES } from "../src/libraries.js";
+import { planFor } from "../src/plan.js";
+import { renderMarkdown } from "../src/report.js";
+import type { Cell } from "../src/schedule.js";
+import { FakeSource, toolReply } from "../src/source.js";
+import { growthExponent, median } from "../src/stats.js";
+import { type Figures, w1, w2, w3, w4 } from "../src/workloads.js";
+
+describe("stats", () => {
+	it("fits the exponent of an exact power law", () => {
+		const sizes = [1, 2, 4, 8];
+		assert.equal(growthExponent(sizes.map((size) => ({ size, ms: 3 * size }))).toFixed(6), "1.000000");
+		assert.equal(growthExponent(sizes.map((size) => ({ size, ms: size * size }))).toFixed(6), "2.000000");
+		assert.ok(Number.isNaN(growthExponent([{ size: 1, ms: 1 }])));
+	});
+
+	it("takes the median of odd and even counts", () => {
+		assert.equal(median([3, 1, 2]), 2);
+		assert.equal(median([4, 1, 3, 2]), 2.5);
+	});
+});
+
+describe("every library, tiny sizes", () => {
+	const plan = {
+		...planFor(true),
+		reps: 1,
+		w1Deltas: 50,
+		w2Turns: 45,
+		w3Sizes: [1024, 2048],
+	};
+	const cells: Cell[] = [];
+	const add = (library: (typeof LIBRARIES)[number], workload: string, size: number, figures: Figures) =>
+		cells.push({ library, workload, size, gc: false, reps: [figures] });
+
+	for (const library of LIBRARIES)
+		it(`${library} runs W1-W4 and its figures are there`, async () => {
+			const driver = await DRIVERS[library]();
+			const f1 = await w1(driver, plan.w1Deltas);
+			assert.ok(f1.ms! > 0 && Number.isFinite(f1.heapMb));
+			add(library, "W1", plan.w1Deltas, f1);
+			const f2 = await w2(driver, plan.w2Turns, Number.POSITIVE_INFINITY);
+			assert.equal(f2.turns, plan.w2Turns);
+			assert.ok(f2.meanMsPerTurn! > 0 && f2.msPerTurnAt10! > 0 && f2.msPerTurnAtEnd! > 0);
+			add(library, "W2", plan.w2Turns, f2);
+			for (const size of plan.w3Sizes) {
+				const f3 = await w3(driver, size);
+				assert.ok(f3.ms! > 0);
+				add(library, "W3", size, f3);
+			}
+			const f4 = await w4(driver);
+			assert.ok(f4.ms! >= 100, "the 100 ms tools ran");
+			add(library, "W4", 0, f4);
+		});
+
+	it("a spent budget serves the final reply instead of the plan, and says so", async () => {
+		const source = new FakeSource([toolReply([{ id: "c", name: "echo", argumentsJson: "{}" }])], -1);
+		const types: string[] = [];
+		for await (const event of source.next()) types.push(event.type);
+		assert.deepEqual(types, ["text-start", "text-delta", "text-end", "finish"]);
+		assert.equal(source.cutShort, true);
+	});
+
+	it("renders every library and every target", () => {
+		const info = {
+			date: "2026-01-01T00:00:00.000Z",
+			node: process.version,
+			cpus: 2,
+			cpuModel: "test",
+			loadAverage: [0, 0, 0],
+			versions: {},
+			capstanCommit: "test",
+		};
+		const md = renderMarkdown(cells, plan, LIBRARIES, info, [], []);
+		for (const library of LIBRARIES)
+			assert.ok(md.includes(`| ${library}`) || md.includes(` ${library} |`), library);
+		assert.match(md, /W3 growth exponent/);
+		assert.match(md, /\| W4 ≤ floor \+ 0\.5 ms \| (\+|-)[\d.]+ ms \| (pass|\*\*miss\*\*) \|/);
+	});
+});
