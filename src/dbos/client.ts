@@ -6,7 +6,12 @@
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import pg from "pg";
 import { type AgentMessage, userMessage } from "../core/messages.js";
-import type { DurableRunInput, DurableRunResult } from "../durable/index.js";
+import {
+	type ApprovalDecisions,
+	checkDurableInput,
+	type DurableRunInput,
+	type DurableRunResult,
+} from "../durable/index.js";
 import { type DbosRunEvent, ensureEventsTable, type RunEventsOptions, readRunEvents } from "./events.js";
 import { DEFAULT_AGENT_QUEUE, messageTopic } from "./workflow.js";
 
@@ -105,6 +110,52 @@ export class DbosAgentRuns {
 		return this.#client.retrieveWorkflow<DurableRunResult>(runId).getResult();
 	}
 
+	/**
+	 * Resume a run that ended awaiting approval (rule T15) with a decision per pending call (rule T16), from
+	 * any process: a new run continues the paused batch from the paused run's transcript and settings, on its
+	 * queue. An approved call runs, a denied one gets a result the model reads; undecided calls pause again.
+	 * The new run's id defaults to `<runId>:resume`, so a second `resume` of the same run — another process,
+	 * a retried request — joins the first instead of running the approved tools again (different decisions
+	 * are refused). Resolves to the new run's id; throws when the run is not paused or a decision names no
+	 * pending call.
+	 */
+	async resume(
+		runId: string,
+		approvals: ApprovalDecisions,
+		options: { runId?: string; queueName?: string } = {},
+	): Promise<string> {
+		const paused = await this.#client.getWorkflow(runId);
+		if (!paused) throw new Error(`resume: no run "${runId}"`);
+		if (paused.status !== "SUCCESS")
+			throw new Error(`resume: run "${runId}" has not ended (status ${paused.status})`);
+		const result = await this.result(runId);
+		if (result.outcome.type !== "awaiting_approval")
+			throw new Error(`resume: run "${runId}" ended ${result.outcome.type}, not awaiting approval`);
+		const settings = (paused.input?.[0] as DurableRunInput | undefined)?.settings;
+		const input: DurableRunInput = {
+			messages: result.messages,
+			prompts: [],
+			approvals,
+			...(settings ? { settings } : {}),
+		};
+		checkDurableInput(input);
+		const resumeId = options.runId ?? `${runId}:resume`;
+		const handle = await this.#client.enqueue(
+			{
+				workflowName: paused.workflowName,
+				queueName: options.queueName ?? paused.queueName ?? DEFAULT_AGENT_QUEUE,
+				workflowID: resumeId,
+			},
+			input,
+		);
+		// DBOS returns the existing run for a known id: it must carry these decisions, not others.
+		const existing = await this.#client.getWorkflow(handle.workflowID);
+		const recorded = (existing?.input?.[0] as DurableRunInput | undefined)?.approvals;
+		if (!sameDecisions(recorded, approvals))
+			throw new Error(`resume: run "${runId}" was already resumed as "${resumeId}" with other decisions`);
+		return handle.workflowID;
+	}
+
 	/** The run's DBOS status, or undefined for an unknown run id. */
 	async status(runId: string): Promise<DbosRunStatus | undefined> {
 		const status = await this.#client.getWorkflow(runId);
@@ -138,6 +189,17 @@ export class DbosAgentRuns {
 		await this.#client.destroy();
 		await this.#pool.end();
 	}
+}
+
+function sameDecisions(a: ApprovalDecisions | undefined, b: ApprovalDecisions): boolean {
+	if (!a) return false;
+	const ids = Object.keys(b);
+	if (Object.keys(a).length !== ids.length) return false;
+	return ids.every((id) => {
+		const [x, y] = [a[id], b[id]];
+		if (!x || !y || x.approved !== y.approved) return false;
+		return x.approved || y.approved || x.reason === y.reason;
+	});
 }
 
 /** Messages cross processes as JSON: reject what is not a message here, where the caller can see why. */

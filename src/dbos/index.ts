@@ -5,12 +5,16 @@
  */
 
 export type {
+	ApprovalDecision,
+	ApprovalDecisions,
 	DurableAgent,
 	DurableEventPosition,
 	DurableRunInput,
 	DurableRunResult,
 	DurableRunSettings,
+	PendingApproval,
 } from "../durable/index.js";
+export { DurableInputError } from "../durable/index.js";
 export { DbosAgentRuns, type DbosAgentRunsOptions, type DbosRunStatus, type RunMessage } from "./client.js";
 export type { DbosRunEvent, RunEventsOptions } from "./events.js";
 export {

@@ -4,15 +4,18 @@
  * construction. `capstan/dbos` builds on it; docs/durable.md lists what a host must keep deterministic.
  */
 
+export type { ApprovalDecision, ApprovalDecisions, PendingApproval } from "../tools/approval.js";
 export type { InterruptedToolPolicy } from "../tools/types.js";
 export { DurableClock } from "./clock.js";
 export type { DurableInbox, DurableJournal, DurableTopic } from "./journal.js";
 export { type CrashPoint, type MemoryAttempt, MemoryJournal } from "./memory-journal.js";
 export {
+	checkDurableInput,
 	DURABLE_ABORT_REASON,
 	type DurableAgent,
 	type DurableEngine,
 	type DurableEventPosition,
+	DurableInputError,
 	type DurableRunInput,
 	type DurableRunResult,
 	type DurableRunSettings,

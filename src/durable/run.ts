@@ -3,13 +3,18 @@
  * inputs; model replies, tool results, the clock and the queues are journaled. Any engine that replays a
  * workflow function from its inputs with recorded step results gets the same path (see docs/durable.md).
  */
+
+import { errorText } from "../core/abort.js";
 import type { AgentMessage } from "../core/messages.js";
 import type { Model, StreamFunction, ThinkingLevel, ToolChoice } from "../core/model.js";
 import { agentLoop, agentLoopContinue } from "../edge/agent-loop.js";
+import { checkContinuable, checkPromptable } from "../loop/agent-loop.js";
+import { findDanglingBatch } from "../loop/pairing.js";
 import { DeadlineExceededError } from "../loop/signals.js";
 import type { AgentLoopConfig, Awaitable } from "../protocol/config.js";
 import type { AgentEvent } from "../protocol/events.js";
 import type { RunOutcome } from "../protocol/outcome.js";
+import type { ApprovalDecisions } from "../tools/approval.js";
 import type { AgentTool, InterruptedToolPolicy } from "../tools/types.js";
 import { DurableClock } from "./clock.js";
 import type { DurableInbox, DurableJournal, DurableTopic } from "./journal.js";
@@ -64,7 +69,10 @@ export interface DurableRunSettings {
 	deadline?: number;
 }
 
-/** The input of one durable run (JSON): the transcript so far, the new prompts, the settings. */
+/**
+ * The input of one durable run (JSON): the transcript so far, the new prompts, the settings, and decisions on
+ * a paused batch. Everything that decides the run's path is here, so a replay takes the same path.
+ */
 export interface DurableRunInput {
 	/** The conversation before this run. Default empty. */
 	messages?: AgentMessage[];
@@ -72,16 +80,60 @@ export interface DurableRunInput {
 	prompts: AgentMessage[];
 	/** Per-run settings. */
 	settings?: DurableRunSettings;
+	/**
+	 * Decisions on the calls a paused run left awaiting approval (rule T16), by tool call id: `messages` is
+	 * that run's `result.messages`, `prompts` is empty, and the run resumes the batch through
+	 * `agentLoopContinue`'s `approvals`. Undecided calls are requested again.
+	 */
+	approvals?: ApprovalDecisions;
 }
 
-/** The result of a durable run (JSON): the whole transcript, what the run added, how it ended. */
+/**
+ * The result of a durable run (JSON): the whole transcript, what the run added, how it ended. A run paused
+ * for approval (rule T15) ends `{ type: "awaiting_approval", pending }`: resume it with a new run whose
+ * input is `{ messages: result.messages, prompts: [], approvals }`.
+ */
 export interface DurableRunResult {
 	/** The whole transcript: the input messages, then what the run added. */
 	messages: AgentMessage[];
 	/** What the run added (`agent_end.messages`). */
 	added: AgentMessage[];
-	/** How the run ended (`agent_end.outcome`). */
+	/** How the run ended (`agent_end.outcome`; `pending` approvals when it paused). */
 	outcome: RunOutcome;
+}
+
+/**
+ * A durable run's input that no attempt can run: a prompt over unanswered tool calls (rule T17), nothing to
+ * continue from (rule L6), decisions on calls that are not awaiting approval or of the wrong shape (rule
+ * T16). Engines treat it as final rather than retrying: every replay would fail the same way.
+ */
+export class DurableInputError extends Error {
+	/** Always `"DurableInputError"`. */
+	override readonly name = "DurableInputError";
+}
+
+/**
+ * Check a durable run's input before committing to it (`runDurableAgent` does so first; an engine may call
+ * it earlier, before it writes any state). Throws a `DurableInputError` that says what is wrong.
+ */
+export function checkDurableInput(input: DurableRunInput): void {
+	const messages = input.messages ?? [];
+	try {
+		if (!Array.isArray(input.prompts)) throw new Error("`prompts` must be an array of agent messages");
+		if (input.prompts.length === 0) {
+			// Decisions after the batch was answered (a repeated resume) deserve a clearer word than the
+			// loop's "nothing to continue from".
+			if (input.approvals && Object.keys(input.approvals).length > 0 && !findDanglingBatch(messages))
+				throw new Error(
+					`no call awaits approval (decisions on ${Object.keys(input.approvals).join(", ")}): was the batch resumed already?`,
+				);
+			checkContinuable(messages, input.approvals);
+		} else if (input.approvals !== undefined)
+			throw new Error("decisions resume a paused batch: send `approvals` with no `prompts`");
+		else checkPromptable(messages);
+	} catch (error) {
+		throw new DurableInputError(`durable run input: ${errorText(error)}`);
+	}
 }
 
 /**
@@ -121,6 +173,7 @@ export async function runDurableAgent(
 	input: DurableRunInput,
 	engine: DurableEngine,
 ): Promise<DurableRunResult> {
+	checkDurableInput(input);
 	const settings = input.settings ?? {};
 	const messages = input.messages ?? [];
 	const wallClock = engine.clock ?? Date.now;
@@ -158,7 +211,12 @@ export async function runDurableAgent(
 	const stream =
 		input.prompts.length > 0
 			? agentLoop(input.prompts, context, config, controller.signal)
-			: agentLoopContinue(context, config, controller.signal);
+			: agentLoopContinue(
+					context,
+					config,
+					controller.signal,
+					input.approvals ? { approvals: input.approvals } : undefined,
+				);
 	const outcome = await forwardEvents(stream, engine.onEvent);
 	const added = await stream.result();
 	await steps.idle();

@@ -37,15 +37,23 @@ export function startAgentLoop(
 	config: LoopConfig,
 	signal?: AbortSignal,
 ): AgentEventStream {
-	const dangling = findDanglingBatch(context.messages);
-	// Rule T17: a prompt after unanswered calls would reach the provider as an unpaired call, which every
-	// provider rejects; say what to do instead of letting the request fail.
+	checkPromptable(context.messages);
+	return startRun(context, config, signal, prompts, undefined);
+}
+
+/**
+ * Rule T17: throws when a prompt cannot follow `messages` (unanswered tool calls at the end). Exported for
+ * hosts that check a run's input before they commit to it (the durable core).
+ */
+export function checkPromptable(messages: readonly AgentMessage[]): void {
+	const dangling = findDanglingBatch(messages);
+	// A prompt after unanswered calls would reach the provider as an unpaired call, which every provider
+	// rejects; say what to do instead of letting the request fail.
 	if (dangling) {
 		throw new Error(
 			`agentLoop: the context ends with tool calls that have no results (${idList(dangling.calls)}) — calls awaiting approval, or a batch cut off by a crash. Resume them first with agentLoopContinue(context, config, signal, { approvals }), then prompt.`,
 		);
 	}
-	return startRun(context, config, signal, prompts, undefined);
 }
 
 /** Continue a run without a new prompt (rule L6, T16); `agentLoopContinue` at the package edge documents the contract. */
@@ -55,7 +63,19 @@ export function continueAgentLoop(
 	signal?: AbortSignal,
 	options: ContinueOptions = {},
 ): AgentEventStream {
-	const { messages } = context;
+	const decisions = checkContinuable(context.messages, options.approvals);
+	return startRun(context, config, signal, [], decisions ?? {});
+}
+
+/**
+ * Rules L6, T16: throws when a run cannot continue from `messages` with `approvals` (an empty context, a
+ * finished assistant reply, a decision on no unanswered call or of the wrong shape). Exported for hosts that
+ * check a run's input before they commit to it (the durable core).
+ */
+export function checkContinuable(
+	messages: readonly AgentMessage[],
+	approvals: ApprovalDecisions | undefined,
+): ApprovalDecisions | undefined {
 	if (messages.length === 0)
 		throw new Error("agentLoopContinue: the context is empty; there is nothing to continue from");
 	const dangling = findDanglingBatch(messages);
@@ -65,8 +85,7 @@ export function continueAgentLoop(
 			"agentLoopContinue: the context ends with an assistant message that has no unanswered tool calls; add a user message (or use agentLoop with a prompt) to continue",
 		);
 	}
-	const decisions = checkedDecisions(options.approvals, dangling?.calls ?? []);
-	return startRun(context, config, signal, [], decisions ?? {});
+	return checkedDecisions(approvals, dangling?.calls ?? []);
 }
 
 /** Rule T16: decisions arrive from outside (often parsed JSON); a wrong id or shape fails before the run. */

@@ -4,6 +4,7 @@
  * Plain `fetch`, so a caller needs no Restate SDK.
  */
 import { type AgentMessage, userMessage } from "../core/messages.js";
+import type { ApprovalDecisions, PendingApproval } from "../tools/approval.js";
 import type { RestateConversationStatus, RestateRunInput, RestateRunResult } from "./object.js";
 import { type InboxPending, inboxName } from "./topics.js";
 
@@ -85,6 +86,24 @@ export class RestateAgentClient {
 		return this.#request(`wait for ${run.invocationId}`, `restate/invocation/${id}/attach`, {
 			method: "GET",
 		});
+	}
+
+	/**
+	 * The calls the conversation's last run left awaiting approval (rule T15), empty when it did not pause.
+	 * The same list as that run's `outcome.pending`, kept in the conversation's state for any process.
+	 */
+	pendingApprovals(key: string): Promise<PendingApproval[]> {
+		return this.#post(`read the pending approvals of ${key}`, `${this.#object(key)}/pendingApprovals`, null);
+	}
+
+	/**
+	 * Resume a conversation paused for approval with a decision per pending call (rule T16), without waiting:
+	 * a run that continues the paused batch (`start(key, { approvals })`); wait for it with `result`. Runs of a
+	 * conversation execute one at a time, so a second resume of the same batch runs after the first and fails
+	 * (with a 400 from `result`): those calls are answered, and the approved tools ran once.
+	 */
+	resume(key: string, approvals: ApprovalDecisions, idempotencyKey?: string): Promise<StartedRun> {
+		return this.start(key, { approvals }, idempotencyKey);
 	}
 
 	/** Queue a steering message: the running agent reads it at its next turn boundary. */

@@ -4,6 +4,7 @@
  * transcript in the object's state — and every model call and tool execution is a `ctx.run` step, so a run
  * survives a crashed worker or server without repeating finished work. See docs/durable.md.
  */
+export type { ApprovalDecision, ApprovalDecisions, PendingApproval } from "../tools/approval.js";
 export {
 	RestateAgentClient,
 	type RestateAgentClientOptions,

@@ -8,11 +8,11 @@
 import * as restate from "@restatedev/restate-sdk";
 import { type AgentMessage, userMessage } from "../core/messages.js";
 import type { DurableAgent, DurableEventPosition, DurableRunSettings } from "../durable/run.js";
-import { runDurableAgent } from "../durable/run.js";
-import { findDanglingBatch } from "../loop/pairing.js";
+import { checkDurableInput, DurableInputError, runDurableAgent } from "../durable/run.js";
 import type { Awaitable } from "../protocol/config.js";
 import type { AgentEvent } from "../protocol/events.js";
 import type { RunOutcome } from "../protocol/outcome.js";
+import type { ApprovalDecisions, PendingApproval } from "../tools/approval.js";
 import { type ConversationInbox, conversationInbox } from "./inbox.js";
 import { RestateAwaiter, restateInbox, restateJournal } from "./journal.js";
 import { ensurePromiseWithResolvers } from "./polyfill.js";
@@ -23,13 +23,18 @@ export interface RestateRunInput {
 	prompt?: string | AgentMessage[];
 	/** Per-run settings: thinking level, tool choice, deadline. */
 	settings?: DurableRunSettings;
+	/**
+	 * Decisions on the calls the conversation's last run left awaiting approval (rule T16), by tool call id;
+	 * only without a prompt. The run resumes that batch; undecided calls are requested again.
+	 */
+	approvals?: ApprovalDecisions;
 }
 
 /** What `run` returns (JSON): the messages the run added and how it ended. The transcript is in state. */
 export interface RestateRunResult {
 	/** Every message the run added to the transcript, the prompt included. */
 	added: AgentMessage[];
-	/** How the run ended (completed, aborted, deadline, error). */
+	/** How the run ended (completed, aborted, deadline, error, or awaiting approval with its `pending` calls). */
 	outcome: RunOutcome;
 }
 
@@ -123,6 +128,8 @@ export interface RestateAgentDefinition {
 
 const TRANSCRIPT = "transcript";
 const RUNNING = "running";
+/** The calls the last run left awaiting approval (rule T15); empty or absent when it did not pause. */
+const PENDING_APPROVALS = "pendingApprovals";
 
 /**
  * Define a durable agent as Restate virtual objects: a conversation per key, its transcript in state, one
@@ -158,6 +165,10 @@ function conversationObject(options: RestateAgentOptions, inbox: ConversationInb
 				async (ctx: restate.ObjectSharedContext): Promise<AgentMessage[]> =>
 					(await ctx.get<AgentMessage[]>(TRANSCRIPT)) ?? [],
 			),
+			pendingApprovals: restate.handlers.object.shared(
+				async (ctx: restate.ObjectSharedContext): Promise<PendingApproval[]> =>
+					(await ctx.get<PendingApproval[]>(PENDING_APPROVALS)) ?? [],
+			),
 			status: restate.handlers.object.shared(
 				async (ctx: restate.ObjectSharedContext): Promise<RestateConversationStatus> => ({
 					running: (await ctx.get<string>(RUNNING)) ?? null,
@@ -182,7 +193,13 @@ async function runConversation(
 	const invocationId: string = ctx.request().id;
 	const messages = (await ctx.get<AgentMessage[]>(TRANSCRIPT)) ?? [];
 	const prompts = await promptMessages(ctx, input.prompt);
-	refuseEmptyContinue(ctx.key, messages, prompts);
+	const runInput = {
+		messages,
+		prompts,
+		...(input.settings ? { settings: input.settings } : {}),
+		...(input.approvals !== undefined ? { approvals: input.approvals } : {}),
+	};
+	refuseImpossibleRun(ctx.key, runInput);
 	ctx.set(RUNNING, invocationId);
 	const inboxClient = ctx.objectClient(inbox, ctx.key);
 	await inboxClient.begin(invocationId);
@@ -190,33 +207,31 @@ async function runConversation(
 	const onEvent = options.onEvent;
 	const awaiter = new RestateAwaiter();
 	const runInbox = restateInbox(ctx, inbox, invocationId, awaiter);
-	const result = await runDurableAgent(
-		options.agent,
-		{ messages, prompts, ...(input.settings ? { settings: input.settings } : {}) },
-		{
-			journal: restateJournal(ctx, awaiter),
-			inbox: runInbox,
-			...(onEvent ? { onEvent: (event, position) => onEvent(event, position, source) } : {}),
-		},
-	);
+	const result = await runDurableAgent(options.agent, runInput, {
+		journal: restateJournal(ctx, awaiter),
+		inbox: runInbox,
+		...(onEvent ? { onEvent: (event, position) => onEvent(event, position, source) } : {}),
+	});
 	ctx.set(TRANSCRIPT, result.messages);
+	if (result.outcome.type === "awaiting_approval") ctx.set(PENDING_APPROVALS, result.outcome.pending);
+	else ctx.clear(PENDING_APPROVALS);
 	ctx.clear(RUNNING);
 	await inboxClient.end({ invocationId, unreadSteering: runInbox.unreadSteering() });
 	return { added: result.added, outcome: result.outcome };
 }
 
 /**
- * A run without a prompt continues the transcript, which needs something to continue from (rule L6). Checked
- * here, as a terminal error: the loop's own refusal would be thrown again on every retry.
+ * Input no attempt can run — nothing to continue from (rule L6), a prompt over calls awaiting approval (rule
+ * T17), decisions on no pending call (rule T16) — fails here, before any state is written, as a terminal
+ * error: the loop's own refusal would be thrown again on every retry.
  */
-function refuseEmptyContinue(key: string, messages: AgentMessage[], prompts: AgentMessage[]): void {
-	if (prompts.length > 0) return;
-	const last = messages.at(-1) as { role?: unknown } | undefined;
-	if (last && (last.role !== "assistant" || findDanglingBatch(messages))) return;
-	const why = last ? "its last message is a finished assistant reply" : "the transcript is empty";
-	throw new restate.TerminalError(`${key}: a run without a prompt continues the transcript, but ${why}`, {
-		errorCode: 400,
-	});
+function refuseImpossibleRun(key: string, input: Parameters<typeof checkDurableInput>[0]): void {
+	try {
+		checkDurableInput(input);
+	} catch (error) {
+		if (!(error instanceof DurableInputError)) throw error;
+		throw new restate.TerminalError(`${key}: ${error.message}`, { errorCode: 400 });
+	}
 }
 
 /** The prompt as messages; a text becomes a user message stamped with Restate's journaled clock. */

@@ -124,7 +124,7 @@ describeWithRestate("capstan/restate: steering, follow-up and abort through the 
 			.catch((error: unknown) => error);
 		expect((bad as Error).message).toContain('"prompt" must be a text or an array of agent messages');
 		const empty = await client.run("idle-1", {}).catch((error: unknown) => error);
-		expect((empty as Error).message).toContain("the transcript is empty");
+		expect((empty as Error).message).toContain("the context is empty; there is nothing to continue from");
 		expect(await client.pending("idle-1")).toEqual({ steer: 0, followUp: 0, abort: 0, active: null });
 		expect(await client.transcript("idle-1")).toEqual([]);
 	});

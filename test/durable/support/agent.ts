@@ -21,6 +21,8 @@ export interface CountingAgentOptions {
 	count: Counter;
 	/** Whether `charge` declares itself idempotent (re-run after a crash) or not (reported, not re-run). */
 	idempotentCharge?: boolean;
+	/** Whether `charge` needs a person's approval (rule T14): the run then pauses before it. */
+	chargeNeedsApproval?: boolean;
 	/** Awaited inside `charge` after it counted itself: where a kill test kills the worker. */
 	insideCharge?: () => Promise<void>;
 	/** Awaited inside `lookup` (with the call id) after it counted itself. */
@@ -69,6 +71,7 @@ export function countingAgent(options: CountingAgentOptions): DurableAgent {
 		description: "Charge the card (a side effect).",
 		parameters: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] },
 		idempotent: options.idempotentCharge === true,
+		...(options.chargeNeedsApproval ? { needsApproval: true } : {}),
 		async execute(id, args: { amount: number }) {
 			options.count(`tool:${id}`);
 			await options.insideCharge?.();

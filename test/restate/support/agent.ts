@@ -18,6 +18,8 @@ export interface WorkerConfig {
 	countFile: string;
 	/** A tool call id: its tool hangs on the first attempt (until the test kills the worker). */
 	hangAt?: string;
+	/** Whether `charge` needs a person's approval (rule T14): a run then pauses before it. */
+	approveCharge?: boolean;
 }
 
 /** The steer text the script answers differently (steering test). */
@@ -92,7 +94,7 @@ export function gateFile(countFile: string, name: string): string {
 	return `${countFile}.${name}`;
 }
 
-function tools(config: Pick<WorkerConfig, "countFile" | "hangAt">): AgentTool[] {
+function tools(config: Pick<WorkerConfig, "countFile" | "hangAt" | "approveCharge">): AgentTool[] {
 	const { countFile, hangAt } = config;
 	const run = async (id: string, work: () => Promise<string>) => {
 		note(countFile, `tool ${id} start`);
@@ -117,6 +119,7 @@ function tools(config: Pick<WorkerConfig, "countFile" | "hangAt">): AgentTool[] 
 		{
 			name: "charge",
 			description: "Charge the card (not idempotent).",
+			...(config.approveCharge ? { needsApproval: true } : {}),
 			parameters: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] },
 			execute: (id, args: { amount: number }) => run(id, async () => `charged ${args.amount}`),
 		},
@@ -138,7 +141,9 @@ function tools(config: Pick<WorkerConfig, "countFile" | "hangAt">): AgentTool[] 
 }
 
 /** The agent every worker registers, and the reference run uses. */
-export function testAgent(config: Pick<WorkerConfig, "countFile" | "hangAt">): DurableAgent {
+export function testAgent(
+	config: Pick<WorkerConfig, "countFile" | "hangAt" | "approveCharge">,
+): DurableAgent {
 	const { model, streamFn } = countingModel(config.countFile);
 	return { model, streamFn, tools: tools(config), systemPrompt: "You are a test agent." };
 }
