@@ -8,22 +8,10 @@ import {
 	MemoryJournal,
 	runDurableAgent,
 } from "../../src/durable/index.js";
-import type { ToolResultMessage } from "../../src/index.js";
 import { user } from "../support/run.js";
-import { countingAgent } from "./support/agent.js";
-
-function counter(): { counts: Map<string, number>; count: (key: string) => void } {
-	const counts = new Map<string, number>();
-	return { counts, count: (key) => counts.set(key, (counts.get(key) ?? 0) + 1) };
-}
+import { counter, countingAgent, toolResult } from "./support/agent.js";
 
 const input: DurableRunInput = { prompts: [user("pay the bill")] };
-
-function toolResult(result: DurableRunResult, id: string): ToolResultMessage | undefined {
-	return result.messages.find(
-		(message): message is ToolResultMessage => message.role === "toolResult" && message.toolCallId === id,
-	);
-}
 
 /** The first durable run, paused before `charge`; its result crosses a process boundary as JSON. */
 async function pausedRun(count: (key: string) => void): Promise<DurableRunResult> {

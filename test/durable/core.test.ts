@@ -10,17 +10,18 @@ import {
 	MemoryJournal,
 	runDurableAgent,
 } from "../../src/durable/index.js";
-import type { AgentEvent, ToolResultMessage } from "../../src/index.js";
+import type { AgentEvent } from "../../src/index.js";
 import { agentLoop } from "../../src/index.js";
 import { scriptedModel, textReply, toolReply } from "../../src/testing/index.js";
 import { user } from "../support/run.js";
 import { collect } from "../support/trace.js";
-import { type CountingAgentOptions, countingAgent, withoutTimestamps } from "./support/agent.js";
-
-function counter(): { counts: Map<string, number>; count: (key: string) => void } {
-	const counts = new Map<string, number>();
-	return { counts, count: (key) => counts.set(key, (counts.get(key) ?? 0) + 1) };
-}
+import {
+	type CountingAgentOptions,
+	counter,
+	countingAgent,
+	toolResult,
+	withoutTimestamps,
+} from "./support/agent.js";
 
 const input = { prompts: [user("pay the bill")] };
 
@@ -46,12 +47,6 @@ async function crashThenReplay(crashAt: string, options: Partial<CountingAgentOp
 	const second = journal.attempt();
 	const result = await runDurableAgent(countingAgent({ count, ...options }), input, second);
 	return { result, counts, first, second, journal };
-}
-
-function toolResult(result: DurableRunResult, id: string): ToolResultMessage | undefined {
-	return result.messages.find(
-		(message): message is ToolResultMessage => message.role === "toolResult" && message.toolCallId === id,
-	);
 }
 
 describe("durable core: runDurableAgent over a journal", () => {

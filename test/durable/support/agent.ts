@@ -2,8 +2,8 @@
 // deterministic across processes (explicit tool call ids, replies chosen from the transcript, clock 0), so a
 // crashed-and-replayed run can be compared with an uninterrupted one.
 
-import type { DurableAgent } from "../../../src/durable/index.js";
-import type { AgentMessage, AgentTool } from "../../../src/index.js";
+import type { DurableAgent, DurableRunResult } from "../../../src/durable/index.js";
+import type { AgentMessage, AgentTool, ToolResultMessage } from "../../../src/index.js";
 import { type ScriptedReply, scriptedModel } from "../../../src/testing/index.js";
 
 /** The tool calls of the script, in turn order: `charge` is the one a kill test interrupts. */
@@ -87,4 +87,17 @@ export function countingAgent(options: CountingAgentOptions): DurableAgent {
 /** A transcript with every timestamp zeroed: two processes' clocks differ, the path must not. */
 export function withoutTimestamps(messages: readonly AgentMessage[]): unknown[] {
 	return JSON.parse(JSON.stringify(messages, (key, value) => (key === "timestamp" ? 0 : value)));
+}
+
+/** Counts by key (model calls, tool executions) across the attempts of one durable run. */
+export function counter(): { counts: Map<string, number>; count: (key: string) => void } {
+	const counts = new Map<string, number>();
+	return { counts, count: (key) => counts.set(key, (counts.get(key) ?? 0) + 1) };
+}
+
+/** The tool result of call `id` in a durable run's transcript. */
+export function toolResult(result: DurableRunResult, id: string): ToolResultMessage | undefined {
+	return result.messages.find(
+		(message): message is ToolResultMessage => message.role === "toolResult" && message.toolCallId === id,
+	);
 }
