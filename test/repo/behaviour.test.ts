@@ -1,7 +1,7 @@
 // docs/behaviour.md is the contract the tests pin: every rule id cited in the repo is defined there, every
 // rule there is cited by a test, and every link into it from the README lands on an anchor.
 import { readdirSync, readFileSync } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../providers/support/fixtures.js";
 
@@ -60,15 +60,21 @@ function citations(text: string, file: string): Citation[] {
 	return found;
 }
 
+/**
+ * Walked by hand so that no `node_modules` is entered: bench/ is a package of its own, its installed
+ * dependencies are not ours to cite rules, and its `capstan` (`file:..`) is a symlink back to this repository —
+ * a recursive `readdirSync` that follows it (Node 22 does) never ends.
+ */
 function sourceFiles(dir: string): string[] {
-	return (
-		readdirSync(dir, { withFileTypes: true, recursive: true })
-			.filter((entry) => entry.isFile() && /\.(ts|mts|md)$/.test(entry.name))
-			.map((entry) => join(entry.parentPath, entry.name))
-			.filter((file) => !relative(REPO_ROOT, file).startsWith("test/fixtures"))
-			// bench/ is a package of its own: its installed dependencies are not ours to cite rules.
-			.filter((file) => !relative(REPO_ROOT, file).split(sep).includes("node_modules"))
-	);
+	const files: string[] = [];
+	for (const entry of readdirSync(dir, { withFileTypes: true })) {
+		const path = join(dir, entry.name);
+		if (entry.isDirectory()) {
+			if (entry.name !== "node_modules" && relative(REPO_ROOT, path) !== join("test", "fixtures"))
+				files.push(...sourceFiles(path));
+		} else if (entry.isFile() && /\.(ts|mts|md)$/.test(entry.name)) files.push(path);
+	}
+	return files;
 }
 
 const cited = ["src", "test", "bench", "examples"].flatMap((folder) =>
