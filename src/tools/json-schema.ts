@@ -28,11 +28,36 @@ export type JsonSchemaOutcome = { ok: true; value: unknown } | { ok: false; erro
 /** A compiled JSON Schema: validate a private JSON copy of the arguments, with defaults filled in. */
 export type JsonSchemaValidator = (args: unknown) => JsonSchemaOutcome;
 
+/** Validators by schema text, oldest first; at most `CACHED_SCHEMAS` of them. */
+const byText = new Map<string, JsonSchemaValidator>();
+const CACHED_SCHEMAS = 256;
+
 /**
  * Compile `schema` (its `$schema` already removed; `schemaUri` is what it said). Never throws: a broken schema
  * yields a validator whose every call reports it, so the call gets an error result instead of a crash.
+ *
+ * Compiled validators are shared by schemas of the same text: a host that builds its tools per request (a
+ * closure over the request's user, say) hands over a new but equal schema object every time, and checking it
+ * against the meta-schema and compiling it again cost more than the tool calls it serves.
  */
 export function compileJsonSchemaValidator(schema: JsonSchema, schemaUri: unknown): JsonSchemaValidator {
+	const key = schemaKey(schema, schemaUri);
+	if (key === undefined) return buildValidator(schema, schemaUri);
+	const cached = byText.get(key);
+	if (cached) return cached;
+	const built = buildValidator(schema, schemaUri);
+	if (byText.size >= CACHED_SCHEMAS) byText.delete(byText.keys().next().value as string);
+	byText.set(key, built);
+	return built;
+}
+
+/** The schema's text, when the text is all there is to it (plain JSON data: its round trip is exact). */
+function schemaKey(schema: JsonSchema, schemaUri: unknown): string | undefined {
+	const plain = copyPlainData(schema, 0);
+	return plain === NOT_PLAIN ? undefined : `${draftOf(schemaUri)}\n${JSON.stringify(plain)}`;
+}
+
+function buildValidator(schema: JsonSchema, schemaUri: unknown): JsonSchemaValidator {
 	const draft = draftOf(schemaUri);
 	// Draft-04 differs in shape where it matters here (boolean `exclusiveMinimum`); it is not meta-checked.
 	const broken = draft === "4" ? undefined : schemaProblem(schema);

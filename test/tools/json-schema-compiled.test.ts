@@ -6,6 +6,7 @@ import { dereference, type Schema, validate } from "@cfworker/json-schema";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { JsonSchema } from "../../src/core/model.js";
+import { compileJsonSchemaValidator } from "../../src/tools/json-schema.js";
 import { compileFastCheck, FALLBACK } from "../../src/tools/json-schema-compiled.js";
 import { fillDefaults, withoutFormats } from "../../src/tools/schema-walk.js";
 import { compileToolParameters } from "../../src/tools/validate.js";
@@ -179,5 +180,25 @@ describe("compiled JSON Schema checks (SPEC T3)", () => {
 		expect(validator.validate({ ms: -1 })).toEqual({ ok: false, errors: ["/ms: must be >= 0"] });
 		expect(validator.validate({ ms: 1, extra: true })).toMatchObject({ ok: false });
 		expect(validator.validate({ ms: 1 })).toEqual({ ok: true, value: { ms: 1 } });
+	});
+});
+
+describe("compiled validators are shared by equal schemas (SPEC T3)", () => {
+	it("compiles a schema of the same text once, and a schema with non-JSON parts every time", () => {
+		const schema = (): JsonSchema => ({ type: "object", properties: { q: { type: "string" } } });
+		expect(compileJsonSchemaValidator(schema(), undefined)).toBe(
+			compileJsonSchemaValidator(schema(), undefined),
+		);
+		// The draft is part of what a schema says.
+		expect(compileJsonSchemaValidator(schema(), "http://json-schema.org/draft-04/schema#")).not.toBe(
+			compileJsonSchemaValidator(schema(), undefined),
+		);
+		const exotic = (): JsonSchema => ({
+			type: "object",
+			properties: { q: { type: "string", x: undefined } },
+		});
+		expect(compileJsonSchemaValidator(exotic(), undefined)).not.toBe(
+			compileJsonSchemaValidator(exotic(), undefined),
+		);
 	});
 });
