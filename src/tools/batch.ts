@@ -113,14 +113,20 @@ interface CallState {
 	 * most tools never look at `ctx.steeringRequested`.
 	 */
 	steering: AbortController | undefined;
-	done: Promise<void>;
-	markDone(): void;
+	/** Settled or parked: done for scheduling (rule T6) and for the batch's end. */
+	done: boolean;
+	/** Resolvers of the calls waiting for this one (rule T6); most calls have none, so no promise is made. */
+	waiters: (() => void)[] | undefined;
 	outcome?: { message: ToolResultMessage; status: ToolCallStatus; durationMs: number };
 }
 
 interface BatchRun {
 	input: ToolBatchInput;
 	states: CallState[];
+	/** Calls not done yet; the batch ends when this reaches 0. */
+	remaining: number;
+	/** Resolves the promise `runToolBatch` waits on. */
+	finish(): void;
 	revised: Map<string, Record<string, unknown>>;
 	interrupted: boolean;
 	watch?: SteeringWatch;
@@ -135,6 +141,11 @@ export async function runToolBatch(input: ToolBatchInput): Promise<ToolBatchResu
 	const prepared = prepareAll(input);
 	// Only an asynchronous validator costs a tick: with synchronous ones the batch starts as it always did.
 	const run = createRun(input, Array.isArray(prepared) ? prepared : await prepared);
+	// One promise for the whole batch, not one per call: the last call to finish resolves it.
+	const finished = new Promise<void>((resolve) => {
+		run.finish = resolve;
+	});
+	if (run.remaining === 0) run.finish();
 	let unsubscribe = (): void => {};
 	try {
 		settleUnrunnable(run);
@@ -144,7 +155,7 @@ export async function runToolBatch(input: ToolBatchInput): Promise<ToolBatchResu
 			startWatch(run);
 			scheduleRunnable(run);
 		}
-		await Promise.all(run.states.map((state) => state.done));
+		await finished;
 	} finally {
 		unsubscribe();
 		run.watch?.stop();
@@ -153,22 +164,37 @@ export async function runToolBatch(input: ToolBatchInput): Promise<ToolBatchResu
 }
 
 function createRun(input: ToolBatchInput, preparedCalls: readonly PreparedCall[]): BatchRun {
-	const states = preparedCalls.map((prepared): CallState => {
-		let markDone = (): void => {};
-		const done = new Promise<void>((resolve) => {
-			markDone = resolve;
-		});
-		return {
+	const states = preparedCalls.map(
+		(prepared): CallState => ({
 			prepared,
 			phase: { kind: "waiting" },
 			eventArgs: prepared.eventArgs,
 			abort: new AbortController(),
 			steering: undefined,
-			done,
-			markDone,
-		};
+			done: false,
+			waiters: undefined,
+		}),
+	);
+	const finish = (): void => {};
+	return { input, states, remaining: states.length, finish, revised: new Map(), interrupted: false };
+}
+
+/** The call is done (settled, or parked for approval): wake the calls waiting for it, and maybe the batch. */
+function markDone(run: BatchRun, state: CallState): void {
+	if (state.done) return;
+	state.done = true;
+	for (const wake of state.waiters ?? []) wake();
+	state.waiters = undefined;
+	run.remaining--;
+	if (run.remaining === 0) run.finish();
+}
+
+function whenDone(state: CallState): Promise<void> {
+	if (state.done) return Promise.resolve();
+	return new Promise<void>((resolve) => {
+		state.waiters ??= [];
+		state.waiters.push(resolve);
 	});
-	return { input, states, revised: new Map(), interrupted: false };
 }
 
 /**
@@ -183,7 +209,7 @@ function settleUnrunnable(run: BatchRun): void {
 		else if (plan.kind === "deny") settlePlaceholder(run, state, "denied", "blocked", undefined, plan.reason);
 		else if (plan.kind === "park") {
 			state.phase = { kind: "parked", args: plan.args };
-			state.markDone();
+			markDone(run, state);
 		}
 	}
 }
@@ -197,24 +223,20 @@ function scheduleRunnable(run: BatchRun): void {
 	scheduleToolBatch(classes).forEach((waits, index) => {
 		const state = run.states[index];
 		if (!state || classes[index] === "none") return;
-		const dependencies = waits.map((wait) => run.states[wait]?.done);
-		void startWhenReady(run, state, dependencies);
+		const dependencies = waits.flatMap((wait) => run.states[wait] ?? []);
+		// A call that waits for nothing starts now, synchronously: its `execute` runs before the next call is
+		// even looked at, instead of every call first queueing behind a tick of its own.
+		if (dependencies.length === 0) startCall(run, state);
+		else void Promise.all(dependencies.map(whenDone)).then(() => startCall(run, state));
 	});
 }
 
-async function startWhenReady(
-	run: BatchRun,
-	state: CallState,
-	dependencies: (Promise<void> | undefined)[],
-): Promise<void> {
-	if (dependencies.length > 0) await Promise.all(dependencies);
+function startCall(run: BatchRun, state: CallState): void {
 	const plan = state.prepared.plan;
 	// Abort or steering may have settled the call while it waited.
 	if (state.phase.kind !== "waiting" || plan.kind !== "run") return;
 	state.phase = { kind: "approving", since: run.input.now() };
-	try {
-		await runCall(state.prepared, plan, run.input, portOf(run, state));
-	} catch (error) {
+	runCall(state.prepared, plan, run.input, portOf(run, state)).catch((error: unknown) => {
 		// runCall reports every failure through the port; this only guards the one-result-per-call invariant.
 		settleResult(
 			run,
@@ -222,7 +244,7 @@ async function startWhenReady(
 			errorResult(`Internal error while running the tool: ${errorText(error)}`),
 			"error",
 		);
-	}
+	});
 }
 
 function portOf(run: BatchRun, state: CallState): CallPort {
@@ -393,7 +415,7 @@ function settle(run: BatchRun, state: CallState, message: ToolResultMessage, sta
 		isError: message.isError,
 		status,
 	});
-	state.markDone();
+	markDone(run, state);
 }
 
 function emitStart(run: BatchRun, state: CallState): void {

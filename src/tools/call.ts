@@ -139,14 +139,45 @@ export async function runCall(
 	env: CallEnvironment,
 	port: CallPort,
 ): Promise<void> {
-	const approved = await approveCall(prepared, plan, env, port);
+	// No hook, no tick: without `beforeToolCall` the call executes synchronously from the batch's schedule.
+	const approved = env.beforeToolCall
+		? await approveCall(prepared, plan, env, port)
+		: { args: plan.args, eventArgs: prepared.eventArgs, toolCall: prepared.call };
 	if (!approved || port.isSettled()) return;
 	const { args, toolCall, eventArgs } = approved;
 	port.beginExecute(eventArgs, resolveInterruptible(plan.tool, args));
 	let result: CoercedToolResult;
 	try {
-		const raw = await env.runStep({ kind: "tool", id: toolCall.id, name: toolCall.name }, async () =>
-			plan.tool.execute(toolCall.id, args, port.signal, (partial) => reportUpdate(port, partial), {
+		const raw = await env.runStep({ kind: "tool", id: toolCall.id, name: toolCall.name }, () =>
+			executeTool(plan.tool, toolCall, args, env, port),
+		);
+		result = coerceToolResult(raw);
+	} catch (error) {
+		result = coerceToolResult({ content: [{ type: "text", text: errorText(error) }] }, true);
+	}
+	if (port.isSettled()) return;
+	port.beginFinish(result);
+	const final = env.afterToolCall
+		? await applyAfterToolCall(result, { toolCall, tool: plan.tool, args }, env, port)
+		: result;
+	if (port.isSettled()) return;
+	port.settle(final, final.isError ? "error" : "ok");
+}
+
+/**
+ * The tool's `execute` as a promise: a synchronous throw becomes a rejection, and the tool's own promise is
+ * handed on as it is (an `async` wrapper would add ticks resolving it).
+ */
+function executeTool(
+	tool: AgentTool,
+	toolCall: ToolCall,
+	args: Record<string, unknown>,
+	env: CallEnvironment,
+	port: CallPort,
+): Promise<unknown> {
+	try {
+		return Promise.resolve(
+			tool.execute(toolCall.id, args, port.signal, (partial) => reportUpdate(port, partial), {
 				toolCall,
 				// Read on demand: the port builds the signal only for a tool that looks at it.
 				get steeringRequested() {
@@ -155,15 +186,9 @@ export async function runCall(
 				messages: env.messages,
 			}),
 		);
-		result = coerceToolResult(raw);
 	} catch (error) {
-		result = coerceToolResult({ content: [{ type: "text", text: errorText(error) }] }, true);
+		return Promise.reject(error);
 	}
-	if (port.isSettled()) return;
-	port.beginFinish(result);
-	const final = await applyAfterToolCall(result, { toolCall, tool: plan.tool, args }, env, port);
-	if (port.isSettled()) return;
-	port.settle(final, final.isError ? "error" : "ok");
 }
 
 interface ApprovedCall {
