@@ -5,24 +5,42 @@ import { stopFacts } from "./signals.js";
 
 /**
  * Every dequeue checks the signal (and the deadline) first, so an aborted run never drains a queue and a
- * steer queued before an abort is still queued after it (rule A6, A7, I3).
+ * steer queued before an abort is still queued after it (rule A6, A7, I3). A synchronous source (the
+ * `Agent`'s queues) is answered synchronously: a turn boundary with nothing queued costs no tick.
  */
-async function dequeue(
+function dequeue(
 	state: RunState,
 	source: (() => Awaitable<AgentMessage[]>) | undefined,
-): Promise<AgentMessage[]> {
+): AgentMessage[] | Promise<AgentMessage[]> {
 	if (!source || state.runSignal.aborted || stopFacts(state).deadlinePassed) return [];
-	const messages = await source();
-	return Array.isArray(messages) ? messages : [];
+	const messages = source();
+	if (!isThenable(messages)) return Array.isArray(messages) ? messages : [];
+	return Promise.resolve(messages).then((settled) => (Array.isArray(settled) ? settled : []));
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+	return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
 /**
  * After a turn (rule L8, L9, L10): steering always; asides only when the inner loop goes on anyway, so
- * a passive notice alone never revives a stopped agent here — only at the outer drain.
+ * a passive notice alone never revives a stopped agent here — only at the outer drain. Synchronous when
+ * the sources are.
  */
-export async function dequeueAtTurnBoundary(state: RunState, loopGoesOn: boolean): Promise<void> {
-	const steering = await dequeue(state, state.config.getSteeringMessages);
-	const asides = loopGoesOn || steering.length > 0 ? await dequeue(state, state.config.getAsideMessages) : [];
+export function dequeueAtTurnBoundary(state: RunState, loopGoesOn: boolean): void | Promise<void> {
+	const steering = dequeue(state, state.config.getSteeringMessages);
+	if (steering instanceof Promise) return steering.then((queued) => afterSteering(state, loopGoesOn, queued));
+	return afterSteering(state, loopGoesOn, steering);
+}
+
+function afterSteering(state: RunState, loopGoesOn: boolean, steering: AgentMessage[]): void | Promise<void> {
+	if (!loopGoesOn && steering.length === 0) return;
+	const asides = dequeue(state, state.config.getAsideMessages);
+	if (asides instanceof Promise) return asides.then((queued) => addPending(state, steering, queued));
+	addPending(state, steering, asides);
+}
+
+function addPending(state: RunState, steering: AgentMessage[], asides: AgentMessage[]): void {
 	if (steering.length > 0 || asides.length > 0) state.pending = [...state.pending, ...steering, ...asides];
 }
 

@@ -17,25 +17,37 @@ export interface ProviderCall {
  * normalization (C5) → optional append-only build (X2). `pending` are the messages about to be injected
  * this turn.
  */
-export async function buildProviderCall(
+export function buildProviderCall(
 	state: RunState,
 	pending: readonly AgentMessage[],
 	toolChoice: ToolChoice | undefined,
-): Promise<ProviderCall> {
+): ProviderCall | Promise<ProviderCall> {
 	const { config } = state;
-	let messages: Message[];
-	if (config.transformContext || config.convertToLlm) {
-		let agentMessages: AgentMessage[] = pending.length
-			? [...state.messages, ...pending]
-			: state.messages.slice();
-		if (config.transformContext)
-			agentMessages = await untilAborted(state, config.transformContext(agentMessages, state.signal));
-		messages = config.convertToLlm
-			? await untilAborted(state, config.convertToLlm(agentMessages))
-			: defaultConvertToLlm(agentMessages);
-	} else {
-		messages = state.wireLog.sync(state.messages, pending);
-	}
+	// Without host hooks the call is built synchronously: a turn that needs no host code costs no tick.
+	if (config.transformContext || config.convertToLlm)
+		return convertedMessages(state, pending).then((messages) => withOptions(state, messages, toolChoice));
+	return withOptions(state, state.wireLog.sync(state.messages, pending), toolChoice);
+}
+
+async function convertedMessages(state: RunState, pending: readonly AgentMessage[]): Promise<Message[]> {
+	const { config } = state;
+	let agentMessages: AgentMessage[] = pending.length
+		? [...state.messages, ...pending]
+		: state.messages.slice();
+	if (config.transformContext)
+		agentMessages = await untilAborted(state, config.transformContext(agentMessages, state.signal));
+	return config.convertToLlm
+		? await untilAborted(state, config.convertToLlm(agentMessages))
+		: defaultConvertToLlm(agentMessages);
+}
+
+function withOptions(
+	state: RunState,
+	converted: Message[],
+	toolChoice: ToolChoice | undefined,
+): ProviderCall | Promise<ProviderCall> {
+	const { config } = state;
+	let messages = converted;
 	if (config.normalizeMessages) messages = config.normalizeMessages(messages, config.model);
 
 	let context: Context = { messages };
@@ -51,11 +63,16 @@ export async function buildProviderCall(
 	}
 
 	const options: StreamOptions = { ...config.streamOptions, signal: state.signal };
-	const apiKey = await untilAborted(state, config.getApiKey?.(config.model.provider));
-	if (apiKey !== undefined) options.apiKey = apiKey;
-	const thinkingLevel = config.getThinkingLevel?.();
-	if (thinkingLevel !== undefined) options.thinkingLevel = thinkingLevel;
-	if (toolChoice !== undefined) options.toolChoice = toolChoice;
-	if (cacheHints) options.cacheHints = cacheHints;
-	return { context, options };
+	const finish = (apiKey: string | undefined): ProviderCall => {
+		if (apiKey !== undefined) options.apiKey = apiKey;
+		const thinkingLevel = config.getThinkingLevel?.();
+		if (thinkingLevel !== undefined) options.thinkingLevel = thinkingLevel;
+		if (toolChoice !== undefined) options.toolChoice = toolChoice;
+		if (cacheHints) options.cacheHints = cacheHints;
+		return { context, options };
+	};
+	const apiKey = config.getApiKey?.(config.model.provider);
+	if (typeof (apiKey as { then?: unknown } | null | undefined)?.then !== "function")
+		return finish(apiKey as string | undefined);
+	return Promise.resolve(untilAborted(state, apiKey as Promise<string | undefined>)).then(finish);
 }

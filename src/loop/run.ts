@@ -24,7 +24,8 @@ export async function runAgentLoop(state: RunState, resume: boolean): Promise<vo
 				if ((await runResumedBatch(state, dangling)) === "end") return;
 				// Rule T12 holds for a resumed batch too: a steer queued meanwhile (while a run was paused for
 				// approval, rule T16) is injected before the next model call.
-				await dequeueAtTurnBoundary(state, true);
+				const dequeued = dequeueAtTurnBoundary(state, true);
+				if (dequeued) await dequeued;
 			}
 		}
 		await runOuterLoop(state);
@@ -42,10 +43,13 @@ async function runOuterLoop(state: RunState): Promise<void> {
 			if (stopBeforeTurn(state)) return;
 			const next = await runTurn(state);
 			if (next === "end") return;
-			await dequeueAtTurnBoundary(state, next === "continue");
+			const dequeued = dequeueAtTurnBoundary(state, next === "continue");
+			if (dequeued) await dequeued;
 			if (next === "idle" && state.pending.length === 0) break;
 		}
-		await untilAborted(state, state.config.onBeforeYield?.());
+		// An unset hook (or one that returns nothing) costs no tick.
+		const yielded = state.config.onBeforeYield?.();
+		if (yielded !== undefined) await untilAborted(state, yielded);
 		if (stopBeforeTurn(state) || !(await drainAtStop(state))) return;
 	}
 }

@@ -37,8 +37,9 @@ export async function runTurn(state: RunState): Promise<TurnNext> {
 		state.pending = [...state.pending, ...plan.remind];
 		markReminded(plan, state.soft);
 	}
-	const call = await buildProviderCall(state, state.pending, plan.toolChoice);
-	if (await stoppedByGate(state, call)) return "end";
+	const built = buildProviderCall(state, state.pending, plan.toolChoice);
+	const call = built instanceof Promise ? await built : built;
+	if (config.beforeModelCall && (await stoppedByGate(state, call))) return "end";
 
 	emit(state, { type: "turn_start" });
 	const pending = state.pending;
@@ -53,7 +54,9 @@ export async function runTurn(state: RunState): Promise<TurnNext> {
 	}
 
 	emit(state, { type: "turn_end", message, toolResults });
-	await untilAborted(state, config.onTurnEnd?.({ message, toolResults }));
+	// An unset hook (or one that returns nothing) costs no tick.
+	const ended = config.onTurnEnd?.({ message, toolResults });
+	if (ended !== undefined) await untilAborted(state, ended);
 	return next;
 }
 
