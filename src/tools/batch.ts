@@ -420,13 +420,15 @@ function settle(run: BatchRun, state: CallState, message: ToolResultMessage, sta
 
 function emitStart(run: BatchRun, state: CallState): void {
 	const { call, intent } = state.prepared;
-	emit(run, {
-		type: "tool_execution_start",
-		toolCallId: call.id,
-		toolName: call.name,
-		args: state.eventArgs,
-		...(intent !== undefined ? { intent } : {}),
-	});
+	const { id: toolCallId, name: toolName } = call;
+	const args = state.eventArgs;
+	// Two literals, not a conditional spread: one per call, as cold code, and spreads are slow there.
+	emit(
+		run,
+		intent !== undefined
+			? { type: "tool_execution_start", toolCallId, toolName, args, intent }
+			: { type: "tool_execution_start", toolCallId, toolName, args },
+	);
 }
 
 /**

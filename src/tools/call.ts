@@ -97,36 +97,41 @@ export function prepareCall(call: ToolCall, facts: CallFacts): PreparedCall | Pr
 	const { tools, intentTracing, preSkipped, decision } = facts;
 	const tool = tools.find((candidate) => candidate.name === call.name);
 	const split = intentTracing && (!tool || tracesIntent(tool)) ? splitIntent(call.arguments) : undefined;
-	const base = {
-		call,
-		eventArgs: split?.args ?? call.arguments,
-		...(split?.intent ? { intent: split.intent } : {}),
-	};
-	if (preSkipped) return { ...base, plan: { kind: "skip", ...preSkipped } };
-	if (!tool) return { ...base, plan: { kind: "reject", text: unknownToolText(call.name, tools) } };
+	// Plain literals, not spreads of a shared base: this runs for every call, mostly as cold code.
+	const base: CallBase = { call, eventArgs: split?.args ?? call.arguments, intent: split?.intent };
+	if (preSkipped) return withPlan(base, { kind: "skip", ...preSkipped });
+	if (!tool) return withPlan(base, { kind: "reject", text: unknownToolText(call.name, tools) });
 	if (call.argumentsError)
-		return { ...base, plan: { kind: "reject", text: brokenArgumentsText(call.argumentsError) } };
+		return withPlan(base, { kind: "reject", text: brokenArgumentsText(call.argumentsError) });
 	const validation = compileToolParameters(tool.parameters).validate(base.eventArgs);
 	if (validation instanceof Promise)
-		return validation.then((settled) => planned(base, tool, settled, decision));
-	return planned(base, tool, validation, decision);
+		return validation.then((settled) => withPlan(base, planned(tool, settled, decision)));
+	return withPlan(base, planned(tool, validation, decision));
+}
+
+interface CallBase {
+	call: ToolCall;
+	eventArgs: Record<string, unknown>;
+	intent: string | undefined;
+}
+
+function withPlan({ call, eventArgs, intent }: CallBase, plan: CallPlan): PreparedCall {
+	return intent ? { call, eventArgs, intent, plan } : { call, eventArgs, plan };
 }
 
 function planned(
-	base: Omit<PreparedCall, "plan">,
 	tool: AgentTool,
 	validation: ValidationResult,
 	decision: ApprovalDecision | undefined,
-): PreparedCall {
-	if (!validation.ok)
-		return { ...base, plan: { kind: "reject", text: invalidArgumentsText(tool.name, validation.errors) } };
+): CallPlan {
+	if (!validation.ok) return { kind: "reject", text: invalidArgumentsText(tool.name, validation.errors) };
 	// Rule T14/T16: approval is judged on validated arguments, before scheduling and before beforeToolCall —
 	// the person decides on what the model asked for; the hook still runs in the approved call's slot.
-	if (decision && !decision.approved) return { ...base, plan: { kind: "deny", reason: decision.reason } };
+	if (decision && !decision.approved) return { kind: "deny", reason: decision.reason };
 	if (!decision && resolveNeedsApproval(tool, validation.value))
-		return { ...base, plan: { kind: "park", args: validation.value } };
+		return { kind: "park", args: validation.value };
 	const concurrency = resolveConcurrency(tool, validation.value);
-	return { ...base, plan: { kind: "run", tool, args: validation.value, concurrency } };
+	return { kind: "run", tool, args: validation.value, concurrency };
 }
 
 /**
