@@ -46,13 +46,30 @@ function addPending(state: RunState, steering: AgentMessage[], asides: AgentMess
 
 /**
  * The outer drain when the inner loop would end (rule L7): late steering, then asides, then follow-ups —
- * follow-ups only when nothing else revives the run (rule L9). Returns whether the run goes on.
+ * follow-ups only when nothing else revives the run (rule L9). Answers whether the run goes on; synchronously
+ * when the sources are synchronous.
  */
-export async function drainAtStop(state: RunState): Promise<boolean> {
-	const steering = await dequeue(state, state.config.getSteeringMessages);
-	const asides = await dequeue(state, state.config.getAsideMessages);
-	let revived: AgentMessage[] = [...steering, ...asides];
-	if (revived.length === 0) revived = await dequeue(state, state.config.getFollowUpMessages);
+export function drainAtStop(state: RunState): boolean | Promise<boolean> {
+	const steering = dequeue(state, state.config.getSteeringMessages);
+	if (steering instanceof Promise) return steering.then((queued) => drainAsides(state, queued));
+	return drainAsides(state, steering);
+}
+
+function drainAsides(state: RunState, steering: AgentMessage[]): boolean | Promise<boolean> {
+	const asides = dequeue(state, state.config.getAsideMessages);
+	if (asides instanceof Promise)
+		return asides.then((queued) => drainFollowUps(state, [...steering, ...queued]));
+	return drainFollowUps(state, [...steering, ...asides]);
+}
+
+function drainFollowUps(state: RunState, revived: AgentMessage[]): boolean | Promise<boolean> {
+	if (revived.length > 0) return revive(state, revived);
+	const followUps = dequeue(state, state.config.getFollowUpMessages);
+	if (followUps instanceof Promise) return followUps.then((queued) => revive(state, queued));
+	return revive(state, followUps);
+}
+
+function revive(state: RunState, revived: AgentMessage[]): boolean {
 	if (revived.length === 0) return false;
 	state.pending = [...state.pending, ...revived];
 	return true;

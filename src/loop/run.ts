@@ -50,7 +50,9 @@ async function runOuterLoop(state: RunState): Promise<void> {
 		// An unset hook (or one that returns nothing) costs no tick.
 		const yielded = state.config.onBeforeYield?.();
 		if (yielded !== undefined) await untilAborted(state, yielded);
-		if (stopBeforeTurn(state) || !(await drainAtStop(state))) return;
+		if (stopBeforeTurn(state)) return;
+		const drained = drainAtStop(state);
+		if (!(drained instanceof Promise ? await drained : drained)) return;
 	}
 }
 
