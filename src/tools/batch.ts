@@ -236,7 +236,7 @@ function startCall(run: BatchRun, state: CallState): void {
 	// Abort or steering may have settled the call while it waited.
 	if (state.phase.kind !== "waiting" || plan.kind !== "run") return;
 	state.phase = { kind: "approving", since: run.input.now() };
-	runCall(state.prepared, plan, run.input, portOf(run, state)).catch((error: unknown) => {
+	runCall(state.prepared, plan, run.input, new BatchCallPort(run, state)).catch((error: unknown) => {
 		// runCall reports every failure through the port; this only guards the one-result-per-call invariant.
 		settleResult(
 			run,
@@ -247,45 +247,64 @@ function startCall(run: BatchRun, state: CallState): void {
 	});
 }
 
-function portOf(run: BatchRun, state: CallState): CallPort {
-	const { call } = state.prepared;
-	return {
-		signal: state.abort.signal,
-		get steeringRequested() {
-			return steeringOf(state).signal;
-		},
-		isSettled: () => state.phase.kind === "settled",
-		revise(args, eventArgs) {
-			run.revised.set(call.id, args);
-			// History records the revision even if steering or abort settles the call before it executes; its
-			// events must show the same arguments (rule T4).
-			state.eventArgs = eventArgs;
-		},
-		beginExecute(eventArgs, interruptible) {
-			state.eventArgs = eventArgs;
-			emitStart(run, state);
-			state.phase = { kind: "executing", since: sinceOf(state.phase, run), interruptible };
-			run.watch?.refresh();
-		},
-		beginFinish(result) {
-			state.phase = { kind: "finishing", since: sinceOf(state.phase, run), result };
-		},
-		update(partial) {
-			emit(run, {
-				type: "tool_execution_update",
-				toolCallId: call.id,
-				toolName: call.name,
-				args: state.eventArgs,
-				partialResult: partial,
-			});
-		},
-		settle(result, status) {
-			settleResult(run, state, result, status);
-			// Rule T10: peek after each tool finishes.
-			run.watch?.check();
-			run.watch?.refresh();
-		},
-	};
+/**
+ * A running call's view of the batch. A class, not a literal: a literal with a getter and eight closures,
+ * built once per call, is a slow runtime path while the code is still cold.
+ */
+class BatchCallPort implements CallPort {
+	constructor(
+		private readonly run: BatchRun,
+		private readonly state: CallState,
+	) {}
+
+	get signal(): AbortSignal {
+		return this.state.abort.signal;
+	}
+
+	get steeringRequested(): AbortSignal {
+		return steeringOf(this.state).signal;
+	}
+
+	isSettled(): boolean {
+		return this.state.phase.kind === "settled";
+	}
+
+	revise(args: Record<string, unknown>, eventArgs: Record<string, unknown>): void {
+		this.run.revised.set(this.state.prepared.call.id, args);
+		// History records the revision even if steering or abort settles the call before it executes; its
+		// events must show the same arguments (rule T4).
+		this.state.eventArgs = eventArgs;
+	}
+
+	beginExecute(eventArgs: Record<string, unknown>, interruptible: boolean): void {
+		const { run, state } = this;
+		state.eventArgs = eventArgs;
+		emitStart(run, state);
+		state.phase = { kind: "executing", since: sinceOf(state.phase, run), interruptible };
+		run.watch?.refresh();
+	}
+
+	beginFinish(result: CoercedToolResult): void {
+		this.state.phase = { kind: "finishing", since: sinceOf(this.state.phase, this.run), result };
+	}
+
+	update(partial: CoercedToolResult): void {
+		const { call } = this.state.prepared;
+		emit(this.run, {
+			type: "tool_execution_update",
+			toolCallId: call.id,
+			toolName: call.name,
+			args: this.state.eventArgs,
+			partialResult: partial,
+		});
+	}
+
+	settle(result: CoercedToolResult, status: ToolCallStatus): void {
+		settleResult(this.run, this.state, result, status);
+		// Rule T10: peek after each tool finishes.
+		this.run.watch?.check();
+		this.run.watch?.refresh();
+	}
 }
 
 function steeringOf(state: CallState): AbortController {
