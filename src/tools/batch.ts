@@ -25,10 +25,23 @@ import { abortReasonText, errorText, subscribeAbort } from "../core/abort.js";
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../core/messages.js";
 import type { StepRunner } from "../core/step-runner.js";
 import type { ApprovalDecisions, PendingApproval } from "./approval.js";
-import { type CallPort, errorResult, type PreparedCall, runCall } from "./call.js";
+import {
+	type BatchRun,
+	type CallState,
+	collect,
+	createRun,
+	emit,
+	emitStart,
+	markDone,
+	settlePlaceholder,
+	settleResult,
+	sinceOf,
+	steeringOf,
+	whenDone,
+} from "./batch-run.js";
+import { type CallPort, errorResult, runCall } from "./call.js";
 import type { CoercedToolResult } from "./coerce.js";
-import { type SteeringProbe, type SteeringWatch, watchSteering } from "./interrupt.js";
-import { placeholderResult } from "./placeholders.js";
+import { type SteeringProbe, watchSteering } from "./interrupt.js";
 import { prepareAll } from "./prepare.js";
 import { type ScheduleClass, scheduleToolBatch } from "./scheduler.js";
 import type {
@@ -91,47 +104,6 @@ export interface ToolBatchResult {
 	awaitingApproval: PendingApproval[];
 }
 
-/** Where a call stands. `waiting`, `parked` and `approving` calls count as "not started" (no `execute` yet). */
-type CallPhase =
-	| { kind: "waiting" }
-	/** rule T14: needs a person's approval; done for scheduling, but unsettled. */
-	| { kind: "parked"; args: Record<string, unknown> }
-	| { kind: "approving"; since: number }
-	| { kind: "executing"; since: number; interruptible: boolean }
-	/** `execute` returned `result`; `afterToolCall` is running. */
-	| { kind: "finishing"; since: number; result: CoercedToolResult }
-	| { kind: "settled" };
-
-interface CallState {
-	prepared: PreparedCall;
-	phase: CallPhase;
-	/** Arguments shown in events (revised ones once `beforeToolCall` revised them). */
-	eventArgs: Record<string, unknown>;
-	abort: AbortController;
-	/**
-	 * Created when first read or fired: Node 20 builds an `AbortSignal` slowly (about 20 µs), and
-	 * most tools never look at `ctx.steeringRequested`.
-	 */
-	steering: AbortController | undefined;
-	/** Settled or parked: done for scheduling (rule T6) and for the batch's end. */
-	done: boolean;
-	/** Resolvers of the calls waiting for this one (rule T6); most calls have none, so no promise is made. */
-	waiters: (() => void)[] | undefined;
-	outcome?: { message: ToolResultMessage; status: ToolCallStatus; durationMs: number };
-}
-
-interface BatchRun {
-	input: ToolBatchInput;
-	states: CallState[];
-	/** Calls not done yet; the batch ends when this reaches 0. */
-	remaining: number;
-	/** Resolves the promise `runToolBatch` waits on. */
-	finish(): void;
-	revised: Map<string, Record<string, unknown>>;
-	interrupted: boolean;
-	watch?: SteeringWatch;
-}
-
 /**
  * Run the tool calls of one assistant message (rule T2–T13, A1, A7, I4). Never rejects: every failure is a
  * result. Resolves as soon as every call is settled — immediately after the run signal fires, whatever the
@@ -161,40 +133,6 @@ export async function runToolBatch(input: ToolBatchInput): Promise<ToolBatchResu
 		run.watch?.stop();
 	}
 	return collect(run);
-}
-
-function createRun(input: ToolBatchInput, preparedCalls: readonly PreparedCall[]): BatchRun {
-	const states = preparedCalls.map(
-		(prepared): CallState => ({
-			prepared,
-			phase: { kind: "waiting" },
-			eventArgs: prepared.eventArgs,
-			abort: new AbortController(),
-			steering: undefined,
-			done: false,
-			waiters: undefined,
-		}),
-	);
-	const finish = (): void => {};
-	return { input, states, remaining: states.length, finish, revised: new Map(), interrupted: false };
-}
-
-/** The call is done (settled, or parked for approval): wake the calls waiting for it, and maybe the batch. */
-function markDone(run: BatchRun, state: CallState): void {
-	if (state.done) return;
-	state.done = true;
-	for (const wake of state.waiters ?? []) wake();
-	state.waiters = undefined;
-	run.remaining--;
-	if (run.remaining === 0) run.finish();
-}
-
-function whenDone(state: CallState): Promise<void> {
-	if (state.done) return Promise.resolve();
-	return new Promise<void>((resolve) => {
-		state.waiters ??= [];
-		state.waiters.push(resolve);
-	});
 }
 
 /**
@@ -307,15 +245,6 @@ class BatchCallPort implements CallPort {
 	}
 }
 
-function steeringOf(state: CallState): AbortController {
-	state.steering ??= new AbortController();
-	return state.steering;
-}
-
-function sinceOf(phase: CallPhase, run: BatchRun): number {
-	return "since" in phase ? phase.since : run.input.now();
-}
-
 /**
  * Rule A1, A7, I4: the run signal fired; every unsettled call settles now, started or not. A call whose tool
  * already returned (only `afterToolCall` is pending) keeps its real result — the side effect happened, and a
@@ -375,109 +304,4 @@ function interruptForSteering(run: BatchRun): void {
 		steeringOf(state).abort(reason);
 		if (abandon) state.abort.abort(reason);
 	}
-}
-
-function settlePlaceholder(
-	run: BatchRun,
-	state: CallState,
-	reason: PlaceholderReason,
-	status: ToolCallStatus,
-	requiredTool?: string,
-	cause?: string,
-): void {
-	const started = state.phase.kind === "executing" || state.phase.kind === "finishing";
-	const options = {
-		started,
-		...(cause !== undefined ? { cause } : {}),
-		...(requiredTool ? { requiredTool } : {}),
-	};
-	settle(run, state, placeholderResult(state.prepared.call, reason, run.input.now(), options), status);
-}
-
-function settleResult(
-	run: BatchRun,
-	state: CallState,
-	result: CoercedToolResult,
-	status: ToolCallStatus,
-): void {
-	const { call } = state.prepared;
-	const message: ToolResultMessage = {
-		role: "toolResult",
-		toolCallId: call.id,
-		toolName: call.name,
-		content: result.content,
-		...(result.details !== undefined ? { details: result.details } : {}),
-		isError: result.isError,
-		timestamp: run.input.now(),
-	};
-	settle(run, state, message, status);
-}
-
-/** The one place a call settles: the first settlement wins; start/end events stay paired (rule L4). */
-function settle(run: BatchRun, state: CallState, message: ToolResultMessage, status: ToolCallStatus): void {
-	const phase = state.phase;
-	if (phase.kind === "settled") return;
-	if (phase.kind === "waiting" || phase.kind === "parked" || phase.kind === "approving")
-		emitStart(run, state);
-	const durationMs = "since" in phase ? Math.max(0, message.timestamp - phase.since) : 0;
-	state.phase = { kind: "settled" };
-	state.outcome = { message, status, durationMs };
-	emit(run, {
-		type: "tool_execution_end",
-		toolCallId: message.toolCallId,
-		toolName: message.toolName,
-		result: {
-			content: message.content,
-			...(message.details !== undefined ? { details: message.details } : {}),
-			isError: message.isError,
-		},
-		isError: message.isError,
-		status,
-	});
-	markDone(run, state);
-}
-
-function emitStart(run: BatchRun, state: CallState): void {
-	const { call, intent } = state.prepared;
-	const { id: toolCallId, name: toolName } = call;
-	const args = state.eventArgs;
-	// Two literals, not a conditional spread: one per call, as cold code, and spreads are slow there.
-	emit(
-		run,
-		intent !== undefined
-			? { type: "tool_execution_start", toolCallId, toolName, args, intent }
-			: { type: "tool_execution_start", toolCallId, toolName, args },
-	);
-}
-
-/**
- * The loop's emitter reports subscriber errors itself (rule Q5); a throw reaching this far must still not
- * break the one-result-per-call bookkeeping, so it is contained here.
- */
-function emit(run: BatchRun, event: ToolExecutionEvent): void {
-	try {
-		run.input.emit(event);
-	} catch {
-		// Deliberately ignored, see above.
-	}
-}
-
-function collect(run: BatchRun): ToolBatchResult {
-	const outcomes: NonNullable<CallState["outcome"]>[] = [];
-	const awaitingApproval: PendingApproval[] = [];
-	for (const state of run.states) {
-		const { call } = state.prepared;
-		if (state.phase.kind === "parked")
-			awaitingApproval.push({ toolCallId: call.id, toolName: call.name, args: state.phase.args });
-		else if (state.outcome) outcomes.push(state.outcome);
-		else throw new Error(`tool call ${call.id} settled without an outcome`);
-	}
-	return {
-		awaitingApproval,
-		results: outcomes.map((outcome) => outcome.message),
-		statuses: outcomes.map((outcome) => outcome.status),
-		revisedArguments: run.revised,
-		interrupted: run.interrupted,
-		durationsMs: outcomes.map((outcome) => outcome.durationMs),
-	};
 }

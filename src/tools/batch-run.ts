@@ -1,0 +1,217 @@
+/**
+ * The state of a running tool batch (see batch.ts) and the one place a call settles: each call's phase, the
+ * count of calls still open, and the start/end events that stay paired whoever settles a call first — the
+ * tool, an abort or a steer.
+ */
+import type { ToolResultMessage } from "../core/messages.js";
+import type { PendingApproval } from "./approval.js";
+import type { ToolBatchInput, ToolBatchResult } from "./batch.js";
+import type { PreparedCall } from "./call.js";
+import type { CoercedToolResult } from "./coerce.js";
+import type { SteeringWatch } from "./interrupt.js";
+import { placeholderResult } from "./placeholders.js";
+import type { PlaceholderReason, ToolCallStatus, ToolExecutionEvent } from "./types.js";
+
+/** Where a call stands. `waiting`, `parked` and `approving` calls count as "not started" (no `execute` yet). */
+export type CallPhase =
+	| { kind: "waiting" }
+	/** rule T14: needs a person's approval; done for scheduling, but unsettled. */
+	| { kind: "parked"; args: Record<string, unknown> }
+	| { kind: "approving"; since: number }
+	| { kind: "executing"; since: number; interruptible: boolean }
+	/** `execute` returned `result`; `afterToolCall` is running. */
+	| { kind: "finishing"; since: number; result: CoercedToolResult }
+	| { kind: "settled" };
+
+/** One call of a running batch. */
+export interface CallState {
+	prepared: PreparedCall;
+	phase: CallPhase;
+	/** Arguments shown in events (revised ones once `beforeToolCall` revised them). */
+	eventArgs: Record<string, unknown>;
+	abort: AbortController;
+	/**
+	 * Created when first read or fired: Node 20 builds an `AbortSignal` slowly (about 20 µs), and
+	 * most tools never look at `ctx.steeringRequested`.
+	 */
+	steering: AbortController | undefined;
+	/** Settled or parked: done for scheduling (rule T6) and for the batch's end. */
+	done: boolean;
+	/** Resolvers of the calls waiting for this one (rule T6); most calls have none, so no promise is made. */
+	waiters: (() => void)[] | undefined;
+	outcome?: { message: ToolResultMessage; status: ToolCallStatus; durationMs: number };
+}
+
+/** One running batch: its input, its calls and what it has learned so far. */
+export interface BatchRun {
+	input: ToolBatchInput;
+	states: CallState[];
+	/** Calls not done yet; the batch ends when this reaches 0. */
+	remaining: number;
+	/** Resolves the promise `runToolBatch` waits on. */
+	finish(): void;
+	revised: Map<string, Record<string, unknown>>;
+	interrupted: boolean;
+	watch?: SteeringWatch;
+}
+
+/** A batch's state before anything settles: every call waiting. */
+export function createRun(input: ToolBatchInput, preparedCalls: readonly PreparedCall[]): BatchRun {
+	const states = preparedCalls.map(
+		(prepared): CallState => ({
+			prepared,
+			phase: { kind: "waiting" },
+			eventArgs: prepared.eventArgs,
+			abort: new AbortController(),
+			steering: undefined,
+			done: false,
+			waiters: undefined,
+		}),
+	);
+	const finish = (): void => {};
+	return { input, states, remaining: states.length, finish, revised: new Map(), interrupted: false };
+}
+
+/** The call is done (settled, or parked for approval): wake the calls waiting for it, and maybe the batch. */
+export function markDone(run: BatchRun, state: CallState): void {
+	if (state.done) return;
+	state.done = true;
+	for (const wake of state.waiters ?? []) wake();
+	state.waiters = undefined;
+	run.remaining--;
+	if (run.remaining === 0) run.finish();
+}
+
+/** Resolves once `state` is done; a promise is made only for a call someone waits for (rule T6). */
+export function whenDone(state: CallState): Promise<void> {
+	if (state.done) return Promise.resolve();
+	return new Promise<void>((resolve) => {
+		state.waiters ??= [];
+		state.waiters.push(resolve);
+	});
+}
+
+/** The call's cooperative steering signal (rule T10), created on first use. */
+export function steeringOf(state: CallState): AbortController {
+	state.steering ??= new AbortController();
+	return state.steering;
+}
+
+/** When the call's current phase began, or now when it has not started one. */
+export function sinceOf(phase: CallPhase, run: BatchRun): number {
+	return "since" in phase ? phase.since : run.input.now();
+}
+
+/** Settle a call with a synthetic placeholder result (rule A3, T11, X1, T16). */
+export function settlePlaceholder(
+	run: BatchRun,
+	state: CallState,
+	reason: PlaceholderReason,
+	status: ToolCallStatus,
+	requiredTool?: string,
+	cause?: string,
+): void {
+	const started = state.phase.kind === "executing" || state.phase.kind === "finishing";
+	const options = {
+		started,
+		...(cause !== undefined ? { cause } : {}),
+		...(requiredTool ? { requiredTool } : {}),
+	};
+	settle(run, state, placeholderResult(state.prepared.call, reason, run.input.now(), options), status);
+}
+
+/** Settle a call with a (coerced) result. */
+export function settleResult(
+	run: BatchRun,
+	state: CallState,
+	result: CoercedToolResult,
+	status: ToolCallStatus,
+): void {
+	const { call } = state.prepared;
+	const message: ToolResultMessage = {
+		role: "toolResult",
+		toolCallId: call.id,
+		toolName: call.name,
+		content: result.content,
+		...(result.details !== undefined ? { details: result.details } : {}),
+		isError: result.isError,
+		timestamp: run.input.now(),
+	};
+	settle(run, state, message, status);
+}
+
+/** The one place a call settles: the first settlement wins; start/end events stay paired (rule L4). */
+export function settle(
+	run: BatchRun,
+	state: CallState,
+	message: ToolResultMessage,
+	status: ToolCallStatus,
+): void {
+	const phase = state.phase;
+	if (phase.kind === "settled") return;
+	if (phase.kind === "waiting" || phase.kind === "parked" || phase.kind === "approving")
+		emitStart(run, state);
+	const durationMs = "since" in phase ? Math.max(0, message.timestamp - phase.since) : 0;
+	state.phase = { kind: "settled" };
+	state.outcome = { message, status, durationMs };
+	emit(run, {
+		type: "tool_execution_end",
+		toolCallId: message.toolCallId,
+		toolName: message.toolName,
+		result: {
+			content: message.content,
+			...(message.details !== undefined ? { details: message.details } : {}),
+			isError: message.isError,
+		},
+		isError: message.isError,
+		status,
+	});
+	markDone(run, state);
+}
+
+/** `tool_execution_start` with the call's current event arguments (rule T4). */
+export function emitStart(run: BatchRun, state: CallState): void {
+	const { call, intent } = state.prepared;
+	const { id: toolCallId, name: toolName } = call;
+	const args = state.eventArgs;
+	// Two literals, not a conditional spread: one per call, as cold code, and spreads are slow there.
+	emit(
+		run,
+		intent !== undefined
+			? { type: "tool_execution_start", toolCallId, toolName, args, intent }
+			: { type: "tool_execution_start", toolCallId, toolName, args },
+	);
+}
+
+/**
+ * The loop's emitter reports subscriber errors itself (rule Q5); a throw reaching this far must still not
+ * break the one-result-per-call bookkeeping, so it is contained here.
+ */
+export function emit(run: BatchRun, event: ToolExecutionEvent): void {
+	try {
+		run.input.emit(event);
+	} catch {
+		// Deliberately ignored, see above.
+	}
+}
+
+/** The settled batch, in call order (rule T7, T13). */
+export function collect(run: BatchRun): ToolBatchResult {
+	const outcomes: NonNullable<CallState["outcome"]>[] = [];
+	const awaitingApproval: PendingApproval[] = [];
+	for (const state of run.states) {
+		const { call } = state.prepared;
+		if (state.phase.kind === "parked")
+			awaitingApproval.push({ toolCallId: call.id, toolName: call.name, args: state.phase.args });
+		else if (state.outcome) outcomes.push(state.outcome);
+		else throw new Error(`tool call ${call.id} settled without an outcome`);
+	}
+	return {
+		awaitingApproval,
+		results: outcomes.map((outcome) => outcome.message),
+		statuses: outcomes.map((outcome) => outcome.status),
+		revisedArguments: run.revised,
+		interrupted: run.interrupted,
+		durationsMs: outcomes.map((outcome) => outcome.durationMs),
+	};
+}
