@@ -31,7 +31,7 @@ export {
 	type StablePrefix,
 } from "./context/append-only.js";
 export { defaultConvertToLlm, isRefusal } from "./context/convert.js";
-export { EventStream } from "./core/event-stream.js";
+export { type EventSink, EventStream } from "./core/event-stream.js";
 export type { AssistantMessageEvent, AssistantMessageEventStream } from "./core/events.js";
 export * from "./core/messages.js";
 export type {

@@ -1,10 +1,4 @@
-import {
-	type AgentMessage,
-	type AssistantMessage,
-	type ImageContent,
-	toolCallsOf,
-	type UserMessage,
-} from "../core/messages.js";
+import type { AgentMessage, AssistantMessage, ImageContent, UserMessage } from "../core/messages.js";
 import type { Model, StreamFunction, ThinkingLevel } from "../core/model.js";
 import { agentLoop, agentLoopContinue } from "../edge/agent-loop.js";
 import type { AgentEventStream } from "../loop/agent-loop.js";
@@ -13,6 +7,7 @@ import type { AgentLoopConfig } from "../protocol/config.js";
 import type { AgentContext, AgentEvent } from "../protocol/events.js";
 import type { ApprovalDecision, PendingApproval } from "../tools/approval.js";
 import type { AgentTool } from "../tools/types.js";
+import { RunDispatch } from "./dispatch.js";
 import { MessageQueue, type QueueMode } from "./queue.js";
 
 /** The Agent's observable state (rule Q1). Changed only by named methods and by the run's events. */
@@ -392,7 +387,11 @@ export class Agent {
 		let done!: () => void;
 		this.idle = new Promise((resolve) => (done = resolve));
 		try {
-			for await (const event of stream) this.dispatch(event, transcript);
+			// Drained, not iterated: each event reaches subscribers in the call that emitted it, so a subscriber's
+			// steer() or abort() acts before the loop takes its next step, and no event waits in a queue.
+			await stream.drain(
+				new RunDispatch(this._state, this.running, this.listeners, this.onSubscriberError, transcript),
+			);
 		} finally {
 			this._state.isStreaming = false;
 			this._state.streamMessage = undefined;
@@ -415,46 +414,6 @@ export class Agent {
 		};
 		if (this.streamFn) config.streamFn = this.streamFn;
 		return config;
-	}
-
-	/** Fold one event into the state, then tell subscribers (they see the updated state). */
-	private dispatch(event: AgentEvent, transcript: AgentMessage[]): void {
-		const state = this._state;
-		switch (event.type) {
-			case "message_start":
-			case "message_update":
-				if ((event.message as { role?: unknown }).role === "assistant")
-					state.streamMessage = event.message as AssistantMessage;
-				break;
-			case "message_end":
-				state.streamMessage = undefined;
-				if (!event.discarded) transcript.push(event.message);
-				break;
-			case "tool_execution_start":
-				this.running.add(event.toolCallId);
-				break;
-			case "tool_execution_end":
-				this.running.delete(event.toolCallId);
-				break;
-			case "turn_end":
-				replaceRevisedReply(transcript, event.message);
-				break;
-			case "agent_end":
-				if (event.outcome.type === "error") state.error = event.outcome.error;
-				if (event.outcome.type === "awaiting_approval") state.pendingApprovals = event.outcome.pending;
-				break;
-		}
-		for (const listener of this.listeners) {
-			try {
-				listener(event);
-			} catch (error) {
-				try {
-					this.onSubscriberError(error, event);
-				} catch {
-					// A failing error reporter must not break the run either.
-				}
-			}
-		}
 	}
 
 	private userMessage(text: string, images?: ImageContent[]): UserMessage {
@@ -484,25 +443,4 @@ function checkedPending(
 			);
 	}
 	return pending.slice();
-}
-
-/**
- * Rule T4: a turn whose tool arguments were revised ends with a new reply object. The reply it replaces is
- * the last assistant message in the state, recognised by carrying the same tool call ids.
- */
-function replaceRevisedReply(messages: AgentMessage[], reply: AssistantMessage): void {
-	for (let i = messages.length - 1; i >= 0; i--) {
-		const message = messages[i] as AssistantMessage;
-		if (message.role !== "assistant") continue;
-		if (message !== reply && sameToolCallIds(message, reply)) messages[i] = reply;
-		return;
-	}
-}
-
-function sameToolCallIds(a: AssistantMessage, b: AssistantMessage): boolean {
-	const ids = (m: AssistantMessage) =>
-		toolCallsOf(m)
-			.map((c) => c.id)
-			.join("\u0000");
-	return toolCallsOf(a).length > 0 && ids(a) === ids(b);
 }

@@ -4,6 +4,23 @@ type Waiter<T> = {
 };
 
 /**
+ * A consumer for `EventStream.drain` in the shape of the DOM's `EventListener` object: a long-lived object
+ * whose method is called per event. Unlike a closure made per stream, its method is one function for every
+ * stream it drains, so the engine's optimized code for the delivery path survives from one stream to the next.
+ */
+export interface EventSink<T> {
+	/** Called once per event, in order, never re-entrantly. */
+	handleEvent(event: T): void;
+}
+
+/** The consumer attached by `drain`: its sink and how its promise settles. */
+type Drain<T> = {
+	sink: EventSink<T>;
+	resolve: () => void;
+	reject: (error: unknown) => void;
+};
+
+/**
  * Rule E1: a push-based async stream with a final result. Queue operations are O(1) amortized: events sit in
  * an array read through a head index, and the consumed prefix is dropped in one splice once it dominates,
  * so a backlog of 20,000 events never triggers 20,000 `Array.shift` moves. Meant for one consumer: two
@@ -15,6 +32,11 @@ export class EventStream<T, R> implements AsyncIterable<T> {
 	// Pending `next()` calls, oldest first. Usually zero or one; a consumer may call `next()` again before the
 	// previous promise settled, and every such call must be answered in order.
 	private waiters: Waiter<T>[] = [];
+	// Set by `drain`: events go straight to its listener instead of through the iterator's promises.
+	private drainer: Drain<T> | undefined;
+	// True while the drain listener runs: a push from inside it (a re-entrant one) is queued, not delivered
+	// inside the running call, so the listener sees events one at a time and in order.
+	private delivering = false;
 	private finished = false;
 	private failure: { error: unknown } | undefined;
 	private readonly resultPromise: Promise<R>;
@@ -38,6 +60,14 @@ export class EventStream<T, R> implements AsyncIterable<T> {
 	/** Queue an event. Ignored after the stream ended. */
 	push(event: T): void {
 		if (this.finished) return;
+		if (this.drainer) {
+			if (!this.delivering && this.head === this.queue.length) this.deliverNow(this.drainer, event);
+			else {
+				this.queue.push(event);
+				this.deliver();
+			}
+			return;
+		}
 		const waiter = this.waiters.shift();
 		if (waiter) waiter.resolve({ value: event, done: false });
 		else this.queue.push(event);
@@ -69,7 +99,61 @@ export class EventStream<T, R> implements AsyncIterable<T> {
 		return this.resultPromise;
 	}
 
+	/**
+	 * Consume the stream synchronously: `listener` (a function, or an `EventSink`'s `handleEvent`) is called with each event as it is pushed (with the
+	 * events already queued at once, before `drain` returns), in order and never re-entrantly — an event pushed
+	 * from inside the listener is delivered right after the listener returns. This replaces `for await`,
+	 * without a promise and a microtask hop per event; the stream still has one consumer, so do not iterate it
+	 * as well. The returned promise resolves once the stream ended and every event was delivered, or rejects
+	 * with the error given to `fail` (after the queued events) or with the first error the listener throws
+	 * (the listener is then detached). `result()` is unaffected.
+	 */
+	drain(listener: ((event: T) => void) | EventSink<T>): Promise<void> {
+		if (this.drainer) return Promise.reject(new Error("EventStream.drain: the stream is already drained"));
+		const sink = typeof listener === "function" ? { handleEvent: listener } : listener;
+		return new Promise<void>((resolve, reject) => {
+			this.drainer = { sink, resolve, reject };
+			this.deliver();
+		});
+	}
+
+	/** The common case of `push` while drained: nothing queued, so the event goes to the listener directly. */
+	private deliverNow(drainer: Drain<T>, event: T): void {
+		this.delivering = true;
+		try {
+			drainer.sink.handleEvent(event);
+		} catch (error) {
+			this.drainer = undefined;
+			drainer.reject(error);
+			return;
+		} finally {
+			this.delivering = false;
+		}
+		// Pushed from inside the listener, or the stream ended there: hand on what is left.
+		if (this.head < this.queue.length || this.finished) this.deliver();
+	}
+
+	private deliver(): void {
+		const drainer = this.drainer;
+		if (!drainer || this.delivering) return;
+		this.delivering = true;
+		try {
+			while (this.head < this.queue.length) drainer.sink.handleEvent(this.take() as T);
+		} catch (error) {
+			this.drainer = undefined;
+			drainer.reject(error);
+			return;
+		} finally {
+			this.delivering = false;
+		}
+		if (!this.finished) return;
+		this.drainer = undefined;
+		if (this.failure) drainer.reject(this.failure.error);
+		else drainer.resolve();
+	}
+
 	private wakeAtEnd(): void {
+		this.deliver();
 		const waiters = this.waiters;
 		this.waiters = [];
 		for (const waiter of waiters) {

@@ -1,5 +1,5 @@
 import { abortReasonText, errorText, subscribeAbort } from "../core/abort.js";
-import { EventStream } from "../core/event-stream.js";
+import { type EventSink, EventStream } from "../core/event-stream.js";
 import type { AssistantMessageEvent } from "../core/events.js";
 import { closeInterruptedMessage } from "../core/interrupt.js";
 import { type AssistantMessage, type ErrorKind, emptyUsage } from "../core/messages.js";
@@ -72,9 +72,8 @@ function commitReply(state: RunState, message: AssistantMessage): AssistantMessa
 }
 
 async function consumeReply(state: RunState, call: ProviderCall): Promise<AssistantMessage> {
-	const { signal, runSignal } = state;
 	const completed = new Set<string>();
-	if (runSignal.aborted) return abortedMessage(state, undefined, completed);
+	if (state.runSignal.aborted) return abortedMessage(state, undefined, completed);
 
 	let stream: AsyncIterable<AssistantMessageEvent>;
 	try {
@@ -84,55 +83,138 @@ async function consumeReply(state: RunState, call: ProviderCall): Promise<Assist
 	}
 	// Rule L5: every snapshot emitted or committed is the loop's own (copied unless the stream is capstan's).
 	const snapshots = new ReplySnapshots(() => hasImmutableSnapshots(stream));
-	// Rule A2: one listener per stream. Our own EventStream is failed on abort, which wakes a pending read
-	// at once; any other async iterable is raced against a single abort promise.
-	const own =
-		stream instanceof EventStream
-			? (stream as EventStream<AssistantMessageEvent, AssistantMessage>)
-			: undefined;
-	let wake: Promise<typeof ABORTED> | undefined;
-	let onAbort: () => void = () => {};
-	if (own) onAbort = () => own.fail(ABORTED);
-	else wake = new Promise((resolve) => (onAbort = () => resolve(ABORTED)));
-	const unsubscribe = subscribeAbort(signal, onAbort);
+	const reply: Reply = { state, snapshots, completed };
+	return stream instanceof EventStream
+		? drainReply(reply, stream as EventStream<AssistantMessageEvent, AssistantMessage>)
+		: iterateReply(reply, stream);
+}
 
+/** What one reply's consumption works on. */
+interface Reply {
+	readonly state: RunState;
+	readonly snapshots: ReplySnapshots;
+	/** Ids of the calls whose `toolcall_end` arrived (an interrupted reply keeps only those, rule A4). */
+	readonly completed: Set<string>;
+}
+
+/**
+ * Fold one provider event into the reply: emit what subscribers see, and return the final message at a
+ * terminal event. Everything reads the loop's own snapshot; the provider's objects are never kept.
+ */
+function takeEvent(
+	{ state, snapshots, completed }: Reply,
+	event: AssistantMessageEvent,
+): AssistantMessage | undefined {
+	if (event.type === "done") return snapshots.final(event.message);
+	if (event.type === "error") return snapshots.final(event.error);
+	const own = snapshots.take(event);
+	if (state.open.message === undefined) emit(state, { type: "message_start", message: own.partial });
+	if (own.type === "start") return undefined;
+	if (own.type === "toolcall_end") completed.add(own.toolCall.id);
+	emit(state, { type: "message_update", message: own.partial, assistantMessageEvent: own });
+	return undefined;
+}
+
+/**
+ * capstan's own EventStream is drained synchronously: each event is folded and re-emitted in the call that
+ * pushed it, with no promise or microtask hop per event. On abort the stream is failed, which settles the
+ * drain at once (rule A2: one listener per stream).
+ */
+async function drainReply(
+	reply: Reply,
+	stream: EventStream<AssistantMessageEvent, AssistantMessage>,
+): Promise<AssistantMessage> {
+	const unsubscribe = subscribeAbort(reply.state.signal, () => stream.fail(ABORTED));
+	try {
+		return await new Promise<AssistantMessage>((resolve) => {
+			const sink = new ReplyDrain(reply, resolve);
+			stream.drain(sink).then(
+				() => sink.streamEnded(),
+				(error: unknown) => sink.streamFailed(error),
+			);
+		});
+	} finally {
+		unsubscribe();
+	}
+}
+
+/**
+ * The loop's sink for one reply, settled once: at the terminal event, at abort, or when the stream ends
+ * without one. A class, not a closure per reply, so every reply's events go through the same `handleEvent`
+ * and the engine's optimized code for it outlives each reply.
+ */
+class ReplyDrain implements EventSink<AssistantMessageEvent> {
+	private open = true;
+
+	constructor(
+		private readonly reply: Reply,
+		private readonly resolve: (message: AssistantMessage) => void,
+	) {}
+
+	handleEvent(event: AssistantMessageEvent): void {
+		if (!this.open) return;
+		const { state, snapshots, completed } = this.reply;
+		const final = state.runSignal.aborted
+			? abortedMessage(state, snapshots.current, completed)
+			: takeEvent(this.reply, event);
+		if (final) this.finish(final);
+	}
+
+	streamEnded(): void {
+		if (!this.open) return; // the usual case: the terminal event settled it (and the stream ended after)
+		const { state, snapshots, completed } = this.reply;
+		this.finish(interrupted(state, snapshots.current, completed, "error", NO_TERMINAL_EVENT));
+	}
+
+	streamFailed(error: unknown): void {
+		if (!this.open) return;
+		const { state, snapshots, completed } = this.reply;
+		this.finish(
+			error === ABORTED || state.runSignal.aborted
+				? abortedMessage(state, snapshots.current, completed)
+				: interrupted(state, snapshots.current, completed, "error", errorText(error), "internal"),
+		);
+	}
+
+	private finish(message: AssistantMessage): void {
+		if (!this.open) return;
+		this.open = false;
+		this.resolve(message);
+	}
+}
+
+const NO_TERMINAL_EVENT = "The provider stream ended without a terminal event";
+
+/** Any other async iterable is read step by step, each read raced against a single abort promise. */
+async function iterateReply(
+	reply: Reply,
+	stream: AsyncIterable<AssistantMessageEvent>,
+): Promise<AssistantMessage> {
+	const { state, snapshots, completed } = reply;
+	const { runSignal } = state;
+	let onAbort: () => void = () => {};
+	const wake = new Promise<typeof ABORTED>((resolve) => (onAbort = () => resolve(ABORTED)));
+	const unsubscribe = subscribeAbort(state.signal, onAbort);
 	const iterator = stream[Symbol.asyncIterator]();
 	let finished = false;
-	// Everything below reads the loop's own snapshot; the provider's objects are never kept.
-	const partial = (): AssistantMessage | undefined => snapshots.current;
 	try {
 		for (;;) {
-			if (runSignal.aborted) return abortedMessage(state, partial(), completed);
-			const step = wake ? await Promise.race([iterator.next(), wake]) : await iterator.next();
-			if (step === ABORTED || runSignal.aborted) return abortedMessage(state, partial(), completed);
+			if (runSignal.aborted) return abortedMessage(state, snapshots.current, completed);
+			const step = await Promise.race([iterator.next(), wake]);
+			if (step === ABORTED || runSignal.aborted) return abortedMessage(state, snapshots.current, completed);
 			if (step.done) {
 				finished = true;
-				return interrupted(
-					state,
-					partial(),
-					completed,
-					"error",
-					"The provider stream ended without a terminal event",
-				);
+				return interrupted(state, snapshots.current, completed, "error", NO_TERMINAL_EVENT);
 			}
-			const event = step.value;
-			if (event.type === "done") {
+			const final = takeEvent(reply, step.value);
+			if (final) {
 				finished = true;
-				return snapshots.final(event.message);
+				return final;
 			}
-			if (event.type === "error") {
-				finished = true;
-				return snapshots.final(event.error);
-			}
-			const own = snapshots.take(event);
-			if (state.open.message === undefined) emit(state, { type: "message_start", message: own.partial });
-			if (own.type === "start") continue;
-			if (own.type === "toolcall_end") completed.add(own.toolCall.id);
-			emit(state, { type: "message_update", message: own.partial, assistantMessageEvent: own });
 		}
 	} catch (error) {
-		if (error === ABORTED || runSignal.aborted) return abortedMessage(state, partial(), completed);
-		return interrupted(state, partial(), completed, "error", errorText(error), "internal");
+		if (runSignal.aborted) return abortedMessage(state, snapshots.current, completed);
+		return interrupted(state, snapshots.current, completed, "error", errorText(error), "internal");
 	} finally {
 		unsubscribe();
 		// Cancel a provider we stopped reading early; never wait for it (a stalled provider cannot hang us).

@@ -1,9 +1,14 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { AssistantMessageBuilder } from "../../src/core/assistant-builder.js";
 import {
 	Agent,
 	AgentBusyError,
 	type AgentEvent,
+	type AssistantMessage,
+	type AssistantMessageEvent,
+	EventStream,
 	NothingToContinueError,
+	type StreamFunction,
 	type ToolResultMessage,
 } from "../../src/index.js";
 import { type ScriptedReply, scriptedModel } from "../../src/testing/index.js";
@@ -144,6 +149,51 @@ describe("Agent", () => {
 		await agent.prompt("hi");
 		expect(reported.length).toBeGreaterThan(0);
 		expect(agent.state.messages).toHaveLength(2);
+	});
+
+	it("SPEC Q6: subscribers run as each event is emitted, so abort() from a subscriber stops the reply right there", async () => {
+		// A provider that pushes a burst of events in one call, as a decoder does for one network chunk.
+		const scripted = scriptedModel([]);
+		const burst: StreamFunction = (model) => {
+			const stream = new EventStream<AssistantMessageEvent, AssistantMessage>();
+			const b = new AssistantMessageBuilder(
+				{ api: model.api, provider: model.provider, model: model.id, timestamp: 0 },
+				stream,
+			);
+			queueMicrotask(() => {
+				const t = b.startText();
+				for (const piece of ["ab", "cd", "ef", "gh"]) {
+					b.appendText(t, piece);
+					// The subscriber already saw this delta when appendText returned (or the run stopped it).
+					seenWhenPushed.push(deltas.join(""));
+				}
+				b.done("stop");
+			});
+			return stream;
+		};
+		const agent = new Agent({ model: scripted.model, streamFn: burst });
+		const events: AgentEvent[] = [];
+		const deltas: string[] = [];
+		const seenWhenPushed: string[] = [];
+		agent.subscribe((e) => {
+			events.push(e);
+			if (e.type !== "message_update" || e.assistantMessageEvent.type !== "text_delta") return;
+			deltas.push(e.assistantMessageEvent.delta);
+			if (deltas.length === 2) agent.abort("stop at the second delta");
+		});
+		await agent.prompt("hi");
+		expect(agent.state.messages.at(-1)).toMatchObject({
+			role: "assistant",
+			stopReason: "aborted",
+			content: [text("abcd")],
+		});
+		expect(seenWhenPushed).toEqual(["ab", "abcd", "abcd", "abcd"]);
+		// What followed the aborting subscriber came once it returned, in order: no second delta, one end each.
+		const types = events.map((e) => e.type);
+		expect(types.filter((t) => t === "message_update")).toHaveLength(3); // text_start and two deltas
+		expect(types.filter((t) => t === "message_end")).toHaveLength(2);
+		expect(types.at(-1)).toBe("agent_end");
+		assertPaired(agent.state.messages);
 	});
 
 	it("SPEC A1/A6: abort() ends the run as aborted and leaves the queues alone", async () => {

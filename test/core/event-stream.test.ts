@@ -201,3 +201,93 @@ describe("EventStream rejections are pre-handled (SPEC E1)", () => {
 		expect(unhandled).toHaveLength(1);
 	});
 });
+
+describe("EventStream.drain: synchronous consumption (SPEC E1)", () => {
+	it("hands queued events over at once, then each push in the call that pushed it", async () => {
+		const stream = new EventStream<number, string>();
+		stream.push(1);
+		stream.push(2);
+		const seen: number[] = [];
+		const drained = stream.drain((n) => seen.push(n));
+		expect(seen).toEqual([1, 2]); // before drain() returned
+		stream.push(3);
+		expect(seen).toEqual([1, 2, 3]); // before push() returned: no microtask hop
+		stream.end("done");
+		await drained;
+		expect(await stream.result()).toBe("done");
+	});
+
+	it("never re-enters the listener: an event pushed from inside it follows once it returns", async () => {
+		const stream = new EventStream<string, void>();
+		const log: string[] = [];
+		const drained = stream.drain((event) => {
+			log.push(`>${event}`);
+			if (event === "a") {
+				stream.push("b");
+				stream.push("c");
+				stream.end();
+			}
+			log.push(`<${event}`);
+		});
+		stream.push("a");
+		expect(log).toEqual([">a", "<a", ">b", "<b", ">c", "<c"]);
+		await drained;
+	});
+
+	it("calls an EventSink object's handleEvent with the sink as this", async () => {
+		const stream = new EventStream<number, void>();
+		const sink = {
+			total: 0,
+			handleEvent(n: number) {
+				this.total += n;
+			},
+		};
+		const drained = stream.drain(sink);
+		stream.push(2);
+		stream.push(5);
+		stream.end();
+		await drained;
+		expect(sink.total).toBe(7);
+	});
+
+	it("after fail, delivers what was queued, then rejects with the failure", async () => {
+		const stream = new EventStream<number, void>();
+		const seen: number[] = [];
+		const drained = stream.drain((n) => {
+			seen.push(n);
+			if (n === 1) {
+				stream.push(2);
+				stream.fail(new Error("broken"));
+				stream.push(3); // after the end: ignored
+			}
+		});
+		stream.push(1);
+		await expect(drained).rejects.toThrow("broken");
+		expect(seen).toEqual([1, 2]);
+	});
+
+	it("rejects with the listener's error and detaches it; a second drain is refused", async () => {
+		const stream = new EventStream<number, void>();
+		const seen: number[] = [];
+		const drained = stream.drain((n) => {
+			seen.push(n);
+			throw new Error(`listener broke at ${n}`);
+		});
+		stream.push(1);
+		stream.push(2);
+		await expect(drained).rejects.toThrow("listener broke at 1");
+		expect(seen).toEqual([1]);
+		const again = new EventStream<number, void>();
+		void again.drain(() => {});
+		await expect(again.drain(() => {})).rejects.toThrow(/already drained/);
+	});
+
+	it("resolves at once for a stream that already ended", async () => {
+		const stream = new EventStream<number, string>();
+		stream.push(1);
+		stream.end("r");
+		const seen: number[] = [];
+		await stream.drain((n) => seen.push(n));
+		expect(seen).toEqual([1]);
+	});
+});

@@ -1,0 +1,82 @@
+import type { EventSink } from "../core/event-stream.js";
+import { type AgentMessage, type AssistantMessage, toolCallsOf } from "../core/messages.js";
+import type { AgentEvent } from "../protocol/events.js";
+import type { AgentState } from "./agent.js";
+
+/**
+ * One run's events folded into the `Agent`'s state, then handed to its subscribers (they see the updated
+ * state). An `EventSink` object rather than a closure per run: every run calls the same `handleEvent`, so the
+ * engine keeps its optimized delivery path from one run to the next instead of discarding it when a run's
+ * closure dies.
+ */
+export class RunDispatch implements EventSink<AgentEvent> {
+	constructor(
+		private readonly state: AgentState,
+		private readonly running: Set<string>,
+		private readonly listeners: ReadonlySet<(event: AgentEvent) => void>,
+		private readonly onSubscriberError: (error: unknown, event: AgentEvent) => void,
+		// The transcript the run started from: after reset() it is no longer the state's, so an aborted run's
+		// closing messages cannot leak into the fresh one.
+		private readonly transcript: AgentMessage[],
+	) {}
+
+	handleEvent(event: AgentEvent): void {
+		const state = this.state;
+		switch (event.type) {
+			case "message_start":
+			case "message_update":
+				if ((event.message as { role?: unknown }).role === "assistant")
+					state.streamMessage = event.message as AssistantMessage;
+				break;
+			case "message_end":
+				state.streamMessage = undefined;
+				if (!event.discarded) this.transcript.push(event.message);
+				break;
+			case "tool_execution_start":
+				this.running.add(event.toolCallId);
+				break;
+			case "tool_execution_end":
+				this.running.delete(event.toolCallId);
+				break;
+			case "turn_end":
+				replaceRevisedReply(this.transcript, event.message);
+				break;
+			case "agent_end":
+				if (event.outcome.type === "error") state.error = event.outcome.error;
+				if (event.outcome.type === "awaiting_approval") state.pendingApprovals = event.outcome.pending;
+				break;
+		}
+		for (const listener of this.listeners) {
+			try {
+				listener(event);
+			} catch (error) {
+				try {
+					this.onSubscriberError(error, event);
+				} catch {
+					// A failing error reporter must not break the run either (rule Q5).
+				}
+			}
+		}
+	}
+}
+
+/**
+ * Rule T4: a turn whose tool arguments were revised ends with a new reply object. The reply it replaces is
+ * the last assistant message in the state, recognised by carrying the same tool call ids.
+ */
+function replaceRevisedReply(messages: AgentMessage[], reply: AssistantMessage): void {
+	for (let i = messages.length - 1; i >= 0; i--) {
+		const message = messages[i] as AssistantMessage;
+		if (message.role !== "assistant") continue;
+		if (message !== reply && sameToolCallIds(message, reply)) messages[i] = reply;
+		return;
+	}
+}
+
+function sameToolCallIds(a: AssistantMessage, b: AssistantMessage): boolean {
+	const ids = (m: AssistantMessage) =>
+		toolCallsOf(m)
+			.map((c) => c.id)
+			.join("\u0000");
+	return toolCallsOf(a).length > 0 && ids(a) === ids(b);
+}
