@@ -12,10 +12,11 @@
  *
  * - a **cache anchor** (`context.cacheAnchor`): a message count after which a provider that places cache
  *   breakpoints keeps a fixed one. It stays where it was set — so the bytes up to it, marker included, are
- *   the same in every request — and moves only where the bytes before the previous request's end change
+ *   the same request after request — and moves only where the bytes before the previous request's end change
  *   anyway (a rewrite: it goes to the end of the unchanged messages, whose cache entry it reads back) or where
  *   one call appends more blocks than the provider's cache lookback bridges (it goes to the previous
- *   request's end, whose entry the new tail cannot reach). The moving tail breakpoint is the provider's.
+ *   request's end, whose entry the new tail cannot reach; the one move that costs earlier bytes, bought for a
+ *   full cache read). The moving tail breakpoint is the provider's.
  *
  * Messages are treated as immutable snapshots: a digest is computed once per message object and
  * memoized, so a message mutated in place after it was synced is not noticed — replace it instead (the loop
