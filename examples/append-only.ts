@@ -19,17 +19,17 @@ const scripted = scriptedModel(
 
 let previous = "";
 const showRequest: StreamFunction = (model, context, options = {}) => {
+	// The body as sent, breakpoint markers included: with the manager none of them moves (the tail breakpoint is
+	// the top-level `cache_control`, placed by the server), so each body starts with the previous one's bytes.
 	const body = JSON.stringify(buildAnthropicRequest(model, context, options as AnthropicOptions));
-	// Anthropic's cache key ignores the cache_control markers: compare the bodies without them.
-	const plain = JSON.stringify(buildAnthropicRequest(model, context, { ...options, cacheTtl: "off" }));
 	let shared = 0;
-	while (shared < previous.length && plain[shared] === previous[shared]) shared++;
+	while (shared < previous.length && body[shared] === previous[shared]) shared++;
 	const breakpoints = (body.match(/"cache_control"/g) ?? []).length;
 	console.log(
-		`request: ${context.messages.length} messages, ${plain.length} chars, ${shared} shared with the previous; ` +
+		`request: ${context.messages.length} messages, ${body.length} chars, ${shared} shared with the previous; ` +
 			`hints ${JSON.stringify(options.cacheHints)}, ${breakpoints} breakpoints`,
 	);
-	previous = plain;
+	previous = body;
 	return scripted.stream(model, context, options);
 };
 

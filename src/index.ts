@@ -25,6 +25,7 @@ export {
 	type AppendOnlyBuildInput,
 	AppendOnlyContextManager,
 	type AppendOnlyContextOptions,
+	CACHE_LOOKBACK_BLOCKS,
 	type DigestHash,
 	type MessageSync,
 	type StablePrefix,

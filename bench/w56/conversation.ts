@@ -1,10 +1,31 @@
 /**
- * W6's scripted conversation, the same for every library: a loopback Anthropic Messages server answers 199
- * tool-calling replies and one closing text, records every request body as sent, and a context transform
- * prunes old tool results every 50 turns. Only the wire bodies are compared, so each library's own
- * request builder (and cache-breakpoint placement) is what gets measured.
+ * W6's scripted conversation, the same for every library: a loopback server answers 199 tool-calling replies
+ * and one closing text, records every request body as sent, and a context transform prunes old tool results
+ * every 50 turns. Two wires: Anthropic Messages (with `cache_control` breakpoints in the body) and OpenAI
+ * Chat Completions (no markers: the wire llama.cpp, vLLM and OpenAI's own prefix caches read by raw
+ * prefix). Only the wire bodies are compared, so each library's own request builder (and cache-breakpoint
+ * placement) is what gets measured.
  */
 import { type RecordedRequest, startReplayServer } from "../../test/providers/support/replay-server.js";
+
+/** The wires W6 runs the conversation on: capstan's and pi-ai's API names for them. */
+export const WIRES = ["anthropic-messages", "openai-completions"] as const;
+export type Wire = (typeof WIRES)[number];
+
+/** How the tables name a wire. */
+export const WIRE_NAMES: Readonly<Record<Wire, string>> = {
+	"anthropic-messages": "Anthropic Messages",
+	"openai-completions": "Chat Completions",
+};
+
+/** The path each wire's requests go to (Anthropic base URLs are the origin, Chat Completions ones `…/v1`). */
+export const WIRE_PATHS: Readonly<Record<Wire, string>> = {
+	"anthropic-messages": "/v1/messages",
+	"openai-completions": "/v1/chat/completions",
+};
+
+/** The model id both libraries send on the Chat Completions wire. */
+export const CHAT_MODEL = "gpt-4o-mini";
 
 /** Requests in one conversation (199 tool turns and the closing answer). */
 export const TURNS = 200;
@@ -88,12 +109,49 @@ export function scriptedReply(turn: number): string {
 	);
 }
 
+const chunk = (turn: number, choices: object[], extra: object = {}) =>
+	`data: ${JSON.stringify({ id: `chatcmpl-${turn}`, object: "chat.completion.chunk", created: 0, model: CHAT_MODEL, choices, ...extra })}\n\n`;
+const delta = (turn: number, value: object, finish: string | null = null) =>
+	chunk(turn, [{ index: 0, delta: value, finish_reason: finish }]);
+
+/** Reply `turn` on the Chat Completions wire: the same sentence and `lookup` call, or the closing summary. */
+export function scriptedChatReply(turn: number): string {
+	const last = turn === TURNS;
+	return [
+		delta(turn, { role: "assistant", content: "" }),
+		delta(turn, { content: last ? `All ${TURNS - 1} items looked up.` : `Looking up item ${turn}.` }),
+		...(last
+			? []
+			: [
+					delta(turn, {
+						tool_calls: [
+							{
+								index: 0,
+								id: `call_${String(turn).padStart(4, "0")}`,
+								type: "function",
+								function: { name: TOOL_NAME, arguments: "" },
+							},
+						],
+					}),
+					delta(turn, {
+						tool_calls: [{ index: 0, function: { arguments: JSON.stringify({ item: turn }) } }],
+					}),
+				]),
+		delta(turn, {}, last ? "stop" : "tool_calls"),
+		chunk(turn, [], {
+			usage: { prompt_tokens: 100 + turn, completion_tokens: 20, total_tokens: 120 + turn },
+		}),
+		"data: [DONE]\n\n",
+	].join("");
+}
+
 /** A loopback server scripted with the whole conversation; `requests` holds the bodies as received. */
-export function startConversationServer() {
+export function startConversationServer(wire: Wire = "anthropic-messages") {
+	const reply = wire === "anthropic-messages" ? scriptedReply : scriptedChatReply;
 	return startReplayServer(
 		Array.from({ length: TURNS }, (_, i) => ({
 			type: "sse" as const,
-			body: scriptedReply(i + 1),
+			body: reply(i + 1),
 			split: false as const,
 		})),
 	);
@@ -189,14 +247,25 @@ export function prefixShares(requests: readonly RecordedRequest[]): TurnShare[] 
 	return shares;
 }
 
-/** One library's conversation: every request's shares and which requests moved the pruning cut. */
+/** One library's conversation on one wire: every request's shares and which requests moved the pruning cut. */
 export interface Conversation {
+	wire: Wire;
 	shares: TurnShare[];
 	pruningTurns: number[];
 }
 
-/** The whole script ran (every reply consumed) and the transform ran once per request. */
-export function checkConversation(requests: number, transformCalls: number): void {
-	if (requests !== TURNS) throw new Error(`expected ${TURNS} requests, the server saw ${requests}`);
+/**
+ * The whole script ran (every reply consumed, every request on the wire's path) and the transform ran once
+ * per request.
+ */
+export function checkConversation(
+	requests: readonly RecordedRequest[],
+	transformCalls: number,
+	wire: Wire = "anthropic-messages",
+): void {
+	if (requests.length !== TURNS)
+		throw new Error(`expected ${TURNS} requests, the server saw ${requests.length}`);
 	if (transformCalls !== TURNS) throw new Error(`transform ran ${transformCalls}× for ${TURNS} requests`);
+	const stray = requests.find((request) => request.path !== WIRE_PATHS[wire]);
+	if (stray) throw new Error(`a ${wire} request went to ${stray.path}, not ${WIRE_PATHS[wire]}`);
 }

@@ -1,7 +1,11 @@
-/** W6, capstan's side: an `Agent` on the real Anthropic provider, with or without the append-only manager. */
-import { Agent, type AgentMessage, AppendOnlyContextManager } from "../../src/index.js";
+/**
+ * W6, capstan's side: an `Agent` on the real Anthropic or Chat Completions provider, with or without the
+ * append-only manager.
+ */
+import { Agent, type AgentMessage, AppendOnlyContextManager, type Model } from "../../src/index.js";
 import { getModel } from "../../src/providers/index.js";
 import {
+	CHAT_MODEL,
 	type Conversation,
 	checkConversation,
 	lookupResult,
@@ -12,15 +16,35 @@ import {
 	startConversationServer,
 	TOOL_DESCRIPTION,
 	TOOL_NAME,
+	type Wire,
 } from "./conversation.js";
 
-/** Run the scripted conversation through capstan and measure its request bodies. */
-export async function capstanConversation(withManager: boolean): Promise<Conversation> {
-	const server = await startConversationServer();
+/** The model on `wire`, pointed at the loopback server. */
+function modelOn(wire: Wire, baseUrl: string): Model {
+	if (wire === "anthropic-messages") return { ...getModel("anthropic", "claude-sonnet-4-5"), baseUrl };
+	return {
+		id: CHAT_MODEL,
+		api: "openai-completions",
+		provider: "openai",
+		baseUrl: `${baseUrl}/v1`,
+		reasoning: false,
+		input: ["text"],
+		contextWindow: 128_000,
+		maxTokens: 16_384,
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+	};
+}
+
+/** Run the scripted conversation through capstan on `wire` and measure its request bodies. */
+export async function capstanConversation(
+	withManager: boolean,
+	wire: Wire = "anthropic-messages",
+): Promise<Conversation> {
+	const server = await startConversationServer(wire);
 	try {
 		const pruning = pruningTransform<AgentMessage>();
 		const agent = new Agent({
-			model: { ...getModel("anthropic", "claude-sonnet-4-5"), baseUrl: server.baseUrl },
+			model: modelOn(wire, server.baseUrl),
 			systemPrompt: SYSTEM_PROMPT,
 			tools: [
 				{
@@ -37,9 +61,9 @@ export async function capstanConversation(withManager: boolean): Promise<Convers
 			...(withManager ? { contextManager: new AppendOnlyContextManager() } : {}),
 		});
 		await agent.prompt(PROMPT);
-		if (agent.state.error) throw new Error(`capstan run failed: ${agent.state.error}`);
-		checkConversation(server.requests.length, pruning.calls());
-		return { shares: prefixShares(server.requests), pruningTurns: pruning.pruningTurns };
+		if (agent.state.error) throw new Error(`capstan run failed on ${wire}: ${agent.state.error}`);
+		checkConversation(server.requests, pruning.calls(), wire);
+		return { wire, shares: prefixShares(server.requests), pruningTurns: pruning.pruningTurns };
 	} finally {
 		await server.close();
 	}

@@ -1,7 +1,11 @@
-/** W6, pi's side: a pi-agent-core `Agent` on pi-ai's Anthropic provider (its default stream function). */
+/**
+ * W6, pi's side: a pi-agent-core `Agent` on pi-ai's Anthropic or openai-completions provider (its default
+ * stream function).
+ */
 import { Agent, type AgentMessage, type AgentTool } from "@mariozechner/pi-agent-core";
-import { getModel, Type } from "@mariozechner/pi-ai";
+import { type Api, getModel, type Model, Type } from "@mariozechner/pi-ai";
 import {
+	CHAT_MODEL,
 	type Conversation,
 	checkConversation,
 	lookupResult,
@@ -12,6 +16,7 @@ import {
 	startConversationServer,
 	TOOL_DESCRIPTION,
 	TOOL_NAME,
+	type Wire,
 } from "./conversation.js";
 
 const parameters = Type.Object({ item: Type.Integer() });
@@ -23,15 +28,33 @@ const lookup: AgentTool<typeof parameters> = {
 	execute: async (_id, args) => ({ content: [{ type: "text", text: lookupResult(args.item) }], details: {} }),
 };
 
-/** Run the scripted conversation through pi-agent-core and measure its request bodies. */
-export async function piConversation(): Promise<Conversation> {
-	const server = await startConversationServer();
+/** The model on `wire`, pointed at the loopback server (the same model id capstan sends). */
+function modelOn(wire: Wire, baseUrl: string): Model<Api> {
+	if (wire === "anthropic-messages") return { ...getModel("anthropic", "claude-sonnet-4-5"), baseUrl };
+	const chat: Model<"openai-completions"> = {
+		id: CHAT_MODEL,
+		name: CHAT_MODEL,
+		api: "openai-completions",
+		provider: "openai",
+		baseUrl: `${baseUrl}/v1`,
+		reasoning: false,
+		input: ["text"],
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+		contextWindow: 128_000,
+		maxTokens: 16_384,
+	};
+	return chat;
+}
+
+/** Run the scripted conversation through pi-agent-core on `wire` and measure its request bodies. */
+export async function piConversation(wire: Wire = "anthropic-messages"): Promise<Conversation> {
+	const server = await startConversationServer(wire);
 	try {
 		const pruning = pruningTransform<AgentMessage>();
 		const agent = new Agent({
 			initialState: {
 				systemPrompt: SYSTEM_PROMPT,
-				model: { ...getModel("anthropic", "claude-sonnet-4-5"), baseUrl: server.baseUrl },
+				model: modelOn(wire, server.baseUrl),
 				thinkingLevel: "off",
 				tools: [lookup],
 			},
@@ -39,9 +62,10 @@ export async function piConversation(): Promise<Conversation> {
 			transformContext: async (messages) => pruning.transform(messages),
 		});
 		await agent.prompt(PROMPT);
-		if (agent.state.errorMessage) throw new Error(`pi-agent-core run failed: ${agent.state.errorMessage}`);
-		checkConversation(server.requests.length, pruning.calls());
-		return { shares: prefixShares(server.requests), pruningTurns: pruning.pruningTurns };
+		if (agent.state.errorMessage)
+			throw new Error(`pi-agent-core run failed on ${wire}: ${agent.state.errorMessage}`);
+		checkConversation(server.requests, pruning.calls(), wire);
+		return { wire, shares: prefixShares(server.requests), pruningTurns: pruning.pruningTurns };
 	} finally {
 		await server.close();
 	}

@@ -7,7 +7,7 @@ import type { AgentLoopConfig } from "../protocol/config.js";
 import type { AgentContext, AgentEvent } from "../protocol/events.js";
 import type { ApprovalDecision, PendingApproval } from "../tools/approval.js";
 import type { AgentTool } from "../tools/types.js";
-import { RunDispatch } from "./dispatch.js";
+import { RunDispatch, Subscribers } from "./dispatch.js";
 import { MessageQueue, type QueueMode } from "./queue.js";
 
 /** The Agent's observable state (rule Q1). Changed only by named methods and by the run's events. */
@@ -107,7 +107,7 @@ export class Agent {
 	private readonly hooks: AgentHooks;
 	private readonly streamFn: StreamFunction | undefined;
 	private readonly onSubscriberError: (error: unknown, event: AgentEvent) => void;
-	private readonly listeners = new Set<(event: AgentEvent) => void>();
+	private readonly listeners = new Subscribers();
 	private readonly steering: MessageQueue;
 	private readonly followUps: MessageQueue;
 	private readonly asides = new MessageQueue("all");
@@ -158,7 +158,9 @@ export class Agent {
 	/** Listen to every event of every run. Listener errors are caught and reported (rule Q5). */
 	subscribe(listener: (event: AgentEvent) => void): () => void {
 		this.listeners.add(listener);
-		return () => this.listeners.delete(listener);
+		return () => {
+			this.listeners.delete(listener);
+		};
 	}
 
 	/**

@@ -3,6 +3,30 @@ import { type AgentMessage, type AssistantMessage, toolCallsOf } from "../core/m
 import type { AgentEvent } from "../protocol/events.js";
 import type { AgentState } from "./agent.js";
 
+/** An `Agent`'s subscribers. */
+export type Listener = (event: AgentEvent) => void;
+
+/**
+ * The subscriber list, copied on write: delivering an event walks a plain array (no iterator per event), and
+ * a subscriber that subscribes or unsubscribes while an event is being delivered changes the list for the
+ * events after it — except that one unsubscribed mid-delivery is not called again, even for this event.
+ */
+export class Subscribers {
+	private current: readonly Listener[] = [];
+
+	get list(): readonly Listener[] {
+		return this.current;
+	}
+
+	add(listener: Listener): void {
+		if (!this.current.includes(listener)) this.current = [...this.current, listener];
+	}
+
+	delete(listener: Listener): void {
+		this.current = this.current.filter((l) => l !== listener);
+	}
+}
+
 /**
  * One run's events folded into the `Agent`'s state, then handed to its subscribers (they see the updated
  * state). An `EventSink` object rather than a closure per run: every run calls the same `handleEvent`, so the
@@ -13,7 +37,7 @@ export class RunDispatch implements EventSink<AgentEvent> {
 	constructor(
 		private readonly state: AgentState,
 		private readonly running: Set<string>,
-		private readonly listeners: ReadonlySet<(event: AgentEvent) => void>,
+		private readonly subscribers: Subscribers,
 		private readonly onSubscriberError: (error: unknown, event: AgentEvent) => void,
 		// The transcript the run started from: after reset() it is no longer the state's, so an aborted run's
 		// closing messages cannot leak into the fresh one.
@@ -46,7 +70,11 @@ export class RunDispatch implements EventSink<AgentEvent> {
 				if (event.outcome.type === "awaiting_approval") state.pendingApprovals = event.outcome.pending;
 				break;
 		}
-		for (const listener of this.listeners) {
+		const list = this.subscribers.list;
+		for (let i = 0; i < list.length; i++) {
+			const listener = list[i] as Listener;
+			// Unsubscribed by an earlier subscriber of this very event: not called again.
+			if (this.subscribers.list !== list && !this.subscribers.list.includes(listener)) continue;
 			try {
 				listener(event);
 			} catch (error) {

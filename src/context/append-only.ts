@@ -10,6 +10,14 @@
  *   unchanged prefix keeps the objects sent before (so the same bytes), only what follows the first changed
  *   message is taken from the new list, and a shorter list (compaction) starts the log afresh.
  *
+ * - a **cache anchor** (`context.cacheAnchor`): a message count after which a provider that places cache
+ *   breakpoints keeps a fixed one. It stays where it was set — so the bytes up to it, marker included, are
+ *   the same request after request — and moves only where the bytes before the previous request's end change
+ *   anyway (a rewrite: it goes to the end of the unchanged messages, whose cache entry it reads back) or where
+ *   one call appends more blocks than the provider's cache lookback bridges (it goes to the previous
+ *   request's end, whose entry the new tail cannot reach; the one move that costs earlier bytes, bought for a
+ *   full cache read). The moving tail breakpoint is the provider's.
+ *
  * Messages are treated as immutable snapshots: a digest is computed once per message object and
  * memoized, so a message mutated in place after it was synced is not noticed — replace it instead (the loop
  * and the default conversion do). One manager serves one conversation; give an `Agent` its own and it keeps
@@ -25,7 +33,18 @@ export type DigestHash = (text: string) => number | string;
 export interface AppendOnlyContextOptions {
 	/** The hash over a message's canonical JSON. Default: cyrb53. */
 	hash?: DigestHash;
+	/**
+	 * Content blocks a provider's cache lookback bridges: a call that appends this many or more moves the
+	 * cache anchor to the previous request's end. Default {@link CACHE_LOOKBACK_BLOCKS} (Anthropic's ~20).
+	 */
+	lookbackBlocks?: number;
 }
+
+/**
+ * Anthropic's documented cache lookback: a breakpoint reads an earlier cache entry that ends at most about 20
+ * content blocks before it. Counted here on capstan messages (a tool result or a string prompt is one block).
+ */
+export const CACHE_LOOKBACK_BLOCKS = 20;
 
 /** The frozen stable prefix: what precedes the messages in every request. */
 export interface StablePrefix {
@@ -74,10 +93,21 @@ export class AppendOnlyContextManager {
 	private log: readonly Message[] = EMPTY;
 	private lastContext: Context | undefined;
 	private hashCalls = 0;
+	private readonly lookbackBlocks: number;
+	private anchor: number | undefined;
 
 	/** Create a manager for one conversation. */
 	constructor(options: AppendOnlyContextOptions = {}) {
 		this.hash = options.hash ?? cyrb53;
+		const lookback = options.lookbackBlocks ?? CACHE_LOOKBACK_BLOCKS;
+		if (!Number.isInteger(lookback) || lookback < 1)
+			throw new RangeError(`lookbackBlocks must be a positive integer, got ${String(lookback)}`);
+		this.lookbackBlocks = lookback;
+	}
+
+	/** The message count the fixed cache breakpoint follows, once one was placed (see the class comment). */
+	get cacheAnchor(): number | undefined {
+		return this.anchor;
 	}
 
 	/** The current message log (frozen). */
@@ -143,17 +173,21 @@ export class AppendOnlyContextManager {
 	 */
 	build(input: AppendOnlyBuildInput): AppendOnlyBuild {
 		const { prefix, changed: stablePrefixChanged } = this.syncStablePrefix(input.systemPrompt, input.tools);
+		const previousLength = this.log.length;
 		const sync = this.syncMessages(input.messages);
+		const anchor = this.nextAnchor(stablePrefixChanged, sync, previousLength);
 		let context = this.lastContext;
-		if (!context || stablePrefixChanged || sync.changed) {
+		if (!context || stablePrefixChanged || sync.changed || anchor !== this.anchor) {
 			context = Object.freeze({
 				...(prefix.systemPrompt !== undefined ? { systemPrompt: prefix.systemPrompt } : {}),
 				// Frozen arrays typed as the mutable wire shape: providers only read them.
 				...(prefix.tools ? { tools: prefix.tools as ToolSpec[] } : {}),
 				messages: sync.messages as Message[],
+				...(anchor !== undefined ? { cacheAnchor: anchor } : {}),
 			});
 			this.lastContext = context;
 		}
+		this.anchor = anchor;
 		return { context, stablePrefixChanged, unchangedMessages: sync.unchanged, reset: sync.reset };
 	}
 
@@ -162,6 +196,29 @@ export class AppendOnlyContextManager {
 		this.prefix = undefined;
 		this.log = EMPTY;
 		this.lastContext = undefined;
+		this.anchor = undefined;
+	}
+
+	/**
+	 * Where the fixed breakpoint goes for this call. A marker removed before the previous request's end breaks
+	 * that request's bytes there, so it moves only where they break anyway or where staying reads too little:
+	 * - a new stable prefix or a new log: nothing before any message is cached under the new prefix — none;
+	 * - a rewrite (the first change is before the previous end): the end of the unchanged messages, whose
+	 *   cache entry (an earlier request's end) this request reads back there, and the old marker sat in the
+	 *   rewritten bytes or before the break;
+	 * - an append wider than the lookback: the previous end, which the new tail cannot reach;
+	 * - otherwise it stays (none until the first of those).
+	 */
+	private nextAnchor(prefixChanged: boolean, sync: MessageSync, previousLength: number): number | undefined {
+		if (prefixChanged || sync.reset) return undefined;
+		if (sync.unchanged < previousLength) return sync.unchanged > 0 ? sync.unchanged : undefined;
+		if (previousLength > 0 && this.anchor !== previousLength) {
+			let appended = 0;
+			for (let i = previousLength; i < sync.messages.length; i++)
+				appended += blockCount(sync.messages[i] as Message);
+			if (appended >= this.lookbackBlocks) return previousLength;
+		}
+		return this.anchor;
 	}
 
 	/** The digest of a message or tool spec: hash and length of its canonical JSON, memoized per object. */
@@ -199,6 +256,12 @@ export class AppendOnlyContextManager {
 		}
 		return true;
 	}
+}
+
+/** Content blocks a message takes on the wire, as a provider's cache lookback counts them (approximately). */
+function blockCount(message: Message): number {
+	if (message.role === "toolResult") return 1;
+	return typeof message.content === "string" ? 1 : message.content.length;
 }
 
 /**

@@ -383,8 +383,9 @@ export class AssistantMessageBuilder {
 			stopReason: from.stopReason,
 			timestamp: from.timestamp,
 		};
-		for (const key of this.extraKeys) {
-			if (key === "responseId") copy.responseId = from.responseId as string;
+		const extra = this.extraKeys;
+		for (let i = 0; i < extra.length; i++) {
+			if (extra[i] === "responseId") copy.responseId = from.responseId as string;
 			else copy.stopDetails = from.stopDetails as StopDetails;
 		}
 		return copy;
@@ -401,6 +402,9 @@ export class AssistantMessageBuilder {
 	}
 
 	private openBlock<T extends AssistantContent>(index: number, kind: BlockKind): T {
+		// The delta path: an open block of this kind is recorded only at a valid index of its own kind.
+		if (this.blocks[index]?.kind === kind && Number.isInteger(index))
+			return this.snapshot.content[index] as T;
 		const block = this.blockAt<T>(index, kind);
 		if (this.blocks[index]?.kind !== kind)
 			throw new Error(`AssistantMessageBuilder: ${kind} block at index ${index} has already ended`);

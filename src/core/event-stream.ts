@@ -123,12 +123,12 @@ export class EventStream<T, R> implements AsyncIterable<T> {
 		try {
 			drainer.sink.handleEvent(event);
 		} catch (error) {
+			this.delivering = false;
 			this.drainer = undefined;
 			drainer.reject(error);
 			return;
-		} finally {
-			this.delivering = false;
 		}
+		this.delivering = false;
 		// Pushed from inside the listener, or the stream ended there: hand on what is left.
 		if (this.head < this.queue.length || this.finished) this.deliver();
 	}

@@ -62,6 +62,13 @@ export interface Context {
 	systemPrompt?: string;
 	messages: Message[];
 	tools?: ToolSpec[];
+	/**
+	 * Rule X2: a fixed prompt-cache breakpoint after this many leading messages, for providers that place
+	 * breakpoints themselves (Anthropic puts one on the last block of message `cacheAnchor − 1`). Set by
+	 * `AppendOnlyContextManager`, which keeps it in place across requests until the history before it is
+	 * rewritten, so the bytes up to it (marker included) stay the same; ignored when not within `1…messages.length`.
+	 */
+	cacheAnchor?: number;
 }
 
 /** Details of one provider retry, reported through `StreamOptions.onRetry` (rule A8). */
@@ -80,9 +87,8 @@ export interface CacheHints {
 	/** The system prompt or tool list differs from the previous request's, so no cached prefix survives. */
 	stablePrefixChanged: boolean;
 	/**
-	 * How many leading `context.messages` are the previous request's own (same objects, same bytes). The
-	 * previous request's cache entry ends at the last of them: a breakpoint there is read back even when more
-	 * was appended than a provider's cache lookback reaches.
+	 * How many leading `context.messages` are the previous request's own (same objects, same bytes): the
+	 * previous request's cache entry ends at the last of them when it is the whole previous list.
 	 */
 	unchangedMessages: number;
 }
@@ -100,8 +106,9 @@ export interface StreamOptions {
 	headers?: Record<string, string>;
 	onRetry?: (info: RetryInfo) => void;
 	/**
-	 * Rule X2: set by the loop when `AgentLoopConfig.contextManager` is in use; providers that place cache
-	 * breakpoints use it (Anthropic adds one at the end of the unchanged messages). Others ignore it.
+	 * Rule X2: set by the loop when `AgentLoopConfig.contextManager` is in use. Its presence tells a provider
+	 * that the history is append-only: Anthropic then lets the server place the moving tail breakpoint
+	 * (top-level `cache_control`) so no marker moves inside the body. Others ignore it.
 	 */
 	cacheHints?: CacheHints;
 	/** Provider-specific extras. */

@@ -21,7 +21,8 @@ export interface IncrementalJsonWork {
 }
 
 type Frame =
-	| { kind: "object"; value: Record<string, unknown>; key: string }
+	// `size`: the object's own keys, counted as values complete (a snapshot's cost without `Object.keys`).
+	| { kind: "object"; value: Record<string, unknown>; key: string; size: number }
 	| { kind: "array"; value: unknown[] };
 
 enum Mode {
@@ -293,7 +294,7 @@ export class IncrementalJsonParser {
 	private startValue(char: string, index: number): void {
 		this.keyExpectedFirst = false;
 		if (char === "{") {
-			this.stack.push({ kind: "object", value: {}, key: "" });
+			this.stack.push({ kind: "object", value: {}, key: "", size: 0 });
 			this.mode = Mode.Key;
 			this.keyExpectedFirst = true;
 			this.dirty = true;
@@ -332,7 +333,10 @@ export class IncrementalJsonParser {
 		const top = this.stack[this.stack.length - 1];
 		if (!top) this.root = { value };
 		else if (top.kind === "array") top.value.push(value);
-		else setKey(top.value, top.key, value);
+		else {
+			if (!Object.hasOwn(top.value, top.key)) top.size++; // a repeated key replaces, as in JSON.parse
+			setKey(top.value, top.key, value);
+		}
 		this.mode = Mode.AfterValue;
 		this.dirty = true;
 	}
@@ -425,7 +429,7 @@ export class IncrementalJsonParser {
 				child = copy;
 			} else {
 				const copy = { ...frame.value };
-				this.work.entriesCopied += Object.keys(copy).length;
+				this.work.entriesCopied += frame.size;
 				if (hasChild) setKey(copy, frame.key, child);
 				child = copy;
 			}

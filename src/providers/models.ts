@@ -12,6 +12,8 @@
  * - `supportsTemperature: true` — the model still takes `temperature` (current Anthropic models do not).
  * - `rejectsForcedToolChoice: true` — the model errors on a forced tool choice (Claude Sonnet 5.5); a
  *   `required` or named choice is sent as `auto` instead.
+ * - `supportsAutomaticCaching: false` — an Anthropic-compatible server without top-level `cache_control`
+ *   (automatic caching): with a context manager the tail breakpoint goes on the last block instead (rule X2).
  */
 import type { KnownApi, Model, ModelCompat, ModelCost } from "../core/model.js";
 

@@ -196,6 +196,28 @@ describe("Agent", () => {
 		assertPaired(agent.state.messages);
 	});
 
+	it("SPEC Q6: subscribing or unsubscribing from inside a subscriber takes effect from the next event", async () => {
+		const { agent } = agentOn([{ content: [text("hi")] }]);
+		const log: string[] = [];
+		let late: (() => void) | undefined;
+		const second = (e: AgentEvent) => log.push(`second ${e.type}`);
+		const third = (e: AgentEvent) => log.push(`third ${e.type}`);
+		let stopSecond = (): void => {};
+		agent.subscribe((e) => {
+			log.push(`first ${e.type}`);
+			if (e.type === "agent_start") {
+				stopSecond(); // unsubscribed before its turn: not called, not even for this event
+				late = agent.subscribe(third); // subscribed now: from the next event on
+			}
+		});
+		stopSecond = agent.subscribe(second);
+		agent.subscribe(second); // the same function twice is one subscription
+		await agent.prompt("go");
+		late?.();
+		expect(log.filter((l) => l.startsWith("second"))).toEqual([]);
+		expect(log.slice(0, 3)).toEqual(["first agent_start", "first turn_start", "third turn_start"]);
+	});
+
 	it("SPEC A1/A6: abort() ends the run as aborted and leaves the queues alone", async () => {
 		vi.useFakeTimers();
 		const { agent, events } = agentOn([{ content: [call("long")] }, { content: [text("never")] }]);

@@ -3,17 +3,28 @@
 // and capstan's real providers. (The bench's peer libraries are not installed for the suite.)
 import { describe, expect, it } from "vitest";
 import {
+	CHAT_MODEL,
+	checkConversation,
 	commonPrefixLength,
 	KEEP_RECENT,
 	PRUNE_EVERY,
 	PRUNED_TEXT,
 	prefixShares,
 	pruningTransform,
+	scriptedChatReply,
+	startConversationServer,
+	TOOL_NAME,
+	TURNS,
+	WIRES,
 	withoutCacheMarkers,
 } from "../../bench/w56/conversation.js";
 import { APIS, buildCorpus, eventText } from "../../bench/w56/corpus.js";
 import { memoryFetch } from "../../bench/w56/memory-fetch.js";
 import { capstanDecoder } from "../../bench/w56/w5-capstan.js";
+import { capstanConversation } from "../../bench/w56/w6-capstan.js";
+import type { Model } from "../../src/index.js";
+import { streamOpenAICompletions } from "../../src/providers/openai-completions/index.js";
+import { collectStream } from "../providers/support/collect.js";
 import { allFixtures, recordedEvents, responseBodies } from "../providers/support/fixtures.js";
 
 describe("bench W5 corpus", () => {
@@ -83,4 +94,66 @@ describe("bench W6 prefix shares", () => {
 		expect(pruning.pruningTurns).toEqual([PRUNE_EVERY]);
 		expect(pruning.calls()).toBe(PRUNE_EVERY + 1);
 	});
+});
+
+describe("bench W6 on both wires", () => {
+	const chatModel = (baseUrl: string): Model => ({
+		id: CHAT_MODEL,
+		api: "openai-completions",
+		provider: "openai",
+		baseUrl: `${baseUrl}/v1`,
+		reasoning: false,
+		input: ["text"],
+		contextWindow: 128_000,
+		maxTokens: 16_384,
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+	});
+
+	it("the Chat Completions script decodes through capstan's real provider: a sentence and one lookup call, then the summary", async () => {
+		const server = await startConversationServer("openai-completions");
+		try {
+			const context = { messages: [{ role: "user" as const, content: "go", timestamp: 0 }] };
+			const first = await collectStream(
+				streamOpenAICompletions(chatModel(server.baseUrl), context, { apiKey: "k" }),
+			);
+			expect(first.message.stopReason).toBe("toolUse");
+			expect(first.message.content).toEqual([
+				{ type: "text", text: "Looking up item 1." },
+				expect.objectContaining({
+					type: "toolCall",
+					id: "call_0001",
+					name: TOOL_NAME,
+					arguments: { item: 1 },
+				}),
+			]);
+			expect(server.requests[0]?.path).toBe("/v1/chat/completions");
+		} finally {
+			await server.close();
+		}
+		expect(scriptedChatReply(TURNS)).toContain('"finish_reason":"stop"');
+		expect(scriptedChatReply(TURNS)).not.toContain("tool_calls");
+	});
+
+	it("a conversation that sent anything to another path, or fewer requests, is refused", () => {
+		const ok = { method: "POST", path: "/v1/chat/completions", headers: {}, body: "{}" };
+		const requests = Array.from({ length: TURNS }, () => ok);
+		expect(() => checkConversation(requests, TURNS, "openai-completions")).not.toThrow();
+		expect(() => checkConversation(requests, TURNS, "anthropic-messages")).toThrow(/went to/);
+		expect(() => checkConversation(requests.slice(1), TURNS, "openai-completions")).toThrow(/requests/);
+	});
+
+	for (const wire of WIRES) {
+		it(`SPEC X2: ${wire}, manager on — every non-pruning request repeats ≥ 99 % of the previous body as sent`, async () => {
+			const run = await capstanConversation(true, wire);
+			expect(run.pruningTurns).toEqual([50, 100, 150, 200]);
+			const pruning = new Set(run.pruningTurns);
+			const steady = run.shares.filter((share) => !pruning.has(share.turn));
+			expect(steady).toHaveLength(TURNS - 1 - run.pruningTurns.length);
+			const worst = steady.reduce((a, b) => (b.ofPrevious < a.ofPrevious ? b : a));
+			expect({ turn: worst.turn, atLeast99: worst.ofPrevious >= 0.99 }).toEqual({
+				turn: worst.turn,
+				atLeast99: true,
+			});
+		});
+	}
 });

@@ -142,14 +142,28 @@ describe("prompt bytes over 50 turns (issue 4, SPEC X2)", () => {
 				unchangedMessages: turn === EDIT_TURN ? EDITED_INDEX : previousLength,
 			});
 		});
-		// Turn 30's second message breakpoint sits at the end of messages 0..9, where cached bytes stop.
-		const edited = JSON.parse((requests[EDIT_TURN - 1] as Request).sent) as {
-			messages: { content: { cache_control?: unknown }[] }[];
-		};
-		const marked = edited.messages.flatMap((m, i) =>
-			m.content.flatMap((block, j) => (block.cache_control ? [`m${i}.${j}`] : [])),
-		);
-		expect(marked).toEqual([`m${EDITED_INDEX - 1}.0`, `m${edited.messages.length - 1}.0`]);
+		// From turn 30 on the one message breakpoint is the anchor at the end of messages 0..9, where cached
+		// bytes stop; the moving tail is the server's (top-level cache_control).
+		for (let turn = 1; turn <= TURNS; turn++) {
+			const sent = JSON.parse((requests[turn - 1] as Request).sent) as {
+				cache_control?: unknown;
+				messages: { content: { cache_control?: unknown }[] }[];
+			};
+			const marked = sent.messages.flatMap((m, i) =>
+				m.content.flatMap((block, j) => (block.cache_control ? [`m${i}.${j}`] : [])),
+			);
+			expect({ turn, marked }).toEqual({ turn, marked: turn < EDIT_TURN ? [] : [`m${EDITED_INDEX - 1}.0`] });
+			expect(sent.cache_control).toEqual({ type: "ephemeral" });
+		}
+	});
+
+	it("SPEC X2: as sent, markers included, every request but turn 30's extends the previous one", async () => {
+		const requests = await capture(new AppendOnlyContextManager());
+		for (let n = 2; n <= TURNS; n++) {
+			const previous = (requests[n - 2] as Request).sent;
+			const extends_ = (requests[n - 1] as Request).sent.startsWith(previous.slice(0, -2));
+			expect({ turn: n, extends: extends_ }).toEqual({ turn: n, extends: n !== EDIT_TURN });
+		}
 	});
 
 	it("SPEC X2: a host that rebuilds its messages (keys reordered) still sends the earlier bytes", async () => {
@@ -176,8 +190,8 @@ describe("prompt bytes over 50 turns (issue 4, SPEC X2)", () => {
 		const managed = await capture(new AppendOnlyContextManager());
 		const unmanaged = await capture(undefined);
 		// Anthropic excludes `cache_control` from its cache key, so the marker-free bytes are what its prefix
-		// cache reuses. The bytes as sent differ only by where the markers sit: the manager's extra breakpoint
-		// (on the previous request's end) moves on each turn, which ends the raw byte match one message earlier.
+		// cache reuses; a raw-prefix cache reads the bytes as sent. With the manager no marker moves inside
+		// the body (fixed anchor, server-placed tail), so both measures agree.
 		const ratios = {
 			"cache-keyed bytes, with manager": reuseRatio(managed.map((r) => r.plain)),
 			"cache-keyed bytes, without manager": reuseRatio(unmanaged.map((r) => r.plain)),
@@ -194,6 +208,9 @@ describe("prompt bytes over 50 turns (issue 4, SPEC X2)", () => {
 		expect(ratios["cache-keyed bytes, with manager"]).toBeGreaterThan(0.9);
 		expect(ratios["cache-keyed bytes, with manager"]).toBeGreaterThanOrEqual(
 			ratios["cache-keyed bytes, without manager"],
+		);
+		expect(ratios["bytes as sent, with manager"]).toBeGreaterThanOrEqual(
+			ratios["bytes as sent, without manager"],
 		);
 	});
 });

@@ -58,6 +58,7 @@ export {
 	type AnthropicRequestBody,
 	buildAnthropicRequest,
 	convertMessages,
+	type MessageBreakpoints,
 	reasoningConfig,
 	THINKING_BUDGETS,
 	toAnthropicToolChoice,

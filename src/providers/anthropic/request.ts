@@ -3,8 +3,9 @@
  * Wire shapes come from `./wire.ts` (capstan's own, checked against the vendor SDK's types by a test).
  *
  * Key order is fixed (model, max_tokens, stream, system, tools, tool_choice, thinking, output_config,
- * temperature, messages) and `messages` comes last, so consecutive turns of one conversation produce bodies
- * whose message prefix is byte-identical apart from the moving cache breakpoint (prompt-cache friendly).
+ * temperature, container, cache_control, messages) and `messages` comes last, so consecutive turns of one
+ * conversation produce bodies whose message prefix is byte-identical (prompt-cache friendly): apart from the
+ * moving tail breakpoint without a context manager, entirely with one (rule X2, see `convertMessages`).
  */
 import type {
 	AssistantMessage,
@@ -38,8 +39,8 @@ export const ANTHROPIC_API = "anthropic-messages";
 /** Options of the Anthropic provider. */
 export interface AnthropicOptions extends ProviderStreamOptions {
 	/**
-	 * Prompt-cache breakpoints on the system prompt, the tool list and the last message: `"5m"` (default),
-	 * `"1h"` (longer TTL, pricier writes) or `"off"`.
+	 * Prompt-cache breakpoints on the system prompt, the tool list and the last message (and, with a context
+	 * manager, its fixed anchor): `"5m"` (default), `"1h"` (longer TTL, pricier writes) or `"off"`.
 	 */
 	cacheTtl?: "5m" | "1h" | "off";
 	/** Values for the `anthropic-beta` header. */
@@ -73,6 +74,7 @@ export function buildAnthropicRequest(
 	options: AnthropicOptions = {},
 ): AnthropicRequestBody {
 	const cache = cacheControl(options.cacheTtl);
+	const automatic = usesAutomaticTail(model, options);
 	const maxTokens = options.maxTokens ?? model.maxTokens;
 	const tools = context.tools ?? [];
 	const choice = effectiveToolChoice(model, options.toolChoice);
@@ -102,8 +104,22 @@ export function buildAnthropicRequest(
 		...(reasoning.effort ? { output_config: { effort: reasoning.effort } } : {}),
 		...(options.temperature !== undefined && samplingAllowed ? { temperature: options.temperature } : {}),
 		...containerOf(context.messages),
-		messages: convertMessages(model, context.messages, cache, unchangedMessagesHint(options)),
+		...(cache && automatic ? { cache_control: cache } : {}),
+		messages: convertMessages(model, context.messages, cache, {
+			anchor: context.cacheAnchor,
+			tail: !automatic,
+		}),
 	};
+}
+
+/**
+ * Rule X2: with a context manager (the loop's `cacheHints`) the moving tail breakpoint is the server's —
+ * top-level `cache_control`, Anthropic's automatic caching, put on the last cacheable block — so no marker
+ * moves inside the body and each request repeats the previous one's bytes. A server that does not take the
+ * top-level field (`compat.supportsAutomaticCaching: false`) gets a marker on the last block instead.
+ */
+function usesAutomaticTail(model: Model, options: AnthropicOptions): boolean {
+	return options.cacheHints !== undefined && model.compat?.supportsAutomaticCaching !== false;
 }
 
 /**
@@ -140,12 +156,6 @@ function toAnthropicTool(tool: ToolSpec, cache: CacheControlEphemeral | undefine
 	};
 	if (cache) wire.cache_control = cache;
 	return wire;
-}
-
-/** rule X2 cache hints from the loop's context manager (`StreamOptions.cacheHints`), when present. */
-function unchangedMessagesHint(options: AnthropicOptions): number | undefined {
-	const hints = options.cacheHints as { unchangedMessages?: unknown } | undefined;
-	return typeof hints?.unchangedMessages === "number" ? hints.unchangedMessages : undefined;
 }
 
 /** The choice to send: a model flagged `compat.rejectsForcedToolChoice` gets `auto` for a forced one. */
@@ -216,22 +226,34 @@ function clampEffort(model: Model, wanted: Effort): Effort {
 	return lowest ?? wanted;
 }
 
+/** Which message breakpoints {@link convertMessages} places. */
+export interface MessageBreakpoints {
+	/**
+	 * Rule X2: a fixed breakpoint on the last block of message `anchor − 1` (`Context.cacheAnchor`); ignored
+	 * unless `1 ≤ anchor ≤ messages.length`.
+	 */
+	anchor?: number | undefined;
+	/** A breakpoint on the last block (default true; false when the server places it: automatic caching). */
+	tail?: boolean;
+}
+
 /**
- * Convert wire messages; consecutive tool results share one user message, as the API requires. A cache
- * breakpoint goes on the last block; with `unchangedMessages` (rule X2 cache hints) a second one goes on the
- * last block of those leading messages — where the previous request's breakpoint was, so its bytes are
- * unchanged and its cache entry is read back even when this call appended more blocks than the API's
- * ~20-block lookback (a wide tool batch). With system and tools that makes four, the API's maximum.
+ * Convert wire messages; consecutive tool results share one user message, as the API requires. Breakpoints:
+ * one on the last block (unless the server places it), and the context manager's fixed anchor (rule X2) on
+ * the last block of its message — where it was in the previous request, so the bytes up to there are
+ * unchanged and that cache entry is read back even after a call appended more blocks than the API's
+ * ~20-block lookback. With system and tools that makes at most four, the API's maximum.
  */
 export function convertMessages(
 	model: Model,
 	messages: readonly Message[],
 	cache: CacheControlEphemeral | undefined,
-	unchangedMessages?: number,
+	breakpoints: MessageBreakpoints = {},
 ): MessageParam[] {
 	const out: MessageParam[] = [];
 	let toolResults: ToolResultBlockParam[] | undefined;
-	let prefixEnd: BlockAt | undefined;
+	let anchorAt: BlockAt | undefined;
+	const { anchor } = breakpoints;
 	for (let i = 0; i < messages.length; i++) {
 		const message = messages[i] as Message;
 		if (message.role === "toolResult") {
@@ -246,12 +268,14 @@ export function convertMessages(
 				message.role === "user" ? userBlocks(model, message.content) : assistantBlocks(model, message);
 			if (content.length > 0) out.push({ role: message.role, content });
 		}
-		if (i + 1 === unchangedMessages) prefixEnd = lastBlockAt(out);
+		// The block of this very message, even when later tool results join the same wire message.
+		if (i + 1 === anchor) anchorAt = lastBlockAt(out);
 	}
+	if (!cache) return out;
 	const tail = lastBlockAt(out);
-	if (cache && tail) placeBreakpoint(out, tail, cache);
-	if (cache && prefixEnd && (prefixEnd.message !== tail?.message || prefixEnd.block !== tail.block))
-		placeBreakpoint(out, prefixEnd, cache);
+	if (tail && breakpoints.tail !== false) placeBreakpoint(out, tail, cache);
+	if (anchorAt && (anchorAt.message !== tail?.message || anchorAt.block !== tail.block))
+		placeBreakpoint(out, anchorAt, cache);
 	return out;
 }
 

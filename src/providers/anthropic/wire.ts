@@ -198,5 +198,7 @@ export interface MessageCreateParamsStreaming {
 	output_config?: OutputConfig;
 	/** A code-execution container to reuse (its id, from an earlier reply's `container`). */
 	container?: string;
+	/** Automatic caching: the server puts this breakpoint on the last cacheable block (one of the four). */
+	cache_control?: CacheControlEphemeral | null;
 	messages: MessageParam[];
 }
