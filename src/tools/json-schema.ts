@@ -16,7 +16,6 @@ import {
 } from "@cfworker/json-schema";
 import { errorText } from "../core/abort.js";
 import type { JsonSchema } from "../core/model.js";
-import { type CompiledCheck, compileFastCheck, FALLBACK } from "./json-schema-compiled.js";
 import { issuesOf } from "./json-schema-issues.js";
 import { DRAFT_07_META_SCHEMA } from "./meta-schema.js";
 import { fillDefaults, withoutFormats } from "./schema-walk.js";
@@ -73,13 +72,7 @@ function buildValidator(schema: JsonSchema, schemaUri: unknown): JsonSchemaValid
 		return () => ({ ok: false, errors: [invalidSchemaText(errorText(error))] });
 	}
 	const resolveRef = refResolver(lookup);
-	// Draft-04's boolean `exclusiveMinimum` is not what the fast path implements.
-	const fast: CompiledCheck | undefined = draft === "4" ? undefined : compileFastCheck(copy);
 	return (args) => {
-		if (fast) {
-			const checked = fast(args);
-			if (checked !== FALLBACK) return { ok: true, value: checked };
-		}
 		const value = jsonCopy(args);
 		if (!value.ok) return value;
 		fillDefaults(copy, value.value, resolveRef);
