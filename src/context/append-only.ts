@@ -48,7 +48,9 @@ export const CACHE_LOOKBACK_BLOCKS = 20;
 
 /** The frozen stable prefix: what precedes the messages in every request. */
 export interface StablePrefix {
+	/** The system prompt as first sent. */
 	readonly systemPrompt?: string;
+	/** The tool list as first sent. */
 	readonly tools?: readonly ToolSpec[];
 }
 
@@ -66,8 +68,11 @@ export interface MessageSync {
 
 /** Input of {@link AppendOnlyContextManager.build}: the provider-bound context of one call. */
 export interface AppendOnlyBuildInput {
+	/** This call's system prompt; a change from the frozen one starts a new stable prefix. */
 	systemPrompt?: string;
+	/** This call's tools; a change from the frozen list starts a new stable prefix. */
 	tools?: readonly ToolSpec[];
+	/** This call's messages, synced into the append-only log. */
 	messages: readonly Message[];
 }
 
