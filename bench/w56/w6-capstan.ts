@@ -19,8 +19,8 @@ import {
 	type Wire,
 } from "./conversation.js";
 
-/** The model on `wire`, pointed at the loopback server. */
-function modelOn(wire: Wire, baseUrl: string): Model {
+/** The model on `wire`, pointed at the loopback server (`baseUrl` without `/v1`). */
+export function modelOn(wire: Wire, baseUrl: string): Model {
 	if (wire === "anthropic-messages") return { ...getModel("anthropic", "claude-sonnet-4-5"), baseUrl };
 	return {
 		id: CHAT_MODEL,

@@ -3,7 +3,6 @@
 // and capstan's real providers. (The bench's peer libraries are not installed for the suite.)
 import { describe, expect, it } from "vitest";
 import {
-	CHAT_MODEL,
 	checkConversation,
 	commonPrefixLength,
 	KEEP_RECENT,
@@ -21,8 +20,7 @@ import {
 import { APIS, buildCorpus, eventText } from "../../bench/w56/corpus.js";
 import { memoryFetch } from "../../bench/w56/memory-fetch.js";
 import { capstanDecoder } from "../../bench/w56/w5-capstan.js";
-import { capstanConversation } from "../../bench/w56/w6-capstan.js";
-import type { Model } from "../../src/index.js";
+import { capstanConversation, modelOn } from "../../bench/w56/w6-capstan.js";
 import { streamOpenAICompletions } from "../../src/providers/openai-completions/index.js";
 import { collectStream } from "../providers/support/collect.js";
 import { allFixtures, recordedEvents, responseBodies } from "../providers/support/fixtures.js";
@@ -97,24 +95,12 @@ describe("bench W6 prefix shares", () => {
 });
 
 describe("bench W6 on both wires", () => {
-	const chatModel = (baseUrl: string): Model => ({
-		id: CHAT_MODEL,
-		api: "openai-completions",
-		provider: "openai",
-		baseUrl: `${baseUrl}/v1`,
-		reasoning: false,
-		input: ["text"],
-		contextWindow: 128_000,
-		maxTokens: 16_384,
-		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-	});
-
 	it("the Chat Completions script decodes through capstan's real provider: a sentence and one lookup call, then the summary", async () => {
 		const server = await startConversationServer("openai-completions");
 		try {
 			const context = { messages: [{ role: "user" as const, content: "go", timestamp: 0 }] };
 			const first = await collectStream(
-				streamOpenAICompletions(chatModel(server.baseUrl), context, { apiKey: "k" }),
+				streamOpenAICompletions(modelOn("openai-completions", server.baseUrl), context, { apiKey: "k" }),
 			);
 			expect(first.message.stopReason).toBe("toolUse");
 			expect(first.message.content).toEqual([
