@@ -100,9 +100,10 @@ export class EventStream<T, R> implements AsyncIterable<T> {
 	}
 
 	/**
-	 * Consume the stream synchronously: `listener` (a function, or an `EventSink`'s `handleEvent`) is called with each event as it is pushed (with the
-	 * events already queued at once, before `drain` returns), in order and never re-entrantly — an event pushed
-	 * from inside the listener is delivered right after the listener returns. This replaces `for await`,
+	 * Consume the stream synchronously: `listener` (a function, or an `EventSink`'s `handleEvent`) is called
+	 * with each event as it is pushed (with the events already queued at once, before `drain` returns), in
+	 * order and never re-entrantly — an event pushed from inside the listener is delivered right after the
+	 * listener returns. This replaces `for await`,
 	 * without a promise and a microtask hop per event; the stream still has one consumer, so do not iterate it
 	 * as well. The returned promise resolves once the stream ended and every event was delivered, or rejects
 	 * with the error given to `fail` (after the queued events) or with the first error the listener throws
@@ -176,6 +177,7 @@ export class EventStream<T, R> implements AsyncIterable<T> {
 		return event;
 	}
 
+	/** Iterate the events with `for await`: queued ones first, then each as it is pushed (one consumer). */
 	[Symbol.asyncIterator](): AsyncIterator<T, undefined> {
 		return {
 			next: (): Promise<IteratorResult<T, undefined>> => {
