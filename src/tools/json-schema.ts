@@ -18,7 +18,7 @@ import { errorText } from "../core/abort.js";
 import type { JsonSchema } from "../core/model.js";
 import { issuesOf } from "./json-schema-issues.js";
 import { DRAFT_07_META_SCHEMA } from "./meta-schema.js";
-import { fillDefaults, withoutFormats } from "./schema-walk.js";
+import { fillDefaults, mentionsDefault, withoutFormats } from "./schema-walk.js";
 import { formatSchemaIssues } from "./validation-errors.js";
 
 /** Outcome of validating one call's arguments. `value` is a fresh copy; the input is never touched. */
@@ -72,10 +72,11 @@ function buildValidator(schema: JsonSchema, schemaUri: unknown): JsonSchemaValid
 		return () => ({ ok: false, errors: [invalidSchemaText(errorText(error))] });
 	}
 	const resolveRef = refResolver(lookup);
+	const withDefaults = mentionsDefault(copy);
 	return (args) => {
 		const value = jsonCopy(args);
 		if (!value.ok) return value;
-		fillDefaults(copy, value.value, resolveRef);
+		if (withDefaults) fillDefaults(copy, value.value, resolveRef);
 		let result: ValidationResult;
 		try {
 			// shortCircuit off: every bad path is reported, not just the first (rule T3).

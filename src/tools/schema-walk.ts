@@ -62,6 +62,17 @@ function copyKeyword(key: string, value: unknown): unknown {
 }
 
 /**
+ * Whether any object in `schema` has a `default` key: when none does, filling defaults is a no-op and the
+ * validator skips the walk on every call. Conservative (a property *named* `default` counts too); `schema`
+ * must be a tree, as `withoutFormats` returns.
+ */
+export function mentionsDefault(schema: unknown): boolean {
+	if (Array.isArray(schema)) return schema.some(mentionsDefault);
+	if (typeof schema !== "object" || schema === null) return false;
+	return Object.hasOwn(schema, "default") || Object.values(schema).some(mentionsDefault);
+}
+
+/**
  * Fill schema defaults into `data` in place (callers pass a private copy), as ajv's `useDefaults` did: a
  * missing property whose schema under `properties` has a `default` gets a copy of it, then present
  * properties and array items are filled from their own subschemas; `allOf` branches and `$ref` targets

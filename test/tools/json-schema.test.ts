@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
 import type { JsonSchema } from "../../src/core/model.js";
-import { fillDefaults, withoutFormats } from "../../src/tools/schema-walk.js";
+import { fillDefaults, mentionsDefault, withoutFormats } from "../../src/tools/schema-walk.js";
 import { compileToolParameters, type ValidationResult } from "../../src/tools/validate.js";
 
 function errorsOf(result: ValidationResult): string[] {
@@ -278,6 +278,24 @@ describe("schema walks", () => {
 		const data = {};
 		fillDefaults(schema, data, () => schema);
 		expect(data).toEqual({ a: 1 });
+	});
+
+	it("mentionsDefault finds a `default` key at any depth, so a schema without one skips the fill", () => {
+		expect(mentionsDefault({ type: "object", properties: { a: { type: "number" } }, required: ["a"] })).toBe(
+			false,
+		);
+		expect(mentionsDefault({ definitions: { o: { properties: { d: { default: 7 } } } } })).toBe(true);
+		expect(mentionsDefault({ anyOf: [{ items: [{ default: null }] }] })).toBe(true);
+		// Conservative: a property named `default` counts, and costs only the (no-op) walk.
+		expect(mentionsDefault({ properties: { default: { type: "string" } } })).toBe(true);
+	});
+
+	it("a default reached only through $ref is still filled (SPEC T3)", () => {
+		const schema = objectOf(
+			{ o: { $ref: "#/definitions/o" } },
+			{ definitions: { o: objectOf({ d: { default: 1 } }) } },
+		);
+		expect(compileToolParameters(schema).validate({ o: {} })).toEqual({ ok: true, value: { o: { d: 1 } } });
 	});
 
 	it("fillDefaults fills a draft-07 tuple's rest from additionalItems", () => {
