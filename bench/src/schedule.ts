@@ -86,6 +86,8 @@ export async function measureAll(
 							killAfterMs: run.killAfterMs * sizes.length,
 							...(run.budgetMs === undefined ? {} : { budgetMs: run.budgetMs }),
 							...(run.workload === "W3" ? { stopAfterMs: plan.w3TimeoutMs } : {}),
+							// W2's later turns already are the steady state; a second 10,000-turn run would double it.
+							again: run.workload !== "W2",
 						});
 						for (const size of sizes) {
 							const cell = cellFor(library, run.workload, size, gc);

@@ -17,6 +17,8 @@ export interface WorkerJob {
 	budgetMs?: number;
 	/** The worker stops after a size slower than this. */
 	stopAfterMs?: number;
+	/** Run each size once more after its repetitions (the worker's `--again`). */
+	again?: boolean;
 	/** Kill the worker after this long; it then counts as "did not finish". */
 	killAfterMs: number;
 }
@@ -40,6 +42,7 @@ export function runWorker(job: WorkerJob): Promise<JobOutcome> {
 		...(job.gc ? ["--gc"] : []),
 		...(job.budgetMs === undefined ? [] : [`--budget=${job.budgetMs}`]),
 		...(job.stopAfterMs === undefined ? [] : [`--stop-after=${job.stopAfterMs}`]),
+		...(job.again ? ["--again"] : []),
 	];
 	return new Promise((resolve) => {
 		const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });

@@ -12,6 +12,16 @@ import type { BenchTool } from "./tools.js";
 /** Figures of one repetition (which ones depends on the workload). */
 export type Figures = Record<string, number>;
 
+/**
+ * A repetition's figures renamed for the run after it (`{ ms, firstToolMs }` → `{ nextMs, nextFirstToolMs }`),
+ * to sit beside the figures of the repetition they followed.
+ */
+export function asNext(figures: Figures): Figures {
+	return Object.fromEntries(
+		Object.entries(figures).map(([key, value]) => [`next${key[0]!.toUpperCase()}${key.slice(1)}`, value]),
+	);
+}
+
 function check(condition: boolean, message: string): void {
 	if (!condition) throw new Error(message);
 }

@@ -10,7 +10,7 @@ import { renderMarkdown } from "../src/report.js";
 import type { Cell } from "../src/schedule.js";
 import { FakeSource, toolReply } from "../src/source.js";
 import { growthExponent, median } from "../src/stats.js";
-import { type Figures, w1, w2, w3, w4 } from "../src/workloads.js";
+import { asNext, type Figures, w1, w2, w3, w4 } from "../src/workloads.js";
 
 describe("stats", () => {
 	it("fits the exponent of an exact power law", () => {
@@ -43,7 +43,7 @@ describe("every library, tiny sizes", () => {
 			const driver = await DRIVERS[library]();
 			const f1 = await w1(driver, plan.w1Deltas);
 			assert.ok(f1.ms! > 0 && Number.isFinite(f1.heapMb));
-			add(library, "W1", plan.w1Deltas, f1);
+			add(library, "W1", plan.w1Deltas, { ...f1, ...asNext(await w1(driver, plan.w1Deltas)) });
 			const f2 = await w2(driver, plan.w2Turns, Number.POSITIVE_INFINITY);
 			assert.equal(f2.turns, plan.w2Turns);
 			assert.ok(f2.meanMsPerTurn! > 0 && f2.msPerTurnAt10! > 0 && f2.msPerTurnAtEnd! > 0);
@@ -55,7 +55,7 @@ describe("every library, tiny sizes", () => {
 			}
 			const f4 = await w4(driver);
 			assert.ok(f4.ms! >= 100, "the 100 ms tools ran");
-			add(library, "W4", 0, f4);
+			add(library, "W4", 0, { ...f4, ...asNext(await w4(driver)) });
 		});
 
 	it("a spent budget serves the final reply instead of the plan, and says so", async () => {
@@ -80,6 +80,16 @@ describe("every library, tiny sizes", () => {
 		for (const library of LIBRARIES)
 			assert.ok(md.includes(`| ${library}`) || md.includes(` ${library} |`), library);
 		assert.match(md, /W3 growth exponent/);
+		// The run after the measured one (the worker's --again), beside it: W1 ran it here, W3 did not.
+		assert.match(
+			md,
+			/\| W1 the same process's next reply, once optimized \(ms\) \| [\d.]+ \(1\.00×\) \| [\d.]+ \(/,
+		);
+		assert.match(md, /\| W3 2 KB, the same process's next call, once optimized \(ms\) \| – \|/);
+		assert.match(
+			md,
+			/\| W4 the same process's next batch, once optimized \(ms over floor\) \| [\d.]+ \| (\+|-)[\d.]+ \|/,
+		);
 		assert.match(md, /\| W4 ≤ floor \+ 0\.5 ms \| (\+|-)[\d.]+ ms \| (pass|\*\*miss\*\*) \|/);
 	});
 });
