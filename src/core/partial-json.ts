@@ -12,7 +12,10 @@ export type JsonParseResult = { ok: true; value: unknown } | { ok: false; error:
 
 /** Work counters of one parser. Diagnostic only: tests use them to pin linearity without timing anything. */
 export interface IncrementalJsonWork {
-	/** Characters visited by the state machine; equals the input length when nothing is re-scanned. */
+	/**
+	 * Characters visited, by the state machine or by the one `JSON.parse` of a first chunk that is a whole
+	 * object; equals the input length when nothing is re-scanned.
+	 */
 	charsScanned: number;
 	/** Snapshots built (lazily, on a `.value` read after a visible change). */
 	snapshots: number;
@@ -130,8 +133,33 @@ export class IncrementalJsonParser {
 	push(chunk: string): void {
 		if (this.finished || chunk.length === 0) return;
 		this.chunks.push(chunk);
-		if (this.mode !== Mode.Error) this.scan(chunk);
+		if (this.offset > 0 || !this.takeWhole(chunk)) {
+			if (this.mode !== Mode.Error) this.scan(chunk);
+		}
 		this.offset += chunk.length;
+	}
+
+	/**
+	 * Small arguments usually arrive whole, as one chunk: `{` … `}` that `JSON.parse` accepts. Its value is
+	 * exactly what the state machine would build, and afterwards the machine stands where it would stand
+	 * after scanning it (a complete top-level value, nothing open), so later chunks are scanned as usual.
+	 * One native parse instead of a JavaScript loop per character, once per call; a chunk that only looks
+	 * whole (an object still open) costs one failed parse and is then scanned, so the work stays linear.
+	 */
+	private takeWhole(chunk: string): boolean {
+		if (chunk.charCodeAt(0) !== 0x7b || chunk.charCodeAt(chunk.length - 1) !== 0x7d) return false;
+		let value: unknown;
+		try {
+			value = JSON.parse(chunk);
+		} catch {
+			return false;
+		}
+		this.work.charsScanned += chunk.length;
+		this.started = true;
+		this.root = { value };
+		this.mode = Mode.AfterValue;
+		this.dirty = true;
+		return true;
 	}
 
 	/** The best-effort partial value so far (`undefined` until the top-level value starts). Never mutated later. */

@@ -244,6 +244,39 @@ describe("IncrementalJsonParser properties (SPEC E4)", () => {
 		);
 	});
 
+	it("a whole object in one chunk reads as the character machine reads it, trailing text included (SPEC E4)", () => {
+		const whole = fc.tuple(
+			fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 })),
+			fc.integer({ min: 0, max: 2 }),
+			fc.constantFrom("", " ", "\n ", "x", ",", "}", " 1", '"'),
+		);
+		fc.assert(
+			fc.property(whole, ([value, indent, suffix]) => {
+				const text = JSON.stringify(value, null, indent);
+				const oneChunk = new IncrementalJsonParser();
+				oneChunk.push(text);
+				const afterWhole = oneChunk.value;
+				oneChunk.push(suffix);
+				const { parser: byChar } = parseInChunks([...text, ...suffix]);
+				expect(afterWhole).toEqual(JSON.parse(text));
+				expect(oneChunk.value).toEqual(byChar.value);
+				expect(oneChunk.work.charsScanned).toBe(byChar.work.charsScanned);
+				expect(oneChunk.finish()).toEqual(byChar.finish());
+			}),
+			{ numRuns: 300 },
+		);
+	});
+
+	it("an object that only looks whole in its first chunk is scanned on (SPEC E4)", () => {
+		const parser = new IncrementalJsonParser();
+		parser.push('{"a": {"b": 1}');
+		expect(parser.value).toEqual({ a: { b: 1 } });
+		parser.push(', "c": "d"}');
+		expect(parser.value).toEqual({ a: { b: 1 }, c: "d" });
+		expect(parser.work.charsScanned).toBe(25);
+		expect(parser.finish()).toEqual({ ok: true, value: { a: { b: 1 }, c: "d" } });
+	});
+
 	it("visits every character exactly once, however the text is chunked", () => {
 		fc.assert(
 			fc.property(chunked, ({ text, chunks }) => {
