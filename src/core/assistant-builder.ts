@@ -231,15 +231,13 @@ export class AssistantMessageBuilder {
 		if (this.finished) return;
 		const { parser } = this.openToolCall(index);
 		const parsed = finalArgumentsJson === undefined ? parser.finish() : parseJsonText(finalArgumentsJson);
-		const {
-			argumentsError: _stale,
-			argumentsText: _staleText,
-			...block
-		} = this.snapshot.content[index] as ToolCall;
-		const toolCall: ToolCall = { ...block, arguments: {} };
 		const args = parsed.ok ? asArguments(parsed.value) : undefined;
-		if (args) toolCall.arguments = args;
-		else {
+		// A literal, not a rest/spread of the streaming block: once per call, as cold code, where V8's object
+		// rest and spread are slow. Same keys in the same order; stale error fields are left behind.
+		const block = this.snapshot.content[index] as ToolCall;
+		const toolCall: ToolCall = { type: "toolCall", id: block.id, name: block.name, arguments: args ?? {} };
+		if ("signature" in block) toolCall.signature = block.signature as string;
+		if (!args) {
 			toolCall.argumentsError = parsed.ok
 				? `Tool arguments must be a JSON object, got ${jsonKind(parsed.value)}`
 				: `Invalid JSON in tool arguments: ${parsed.error}`;
