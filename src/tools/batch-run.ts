@@ -55,21 +55,27 @@ export interface BatchRun {
 	watch?: SteeringWatch;
 }
 
+// Phases are replaced, never mutated, so the calls can share the ones without data.
+const WAITING: CallPhase = { kind: "waiting" };
+const SETTLED: CallPhase = { kind: "settled" };
+
+function noop(): void {}
+
 /** A batch's state before anything settles: every call waiting. */
 export function createRun(input: ToolBatchInput, preparedCalls: readonly PreparedCall[]): BatchRun {
-	const states = preparedCalls.map(
-		(prepared): CallState => ({
+	// A plain loop, not a `map` callback: once per batch, as cold code, every closure and call counts.
+	const states: CallState[] = [];
+	for (const prepared of preparedCalls)
+		states.push({
 			prepared,
-			phase: { kind: "waiting" },
+			phase: WAITING,
 			eventArgs: prepared.eventArgs,
 			abort: new AbortController(),
 			steering: undefined,
 			done: false,
 			waiters: undefined,
-		}),
-	);
-	const finish = (): void => {};
-	return { input, states, remaining: states.length, finish, revised: new Map(), interrupted: false };
+		});
+	return { input, states, remaining: states.length, finish: noop, revised: new Map(), interrupted: false };
 }
 
 /** The call is done (settled, or parked for approval): wake the calls waiting for it, and maybe the batch. */
@@ -152,7 +158,7 @@ export function settle(
 	if (phase.kind === "waiting" || phase.kind === "parked" || phase.kind === "approving")
 		emitStart(run, state);
 	const durationMs = "since" in phase ? Math.max(0, message.timestamp - phase.since) : 0;
-	state.phase = { kind: "settled" };
+	state.phase = SETTLED;
 	state.outcome = { message, status, durationMs };
 	emit(run, {
 		type: "tool_execution_end",

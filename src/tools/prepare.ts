@@ -16,11 +16,18 @@ import { type PreparedCall, prepareCall } from "./call.js";
  */
 export function prepareAll(input: ToolBatchInput): PreparedCall[] | Promise<PreparedCall[]> {
 	const calls = toolCallsOf(input.assistantMessage);
-	const pending = calls.map((call) => prepareSafely(call, input));
+	// One plain loop and no closures on the synchronous path: it runs once per batch, mostly as cold code.
+	const pending: (PreparedCall | Promise<PreparedCall>)[] = [];
+	let asynchronous = false;
+	for (const call of calls) {
+		const item = prepareSafely(call, input);
+		if (item instanceof Promise) asynchronous = true;
+		pending.push(item);
+	}
+	if (!asynchronous) return pending as PreparedCall[];
 	const ready: (PreparedCall | undefined)[] = pending.map((item) =>
 		item instanceof Promise ? undefined : item,
 	);
-	if (!ready.includes(undefined)) return ready as PreparedCall[];
 	const all = Promise.all(
 		pending.map(async (item, index) => {
 			ready[index] = await item;
@@ -35,10 +42,6 @@ export function prepareAll(input: ToolBatchInput): PreparedCall[] | Promise<Prep
 
 /** Preparation runs host code (schema conversion, validators); a throw there still pairs the call with a result. */
 function prepareSafely(call: ToolCall, input: ToolBatchInput): PreparedCall | Promise<PreparedCall> {
-	const failed = (error: unknown): PreparedCall => {
-		const text = `The tool call could not be prepared: ${errorText(error)}`;
-		return { call, eventArgs: call.arguments, plan: { kind: "reject", text } };
-	};
 	try {
 		const prepared = prepareCall(call, {
 			tools: input.tools,
@@ -46,10 +49,18 @@ function prepareSafely(call: ToolCall, input: ToolBatchInput): PreparedCall | Pr
 			preSkipped: input.preSkipped?.get(call.id),
 			decision: input.decisions?.[call.id],
 		});
-		return prepared instanceof Promise ? prepared.catch(failed) : prepared;
+		return prepared instanceof Promise
+			? prepared.catch((error: unknown) => unprepared(call, error))
+			: prepared;
 	} catch (error) {
-		return failed(error);
+		return unprepared(call, error);
 	}
+}
+
+/** The plan of a call whose preparation threw. */
+function unprepared(call: ToolCall, error: unknown): PreparedCall {
+	const text = `The tool call could not be prepared: ${errorText(error)}`;
+	return { call, eventArgs: call.arguments, plan: { kind: "reject", text } };
 }
 
 /** Resolves when `work` settles or `signal` fires, whichever is first. */
