@@ -133,16 +133,14 @@ export function settleResult(
 	result: CoercedToolResult,
 	status: ToolCallStatus,
 ): void {
-	const { call } = state.prepared;
-	const message: ToolResultMessage = {
-		role: "toolResult",
-		toolCallId: call.id,
-		toolName: call.name,
-		content: result.content,
-		...(result.details !== undefined ? { details: result.details } : {}),
-		isError: result.isError,
-		timestamp: run.input.now(),
-	};
+	const { id: toolCallId, name: toolName } = state.prepared.call;
+	const { content, details, isError } = result;
+	const timestamp = run.input.now();
+	// Two literals, not a conditional spread (see `emitStart`).
+	const message: ToolResultMessage =
+		details !== undefined
+			? { role: "toolResult", toolCallId, toolName, content, details, isError, timestamp }
+			: { role: "toolResult", toolCallId, toolName, content, isError, timestamp };
 	settle(run, state, message, status);
 }
 
@@ -160,18 +158,10 @@ export function settle(
 	const durationMs = "since" in phase ? Math.max(0, message.timestamp - phase.since) : 0;
 	state.phase = SETTLED;
 	state.outcome = { message, status, durationMs };
-	emit(run, {
-		type: "tool_execution_end",
-		toolCallId: message.toolCallId,
-		toolName: message.toolName,
-		result: {
-			content: message.content,
-			...(message.details !== undefined ? { details: message.details } : {}),
-			isError: message.isError,
-		},
-		isError: message.isError,
-		status,
-	});
+	const { toolCallId, toolName, content, details, isError } = message;
+	const result: CoercedToolResult =
+		details !== undefined ? { content, details, isError } : { content, isError };
+	emit(run, { type: "tool_execution_end", toolCallId, toolName, result, isError, status });
 	markDone(run, state);
 }
 

@@ -29,14 +29,10 @@ export const EMPTY_ERROR_TEXT = "The tool failed with no output.";
  */
 export function coerceToolResult(raw: unknown, declaredError?: boolean): CoercedToolResult {
 	const record = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : undefined;
-	const details = record && "details" in record ? plainDetails(record.details) : {};
-	if (!record || !Array.isArray(record.content)) {
-		return {
-			content: [{ type: "text", text: invalidResultText(raw) }],
-			...details,
-			isError: true,
-		};
-	}
+	// A value JSON would drop entirely (a function, `undefined`) leaves no `details`.
+	const details = record && "details" in record ? toPlainJson(record.details) : undefined;
+	if (!record || !Array.isArray(record.content))
+		return coerced([{ type: "text", text: invalidResultText(raw) }], details, true);
 	const content: UserContent[] = [];
 	let dropped = 0;
 	for (const block of record.content as unknown[]) {
@@ -47,14 +43,16 @@ export function coerceToolResult(raw: unknown, declaredError?: boolean): Coerced
 	if (dropped > 0) content.push({ type: "text", text: droppedNote(dropped) });
 	const isError = declaredError === true || record.isError === true || dropped > 0;
 	if (isError && !hasSubstance(content))
-		return { content: [{ type: "text", text: EMPTY_ERROR_TEXT }], ...details, isError };
-	return { content, ...details, isError };
+		return coerced([{ type: "text", text: EMPTY_ERROR_TEXT }], details, isError);
+	return coerced(content, details, isError);
 }
 
-/** `details` as plain JSON; a value JSON would drop entirely (a function, `undefined`) leaves no `details`. */
-function plainDetails(details: unknown): { details?: unknown } {
-	const plain = toPlainJson(details);
-	return plain === undefined ? {} : { details: plain };
+/**
+ * Two literals, not a conditional spread: once per tool result, mostly as cold code, where V8's object
+ * spread is slow. Same keys in the same order either way.
+ */
+function coerced(content: UserContent[], details: unknown, isError: boolean): CoercedToolResult {
+	return details === undefined ? { content, isError } : { content, details, isError };
 }
 
 function invalidResultText(raw: unknown): string {
