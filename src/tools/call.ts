@@ -144,12 +144,15 @@ export async function runCall(
 	env: CallEnvironment,
 	port: CallPort,
 ): Promise<void> {
+	let { args } = plan;
+	let { eventArgs, call: toolCall } = prepared;
 	// No hook, no tick: without `beforeToolCall` the call executes synchronously from the batch's schedule.
-	const approved = env.beforeToolCall
-		? await approveCall(prepared, plan, env, port)
-		: { args: plan.args, eventArgs: prepared.eventArgs, toolCall: prepared.call };
-	if (!approved || port.isSettled()) return;
-	const { args, toolCall, eventArgs } = approved;
+	if (env.beforeToolCall) {
+		const approved = await approveCall(prepared, plan, env, port);
+		if (!approved) return;
+		({ args, eventArgs, toolCall } = approved);
+	}
+	if (port.isSettled()) return;
 	port.beginExecute(eventArgs, resolveInterruptible(plan.tool, args));
 	let result: CoercedToolResult;
 	try {
