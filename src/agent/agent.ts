@@ -1,3 +1,4 @@
+import { createFannedAbort, type FannedAbort } from "../core/abort.js";
 import type { AgentMessage, AssistantMessage, ImageContent, UserMessage } from "../core/messages.js";
 import type { Model, StreamFunction, ThinkingLevel } from "../core/model.js";
 import { agentLoop, agentLoopContinue } from "../edge/agent-loop.js";
@@ -113,7 +114,7 @@ export class Agent {
 	private readonly asides = new MessageQueue("all");
 	private readonly running = new Set<string>();
 	private readonly decisions = new Map<string, ApprovalDecision>();
-	private abortController: AbortController | undefined;
+	private abortController: FannedAbort | undefined;
 	private idle: Promise<void> = Promise.resolve();
 
 	constructor(options: AgentOptions) {
@@ -275,7 +276,7 @@ export class Agent {
 		);
 		// run() has created its controller synchronously (TypeScript still narrows the field to undefined from
 		// the check above); aborting before the loop starts means no call runs.
-		(this.abortController as AbortController | undefined)?.abort(reason);
+		(this.abortController as FannedAbort | undefined)?.abort(reason);
 		ending.catch((error: unknown) => this.onSubscriberError(error, { type: "agent_start" }));
 	}
 
@@ -373,7 +374,7 @@ export class Agent {
 	private async run(
 		start: (context: AgentContext, config: AgentLoopConfig, signal: AbortSignal) => AgentEventStream,
 	): Promise<void> {
-		const controller = new AbortController();
+		const controller = createFannedAbort();
 		const context: AgentContext = {
 			systemPrompt: this._state.systemPrompt,
 			messages: this._state.messages,

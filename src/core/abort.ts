@@ -42,3 +42,33 @@ export function subscribeAbort(signal: AbortSignal, listener: () => void): () =>
 	signal.addEventListener("abort", listener, { once: true });
 	return () => signal.removeEventListener("abort", listener);
 }
+
+/** What `createFannedAbort` returns: an abort signal and the one way to fire it. */
+export interface FannedAbort {
+	readonly signal: AbortSignal;
+	/** Fire the signal (once; later calls do nothing), then run the listeners `subscribeAbort` added. */
+	abort(reason?: unknown): void;
+}
+
+/**
+ * An abort controller whose fan-out is registered (see `registerAbortFanout`), for a signal the library
+ * creates and alone fires — the `Agent`'s control of its run. Listening to it through `subscribeAbort`
+ * then costs no event listener to add and remove on every run.
+ */
+export function createFannedAbort(): FannedAbort {
+	const controller = new AbortController();
+	const listeners = new Set<() => void>();
+	registerAbortFanout(controller.signal, (listener) => {
+		listeners.add(listener);
+		return () => listeners.delete(listener);
+	});
+	return {
+		signal: controller.signal,
+		abort(reason?: unknown): void {
+			if (controller.signal.aborted) return;
+			controller.abort(reason);
+			for (const listener of listeners) listener();
+			listeners.clear();
+		},
+	};
+}

@@ -1,4 +1,4 @@
-import { abortReasonText, registerAbortFanout } from "../core/abort.js";
+import { abortReasonText, registerAbortFanout, subscribeAbort } from "../core/abort.js";
 import type { SteeringProbe } from "../tools/batch.js";
 import type { SignalFacts, StopFacts } from "./outcome.js";
 import type { RunState } from "./run-state.js";
@@ -31,7 +31,7 @@ export function createRunSignal(
 	now: () => number,
 ): RunSignal {
 	const controller = new AbortController();
-	let onExternal: (() => void) | undefined;
+	let unsubscribeExternal: (() => void) | undefined;
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	// Rule A2: the loop's own listeners (one per model call and tool batch) are plain functions run right
 	// after the signal fired, not event listeners (see `registerAbortFanout`).
@@ -46,7 +46,7 @@ export function createRunSignal(
 		reason: undefined as unknown,
 		dispose() {
 			if (timer !== undefined) clearTimeout(timer);
-			if (onExternal) external?.removeEventListener("abort", onExternal);
+			unsubscribeExternal?.();
 		},
 	};
 	// The only way the run's controller fires: the fields are set first, so abort listeners read them too.
@@ -60,10 +60,8 @@ export function createRunSignal(
 	};
 	if (external) {
 		if (external.aborted) fire(external.reason);
-		else {
-			onExternal = () => fire(external.reason);
-			external.addEventListener("abort", onExternal, { once: true });
-		}
+		// An `Agent`'s signal has a fan-out (see `createFannedAbort`): then no event listener per run.
+		else unsubscribeExternal = subscribeAbort(external, () => fire(external.reason));
 	}
 	if (deadline !== undefined && !run.aborted) {
 		const remaining = deadline - now();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { subscribeAbort } from "../../src/core/abort.js";
+import { createFannedAbort, subscribeAbort } from "../../src/core/abort.js";
 import { createRunSignal, DeadlineExceededError } from "../../src/loop/signals.js";
 
 describe("run signal — plain abort fan-out", () => {
@@ -26,6 +26,27 @@ describe("run signal — plain abort fan-out", () => {
 		controller.abort();
 		controller.abort();
 		expect(seen).toEqual(["a"]);
+	});
+
+	it("SPEC A1: a fanned controller (the Agent's) fires the run it feeds once, with its reason; a disposed run is deaf", () => {
+		const control = createFannedAbort();
+		const run = createRunSignal(control.signal, undefined, Date.now);
+		const seen: string[] = [];
+		control.signal.addEventListener("abort", () => seen.push(`event:${run.aborted}`));
+		subscribeAbort(run.signal, () => seen.push(`run:${String(run.reason)}`));
+		control.abort("stop");
+		control.abort("again");
+		expect(control.signal.aborted).toBe(true);
+		expect(control.signal.reason).toBe("stop");
+		// Its own event listeners first, then the run's fan-out (rule A2: the loop adds no event listener).
+		expect(seen).toEqual(["event:false", "run:stop"]);
+		run.dispose();
+
+		const later = createFannedAbort();
+		const disposed = createRunSignal(later.signal, undefined, Date.now);
+		disposed.dispose();
+		later.abort("late");
+		expect(disposed.aborted).toBe(false);
 	});
 
 	it("SPEC A7: a deadline already passed fires before anyone subscribes; the state says so", () => {
