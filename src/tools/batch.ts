@@ -154,19 +154,26 @@ function settleUnrunnable(run: BatchRun): void {
 
 /** rule T6: start each runnable call once the calls it waits for have settled. */
 function scheduleRunnable(run: BatchRun): void {
-	const classes = run.states.map((state): ScheduleClass => {
+	const { states } = run;
+	// Plain loops, no callbacks: this runs once per batch, mostly as cold code.
+	const classes: ScheduleClass[] = [];
+	for (const state of states) {
 		const plan = state.prepared.plan;
-		return plan.kind === "run" && state.phase.kind === "waiting" ? plan.concurrency : "none";
-	});
-	scheduleToolBatch(classes).forEach((waits, index) => {
-		const state = run.states[index];
-		if (!state || classes[index] === "none") return;
-		const dependencies = waits.flatMap((wait) => run.states[wait] ?? []);
+		classes.push(plan.kind === "run" && state.phase.kind === "waiting" ? plan.concurrency : "none");
+	}
+	const waits = scheduleToolBatch(classes);
+	for (let index = 0; index < states.length; index++) {
+		const state = states[index] as CallState;
+		const dependencies = waits[index] as number[];
+		if (classes[index] === "none") continue;
 		// A call that waits for nothing starts now, synchronously: its `execute` runs before the next call is
 		// even looked at, instead of every call first queueing behind a tick of its own.
 		if (dependencies.length === 0) startCall(run, state);
-		else void Promise.all(dependencies.map(whenDone)).then(() => startCall(run, state));
-	});
+		else
+			void Promise.all(dependencies.map((wait) => whenDone(states[wait] as CallState))).then(() =>
+				startCall(run, state),
+			);
+	}
 }
 
 function startCall(run: BatchRun, state: CallState): void {

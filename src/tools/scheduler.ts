@@ -18,19 +18,20 @@ export function scheduleToolBatch(classes: readonly ScheduleClass[]): number[][]
 	const waits: number[][] = [];
 	const scheduled: number[] = [];
 	let lastExclusive: number | undefined;
-	classes.forEach((cls, index) => {
+	for (let index = 0; index < classes.length; index++) {
+		const cls = classes[index];
 		if (cls === "none") {
 			waits.push([]);
-			return;
+			continue;
 		}
 		if (cls === "exclusive") {
-			waits.push([...scheduled]);
+			waits.push(scheduled.slice());
 			lastExclusive = index;
 		} else {
 			waits.push(lastExclusive === undefined ? [] : [lastExclusive]);
 		}
 		scheduled.push(index);
-	});
+	}
 	return waits;
 }
 
