@@ -20,7 +20,7 @@ import type {
 	Usage,
 } from "./messages.js";
 import { emptyUsage } from "./messages.js";
-import { IncrementalJsonParser, parseJsonText } from "./partial-json.js";
+import { IncrementalJsonParser, parseJsonText, wholeObject } from "./partial-json.js";
 
 /** Identity of the reply being built; copied onto the message. */
 export interface AssistantBuilderInit {
@@ -37,10 +37,22 @@ export interface AssistantEventSink {
 }
 
 type BlockKind = "text" | "thinking" | "toolCall";
-type OpenBlock =
-	| { kind: "text" | "thinking" }
+type OpenBlock = { kind: "text" | "thinking" } | OpenToolCall;
+
+interface OpenToolCall {
+	kind: "toolCall";
+	/**
+	 * Made at the first delta that is not a whole JSON object on its own: small arguments usually arrive as
+	 * one delta, read with one `JSON.parse` (`wholeObject`), and never need the parser's state machine.
+	 */
+	parser: IncrementalJsonParser | undefined;
+	/** The arguments text while there is no parser: "" before any delta, then the one whole-object delta. */
+	text: string;
+	/** That delta's value. */
+	whole: Record<string, unknown> | undefined;
 	// `empty` stands in for arguments until the first key appears, so argument-less deltas share one object.
-	| { kind: "toolCall"; parser: IncrementalJsonParser; empty: Record<string, unknown> };
+	empty: Record<string, unknown>;
+}
 
 /**
  * Stop details that are a provider's final verdict on a completed reply (rule S5, M4), not an interruption:
@@ -199,7 +211,13 @@ export class AssistantMessageBuilder {
 		const empty: Record<string, unknown> = {};
 		const block: ToolCall = { type: "toolCall", id, name, arguments: empty };
 		if (signature !== undefined) block.signature = signature;
-		const index = this.addBlock(block, { kind: "toolCall", parser: new IncrementalJsonParser(), empty });
+		const index = this.addBlock(block, {
+			kind: "toolCall",
+			parser: undefined,
+			text: "",
+			whole: undefined,
+			empty,
+		});
 		if (index >= 0)
 			this.emit({ type: "toolcall_start", contentIndex: index, id, name, partial: this.snapshot });
 		return index;
@@ -208,9 +226,16 @@ export class AssistantMessageBuilder {
 	/** Feed a piece of the arguments JSON; the event and the block carry the parser's partial value (rule E4). */
 	appendToolCallArguments(index: number, delta: string): void {
 		if (this.finished) return;
-		const { parser, empty } = this.openToolCall(index);
-		parser.push(delta);
-		const args = asArguments(parser.value) ?? empty;
+		const open = this.openToolCall(index);
+		let args = open.parser === undefined && open.text === "" ? wholeObject(delta) : undefined;
+		if (args) {
+			open.text = delta;
+			open.whole = args;
+		} else {
+			const parser = open.parser ?? startParser(open);
+			parser.push(delta);
+			args = asArguments(parser.value) ?? open.empty;
+		}
 		const block = this.snapshot.content[index] as ToolCall;
 		if (block.arguments !== args) this.replace(index, toolCallWith(block, args));
 		this.emit({
@@ -229,8 +254,13 @@ export class AssistantMessageBuilder {
 	 */
 	endToolCall(index: number, finalArgumentsJson?: string): void {
 		if (this.finished) return;
-		const { parser } = this.openToolCall(index);
-		const parsed = finalArgumentsJson === undefined ? parser.finish() : parseJsonText(finalArgumentsJson);
+		const { parser, text } = this.openToolCall(index);
+		const parsed =
+			finalArgumentsJson !== undefined
+				? parseJsonText(finalArgumentsJson)
+				: parser
+					? parser.finish()
+					: parseJsonText(text);
 		const args = parsed.ok ? asArguments(parsed.value) : undefined;
 		// A literal, not a rest/spread of the streaming block: once per call, as cold code, where V8's object
 		// rest and spread are slow. Same keys in the same order; stale error fields are left behind.
@@ -242,7 +272,7 @@ export class AssistantMessageBuilder {
 				? `Tool arguments must be a JSON object, got ${jsonKind(parsed.value)}`
 				: `Invalid JSON in tool arguments: ${parsed.error}`;
 			// Kept only on failure (never on the hot path): the model's exact text, for diagnosis and recovery.
-			toolCall.argumentsText = finalArgumentsJson ?? parser.rawText;
+			toolCall.argumentsText = finalArgumentsJson ?? (parser ? parser.rawText : text);
 		}
 		this.replace(index, toolCall);
 		this.blocks[index] = undefined;
@@ -409,10 +439,20 @@ export class AssistantMessageBuilder {
 		return block;
 	}
 
-	private openToolCall(index: number): { parser: IncrementalJsonParser; empty: Record<string, unknown> } {
+	private openToolCall(index: number): OpenToolCall {
 		this.openBlock<ToolCall>(index, "toolCall");
-		return this.blocks[index] as { parser: IncrementalJsonParser; empty: Record<string, unknown> };
+		return this.blocks[index] as OpenToolCall;
 	}
+}
+
+/** The call's parser, started from the whole-object delta read so far without one (not parsed again). */
+function startParser(open: OpenToolCall): IncrementalJsonParser {
+	const parser = new IncrementalJsonParser();
+	if (open.whole) parser.pushWhole(open.text, open.whole);
+	open.parser = parser;
+	open.text = "";
+	open.whole = undefined;
+	return parser;
 }
 
 /** A text block with new text; a literal unless the block carries optional fields (see `withContent`). */

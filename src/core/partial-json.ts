@@ -147,19 +147,30 @@ export class IncrementalJsonParser {
 	 * whole (an object still open) costs one failed parse and is then scanned, so the work stays linear.
 	 */
 	private takeWhole(chunk: string): boolean {
-		if (chunk.charCodeAt(0) !== 0x7b || chunk.charCodeAt(chunk.length - 1) !== 0x7d) return false;
-		let value: unknown;
-		try {
-			value = JSON.parse(chunk);
-		} catch {
-			return false;
-		}
+		const value = wholeObject(chunk);
+		if (value === undefined) return false;
+		this.adoptWhole(chunk, value);
+		return true;
+	}
+
+	/**
+	 * Begin with a first chunk already read by `wholeObject` as `value` (the builder reads a call's first
+	 * delta that way and makes a parser only when more text follows): its characters are not parsed again.
+	 */
+	pushWhole(chunk: string, value: Record<string, unknown>): void {
+		if (this.offset > 0 || this.finished)
+			throw new Error("IncrementalJsonParser: pushWhole must be the first push");
+		this.chunks.push(chunk);
+		this.adoptWhole(chunk, value);
+		this.offset += chunk.length;
+	}
+
+	private adoptWhole(chunk: string, value: Record<string, unknown>): void {
 		this.work.charsScanned += chunk.length;
 		this.started = true;
 		this.root = { value };
 		this.mode = Mode.AfterValue;
 		this.dirty = true;
-		return true;
 	}
 
 	/** The best-effort partial value so far (`undefined` until the top-level value starts). Never mutated later. */
@@ -464,6 +475,20 @@ export class IncrementalJsonParser {
 			hasChild = true;
 		}
 		return hasChild ? child : this.root?.value;
+	}
+}
+
+/**
+ * The value of `text` when it is one whole JSON object — `{` first, `}` last, and valid — else undefined.
+ * Small tool arguments usually arrive as one such delta; its value is what the incremental parser would
+ * build from it, for one native parse (see `IncrementalJsonParser`'s first chunk, and the builder's).
+ */
+export function wholeObject(text: string): Record<string, unknown> | undefined {
+	if (text.charCodeAt(0) !== 0x7b || text.charCodeAt(text.length - 1) !== 0x7d) return undefined;
+	try {
+		return JSON.parse(text) as Record<string, unknown>;
+	} catch {
+		return undefined;
 	}
 }
 

@@ -4,6 +4,7 @@ import { AssistantMessageBuilder } from "../../src/core/assistant-builder.js";
 import { EventStream } from "../../src/core/event-stream.js";
 import type { AssistantMessageEvent } from "../../src/core/events.js";
 import type { AssistantMessage, ToolCall } from "../../src/core/messages.js";
+import { IncrementalJsonParser } from "../../src/core/partial-json.js";
 
 const init = { api: "test-api", provider: "test", model: "m1", timestamp: 1000 };
 
@@ -78,6 +79,48 @@ describe("AssistantMessageBuilder events (SPEC E2)", () => {
 			expect(events[0]?.type).toBe("start");
 			expect(events.filter((e) => e.type === "start")).toHaveLength(1);
 		}
+	});
+
+	it("SPEC E4: any chunking gives each toolcall_delta the parser's partial value and ends parsed once", () => {
+		const chunked = fc
+			.tuple(
+				fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
+				fc.array(fc.nat(), { maxLength: 6 }),
+				fc.constantFrom("", " ", "x", "}"),
+			)
+			.map(([value, cuts, suffix]) => {
+				const text = JSON.stringify(value) + suffix;
+				const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
+				return [...points, text.length].map((point, i, all) => text.slice(i === 0 ? 0 : all[i - 1], point));
+			});
+		fc.assert(
+			fc.property(chunked, (chunks) => {
+				const { builder, events } = setup();
+				const tc = builder.startToolCall("call_1", "write");
+				const reference = new IncrementalJsonParser();
+				for (const chunk of chunks) {
+					builder.appendToolCallArguments(tc, chunk);
+					reference.push(chunk);
+					const delta = events.at(-1) as Extract<AssistantMessageEvent, { type: "toolcall_delta" }>;
+					const expected = reference.value;
+					expect(delta.arguments).toEqual(
+						expected !== null && typeof expected === "object" && !Array.isArray(expected) ? expected : {},
+					);
+				}
+				builder.endToolCall(tc);
+				const call = builder.message.content[tc] as ToolCall;
+				const text = chunks.join("");
+				const final = reference.finish();
+				if (final.ok)
+					expect(call).toEqual({ type: "toolCall", id: "call_1", name: "write", arguments: final.value });
+				else {
+					expect(call.arguments).toEqual({});
+					expect(call.argumentsError).toBe(`Invalid JSON in tool arguments: ${final.error}`);
+					expect(call.argumentsText).toBe(text);
+				}
+			}),
+			{ numRuns: 300 },
+		);
 	});
 
 	it("toolcall_delta carries the partial arguments, the same object the partial block holds (SPEC E4)", () => {

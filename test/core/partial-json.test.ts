@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { IncrementalJsonParser, parseJsonText } from "../../src/core/partial-json.js";
+import { IncrementalJsonParser, parseJsonText, wholeObject } from "../../src/core/partial-json.js";
 
 function parseInChunks(chunks: string[]): { parser: IncrementalJsonParser; snapshots: unknown[] } {
 	const parser = new IncrementalJsonParser();
@@ -265,6 +265,25 @@ describe("IncrementalJsonParser properties (SPEC E4)", () => {
 			}),
 			{ numRuns: 300 },
 		);
+	});
+
+	it("pushWhole starts from a value already read by wholeObject, without parsing it again (SPEC E4)", () => {
+		const text = '{"ms": 100}';
+		const value = wholeObject(text) as Record<string, unknown>;
+		expect(value).toEqual({ ms: 100 });
+		expect(wholeObject('{"ms": 1')).toBeUndefined();
+		expect(wholeObject('{"a": 1} {"b": 2}')).toBeUndefined();
+		const parser = new IncrementalJsonParser();
+		parser.pushWhole(text, value);
+		expect(parser.value).toBe(value);
+		parser.push(" x");
+		expect(parser.value).toBe(value);
+		expect(parser.finish()).toEqual({
+			ok: false,
+			error: "Unexpected 'x' after the end of the JSON value at position 12",
+		});
+		expect(parser.work.charsScanned).toBe(13);
+		expect(() => parser.pushWhole(text, value)).toThrow(/first push/);
 	});
 
 	it("an object that only looks whole in its first chunk is scanned on (SPEC E4)", () => {
