@@ -95,7 +95,7 @@ export interface CallFacts {
  */
 export function prepareCall(call: ToolCall, facts: CallFacts): PreparedCall | Promise<PreparedCall> {
 	const { tools, intentTracing, preSkipped, decision } = facts;
-	const tool = tools.find((candidate) => candidate.name === call.name);
+	const tool = toolNamed(tools, call.name);
 	const split = intentTracing && (!tool || tracesIntent(tool)) ? splitIntent(call.arguments) : undefined;
 	// Plain literals, not spreads of a shared base: this runs for every call, mostly as cold code.
 	const base: CallBase = { call, eventArgs: split?.args ?? call.arguments, intent: split?.intent };
@@ -107,6 +107,12 @@ export function prepareCall(call: ToolCall, facts: CallFacts): PreparedCall | Pr
 	if (validation instanceof Promise)
 		return validation.then((settled) => withPlan(base, planned(tool, settled, decision)));
 	return withPlan(base, planned(tool, validation, decision));
+}
+
+/** The first tool of that name; a loop, not `find` with a callback: once per call, mostly as cold code. */
+function toolNamed(tools: readonly AgentTool[], name: string): AgentTool | undefined {
+	for (let i = 0; i < tools.length; i++) if ((tools[i] as AgentTool).name === name) return tools[i];
+	return undefined;
 }
 
 interface CallBase {
