@@ -62,17 +62,31 @@ function withOptions(
 		cacheHints = { stablePrefixChanged, unchangedMessages };
 	}
 
-	const options: StreamOptions = { ...config.streamOptions, signal: state.signal };
-	const finish = (apiKey: string | undefined): ProviderCall => {
-		if (apiKey !== undefined) options.apiKey = apiKey;
-		const thinkingLevel = config.getThinkingLevel?.();
-		if (thinkingLevel !== undefined) options.thinkingLevel = thinkingLevel;
-		if (toolChoice !== undefined) options.toolChoice = toolChoice;
-		if (cacheHints) options.cacheHints = cacheHints;
-		return { context, options };
-	};
+	// No spread of absent stream options, no closure for the common synchronous key: once per model call.
+	const options: StreamOptions = config.streamOptions
+		? { ...config.streamOptions, signal: state.signal }
+		: { signal: state.signal };
 	const apiKey = config.getApiKey?.(config.model.provider);
 	if (typeof (apiKey as { then?: unknown } | null | undefined)?.then !== "function")
-		return finish(apiKey as string | undefined);
-	return Promise.resolve(untilAborted(state, apiKey as Promise<string | undefined>)).then(finish);
+		return finishCall(state, { context, options }, toolChoice, cacheHints, apiKey as string | undefined);
+	return Promise.resolve(untilAborted(state, apiKey as Promise<string | undefined>)).then((key) =>
+		finishCall(state, { context, options }, toolChoice, cacheHints, key),
+	);
+}
+
+/** The call's last options, read once the API key is known. */
+function finishCall(
+	state: RunState,
+	call: ProviderCall,
+	toolChoice: ToolChoice | undefined,
+	cacheHints: StreamOptions["cacheHints"],
+	apiKey: string | undefined,
+): ProviderCall {
+	const { options } = call;
+	if (apiKey !== undefined) options.apiKey = apiKey;
+	const thinkingLevel = state.config.getThinkingLevel?.();
+	if (thinkingLevel !== undefined) options.thinkingLevel = thinkingLevel;
+	if (toolChoice !== undefined) options.toolChoice = toolChoice;
+	if (cacheHints) options.cacheHints = cacheHints;
+	return call;
 }
