@@ -2,6 +2,7 @@ import { createFannedAbort, type FannedAbort } from "../core/abort.js";
 import type { AgentMessage, AssistantMessage, ImageContent, UserMessage } from "../core/messages.js";
 import type { Model, StreamFunction, ThinkingLevel } from "../core/model.js";
 import { agentLoop, agentLoopContinue } from "../edge/agent-loop.js";
+import { providerReplyGuard, registryStream } from "../edge/defaults.js";
 import type { AgentEventStream } from "../loop/agent-loop.js";
 import { findDanglingBatch } from "../loop/pairing.js";
 import type { AgentLoopConfig } from "../protocol/config.js";
@@ -415,7 +416,9 @@ export class Agent {
 			getFollowUpMessages: () => this.followUps.dequeue(),
 			getAsideMessages: () => this.asides.dequeue(),
 		};
-		if (this.streamFn) config.streamFn = this.streamFn;
+		// The package edge's defaults, filled here: `agentLoop` would otherwise copy this fresh object to add them.
+		config.streamFn = this.streamFn ?? registryStream;
+		config.replyGuard ??= providerReplyGuard;
 		return config;
 	}
 
