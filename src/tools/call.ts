@@ -6,7 +6,7 @@
  */
 import { errorText } from "../core/abort.js";
 import type { AgentMessage, AssistantMessage, ToolCall } from "../core/messages.js";
-import type { StepRunner } from "../core/step-runner.js";
+import { runStepDirectly, type StepRunner } from "../core/step-runner.js";
 import { type ApprovalDecision, resolveNeedsApproval } from "./approval.js";
 import { type CoercedToolResult, coerceToolResult } from "./coerce.js";
 import { resolveConcurrency, resolveInterruptible } from "./scheduler.js";
@@ -162,9 +162,12 @@ export async function runCall(
 	port.beginExecute(eventArgs, resolveInterruptible(plan.tool, args));
 	let result: CoercedToolResult;
 	try {
-		const raw = await env.runStep({ kind: "tool", id: toolCall.id, name: toolCall.name }, () =>
-			executeTool(plan.tool, toolCall, args, env, port),
-		);
+		// The default runner only calls the step: then no step object and no closure per call.
+		const raw = await (env.runStep === runStepDirectly
+			? executeTool(plan.tool, toolCall, args, env, port)
+			: env.runStep({ kind: "tool", id: toolCall.id, name: toolCall.name }, () =>
+					executeTool(plan.tool, toolCall, args, env, port),
+				));
 		result = coerceToolResult(raw);
 	} catch (error) {
 		result = coerceToolResult({ content: [{ type: "text", text: errorText(error) }] }, true);
