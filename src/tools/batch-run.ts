@@ -193,21 +193,28 @@ export function emit(run: BatchRun, event: ToolExecutionEvent): void {
 
 /** The settled batch, in call order (rule T7, T13). */
 export function collect(run: BatchRun): ToolBatchResult {
-	const outcomes: NonNullable<CallState["outcome"]>[] = [];
+	// One loop filling the three arrays, no intermediate list and no callbacks: once per batch, cold.
+	const results: ToolResultMessage[] = [];
+	const statuses: ToolCallStatus[] = [];
+	const durationsMs: number[] = [];
 	const awaitingApproval: PendingApproval[] = [];
 	for (const state of run.states) {
 		const { call } = state.prepared;
+		const { outcome } = state;
 		if (state.phase.kind === "parked")
 			awaitingApproval.push({ toolCallId: call.id, toolName: call.name, args: state.phase.args });
-		else if (state.outcome) outcomes.push(state.outcome);
-		else throw new Error(`tool call ${call.id} settled without an outcome`);
+		else if (outcome) {
+			results.push(outcome.message);
+			statuses.push(outcome.status);
+			durationsMs.push(outcome.durationMs);
+		} else throw new Error(`tool call ${call.id} settled without an outcome`);
 	}
 	return {
 		awaitingApproval,
-		results: outcomes.map((outcome) => outcome.message),
-		statuses: outcomes.map((outcome) => outcome.status),
+		results,
+		statuses,
 		revisedArguments: run.revised,
 		interrupted: run.interrupted,
-		durationsMs: outcomes.map((outcome) => outcome.durationMs),
+		durationsMs,
 	};
 }
