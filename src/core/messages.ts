@@ -212,7 +212,12 @@ export function isWireMessage(message: AgentMessage): message is Message {
 /** The tool calls of an assistant message, in message order. */
 export function toolCallsOf(message: AssistantMessage): ToolCall[] {
 	const calls: ToolCall[] = [];
-	for (const block of message.content) if (block.type === "toolCall") calls.push(block);
+	// Indexed, not `for…of`: a third of the bytecode, for a function that runs on every reply, often cold.
+	const { content } = message;
+	for (let i = 0; i < content.length; i++) {
+		const block = content[i] as AssistantContent;
+		if (block.type === "toolCall") calls.push(block);
+	}
 	return calls;
 }
 

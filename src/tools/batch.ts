@@ -140,7 +140,9 @@ export async function runToolBatch(input: ToolBatchInput): Promise<ToolBatchResu
  * call order; calls that need approval are parked (rule T14).
  */
 function settleUnrunnable(run: BatchRun): void {
-	for (const state of run.states) {
+	const { states } = run;
+	for (let i = 0; i < states.length; i++) {
+		const state = states[i] as CallState;
 		const plan = state.prepared.plan;
 		if (plan.kind === "skip") settlePlaceholder(run, state, plan.reason, "skipped", plan.requiredTool);
 		else if (plan.kind === "reject") settleResult(run, state, errorResult(plan.text), "error");
@@ -157,7 +159,8 @@ function scheduleRunnable(run: BatchRun): void {
 	const { states } = run;
 	// Plain loops, no callbacks: this runs once per batch, mostly as cold code.
 	const classes: ScheduleClass[] = [];
-	for (const state of states) {
+	for (let i = 0; i < states.length; i++) {
+		const state = states[i] as CallState;
 		const plan = state.prepared.plan;
 		classes.push(plan.kind === "run" && state.phase.kind === "waiting" ? plan.concurrency : "none");
 	}

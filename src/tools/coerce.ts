@@ -35,7 +35,9 @@ export function coerceToolResult(raw: unknown, declaredError?: boolean): Coerced
 		return coerced([{ type: "text", text: invalidResultText(raw) }], details, true);
 	const content: UserContent[] = [];
 	let dropped = 0;
-	for (const block of record.content as unknown[]) {
+	const blocks = record.content as unknown[];
+	for (let i = 0; i < blocks.length; i++) {
+		const block = blocks[i];
 		if (isTextBlock(block)) content.push({ type: "text", text: block.text });
 		else if (isImageBlock(block)) content.push({ type: "image", data: block.data, mimeType: block.mimeType });
 		else dropped++;

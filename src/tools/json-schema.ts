@@ -175,7 +175,9 @@ function copyPlainData(value: unknown, depth: number): unknown {
 	const proto = Object.getPrototypeOf(value);
 	if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
 	const copy: Record<string, unknown> = {};
-	for (const key of Object.keys(value)) {
+	const keys = Object.keys(value);
+	for (let i = 0; i < keys.length; i++) {
+		const key = keys[i] as string;
 		if (key === "__proto__") return NOT_PLAIN;
 		const item = copyPlainData((value as Record<string, unknown>)[key], depth + 1);
 		if (item === NOT_PLAIN) return NOT_PLAIN;

@@ -19,8 +19,8 @@ export function prepareAll(input: ToolBatchInput): PreparedCall[] | Promise<Prep
 	// One plain loop and no closures on the synchronous path: it runs once per batch, mostly as cold code.
 	const pending: (PreparedCall | Promise<PreparedCall>)[] = [];
 	let asynchronous = false;
-	for (const call of calls) {
-		const item = prepareSafely(call, input);
+	for (let i = 0; i < calls.length; i++) {
+		const item = prepareSafely(calls[i] as ToolCall, input);
 		if (item instanceof Promise) asynchronous = true;
 		pending.push(item);
 	}
