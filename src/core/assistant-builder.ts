@@ -20,7 +20,7 @@ import type {
 	Usage,
 } from "./messages.js";
 import { emptyUsage } from "./messages.js";
-import { IncrementalJsonParser, parseJsonText, wholeObject } from "./partial-json.js";
+import { IncrementalJsonParser, type JsonParseResult, parseJsonText, wholeObject } from "./partial-json.js";
 
 /** Identity of the reply being built; copied onto the message. */
 export interface AssistantBuilderInit {
@@ -231,11 +231,7 @@ export class AssistantMessageBuilder {
 		if (args) {
 			open.text = delta;
 			open.whole = args;
-		} else {
-			const parser = open.parser ?? startParser(open);
-			parser.push(delta);
-			args = asArguments(parser.value) ?? open.empty;
-		}
+		} else args = parsedArguments(open, delta);
 		const block = this.snapshot.content[index] as ToolCall;
 		if (block.arguments !== args) this.replace(index, toolCallWith(block, args));
 		this.emit({
@@ -267,13 +263,7 @@ export class AssistantMessageBuilder {
 		const block = this.snapshot.content[index] as ToolCall;
 		const toolCall: ToolCall = { type: "toolCall", id: block.id, name: block.name, arguments: args ?? {} };
 		if ("signature" in block) toolCall.signature = block.signature as string;
-		if (!args) {
-			toolCall.argumentsError = parsed.ok
-				? `Tool arguments must be a JSON object, got ${jsonKind(parsed.value)}`
-				: `Invalid JSON in tool arguments: ${parsed.error}`;
-			// Kept only on failure (never on the hot path): the model's exact text, for diagnosis and recovery.
-			toolCall.argumentsText = finalArgumentsJson ?? (parser ? parser.rawText : text);
-		}
+		if (!args) markBroken(toolCall, parsed, finalArgumentsJson ?? (parser ? parser.rawText : text));
 		this.replace(index, toolCall);
 		this.blocks[index] = undefined;
 		this.completed.add(toolCall.id);
@@ -443,6 +433,24 @@ export class AssistantMessageBuilder {
 		this.openBlock<ToolCall>(index, "toolCall");
 		return this.blocks[index] as OpenToolCall;
 	}
+}
+
+/** Arguments so far through the call's parser (made on first need); the empty stand-in until an object shows. */
+function parsedArguments(open: OpenToolCall, delta: string): Record<string, unknown> {
+	const parser = open.parser ?? startParser(open);
+	parser.push(delta);
+	return asArguments(parser.value) ?? open.empty;
+}
+
+/**
+ * Rule E4: arguments that are not a JSON object leave `{}`, the problem and the model's exact text (kept only
+ * on failure, for diagnosis and recovery). Out of `endToolCall`, which every call runs.
+ */
+function markBroken(toolCall: ToolCall, parsed: JsonParseResult, text: string): void {
+	toolCall.argumentsError = parsed.ok
+		? `Tool arguments must be a JSON object, got ${jsonKind(parsed.value)}`
+		: `Invalid JSON in tool arguments: ${parsed.error}`;
+	toolCall.argumentsText = text;
 }
 
 /** The call's parser, started from the whole-object delta read so far without one (not parsed again). */

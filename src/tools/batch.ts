@@ -172,11 +172,16 @@ function scheduleRunnable(run: BatchRun): void {
 		// A call that waits for nothing starts now, synchronously: its `execute` runs before the next call is
 		// even looked at, instead of every call first queueing behind a tick of its own.
 		if (dependencies.length === 0) startCall(run, state);
-		else
-			void Promise.all(dependencies.map((wait) => whenDone(states[wait] as CallState))).then(() =>
-				startCall(run, state),
-			);
+		else startAfter(run, state, dependencies);
 	}
+}
+
+/** Start the call once every call it waits for is done (rule T6). */
+function startAfter(run: BatchRun, state: CallState, dependencies: readonly number[]): void {
+	const { states } = run;
+	void Promise.all(dependencies.map((wait) => whenDone(states[wait] as CallState))).then(() =>
+		startCall(run, state),
+	);
 }
 
 function startCall(run: BatchRun, state: CallState): void {

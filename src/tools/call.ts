@@ -99,10 +99,7 @@ export function prepareCall(call: ToolCall, facts: CallFacts): PreparedCall | Pr
 	const split = intentTracing && (!tool || tracesIntent(tool)) ? splitIntent(call.arguments) : undefined;
 	// Plain literals, not spreads of a shared base: this runs for every call, mostly as cold code.
 	const base: CallBase = { call, eventArgs: split?.args ?? call.arguments, intent: split?.intent };
-	if (preSkipped) return withPlan(base, { kind: "skip", ...preSkipped });
-	if (!tool) return withPlan(base, { kind: "reject", text: unknownToolText(call.name, tools) });
-	if (call.argumentsError)
-		return withPlan(base, { kind: "reject", text: brokenArgumentsText(call.argumentsError) });
+	if (preSkipped || !tool || call.argumentsError) return withPlan(base, unrunnablePlan(call, facts, tool));
 	const validation = compileToolParameters(tool.parameters).validate(base.eventArgs);
 	if (validation instanceof Promise)
 		return validation.then((settled) => withPlan(base, planned(tool, settled, decision)));
@@ -113,6 +110,16 @@ export function prepareCall(call: ToolCall, facts: CallFacts): PreparedCall | Pr
 function toolNamed(tools: readonly AgentTool[], name: string): AgentTool | undefined {
 	for (let i = 0; i < tools.length; i++) if ((tools[i] as AgentTool).name === name) return tools[i];
 	return undefined;
+}
+
+/**
+ * The plan of a call that cannot run — pre-skipped, unknown tool, broken arguments. Out of `prepareCall`, so
+ * the code every call runs, and V8 compiles while the run goes on, stays small.
+ */
+function unrunnablePlan(call: ToolCall, facts: CallFacts, tool: AgentTool | undefined): CallPlan {
+	if (facts.preSkipped) return { kind: "skip", ...facts.preSkipped };
+	if (!tool) return { kind: "reject", text: unknownToolText(call.name, facts.tools) };
+	return { kind: "reject", text: brokenArgumentsText(call.argumentsError ?? "") };
 }
 
 interface CallBase {

@@ -42,11 +42,18 @@ export function coerceToolResult(raw: unknown, declaredError?: boolean): Coerced
 		else if (isImageBlock(block)) content.push({ type: "image", data: block.data, mimeType: block.mimeType });
 		else dropped++;
 	}
-	if (dropped > 0) content.push({ type: "text", text: droppedNote(dropped) });
 	const isError = declaredError === true || record.isError === true || dropped > 0;
-	if (isError && !hasSubstance(content))
-		return coerced([{ type: "text", text: EMPTY_ERROR_TEXT }], details, isError);
-	return coerced(content, details, isError);
+	return isError ? errorCoerced(content, details, dropped) : coerced(content, details, false);
+}
+
+/**
+ * An error result: the note on dropped blocks, and a short text when nothing substantive is left. Out of
+ * `coerceToolResult`, so the code every result runs (and V8 compiles while the run goes on) stays small.
+ */
+function errorCoerced(content: UserContent[], details: unknown, dropped: number): CoercedToolResult {
+	if (dropped > 0) content.push({ type: "text", text: droppedNote(dropped) });
+	if (!hasSubstance(content)) return coerced([{ type: "text", text: EMPTY_ERROR_TEXT }], details, true);
+	return coerced(content, details, true);
 }
 
 /**
