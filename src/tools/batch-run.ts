@@ -7,7 +7,7 @@ import type { ToolResultMessage } from "../core/messages.js";
 import type { PendingApproval } from "./approval.js";
 import type { ToolBatchInput, ToolBatchResult } from "./batch.js";
 import type { PreparedCall } from "./call.js";
-import type { CoercedToolResult } from "./coerce.js";
+import { type CoercedToolResult, coerced } from "./coerce.js";
 import type { SteeringWatch } from "./interrupt.js";
 import { placeholderResult } from "./placeholders.js";
 import type { PlaceholderReason, ToolCallStatus, ToolExecutionEvent } from "./types.js";
@@ -162,9 +162,8 @@ export function settle(
 	const durationMs = "since" in phase ? Math.max(0, message.timestamp - phase.since) : 0;
 	state.phase = SETTLED;
 	state.outcome = { message, status, durationMs };
-	const { toolCallId, toolName, content, details, isError } = message;
-	const result: CoercedToolResult =
-		details !== undefined ? { content, details, isError } : { content, isError };
+	const { toolCallId, toolName, isError } = message;
+	const result = coerced(message.content, message.details, isError);
 	emit(run, { type: "tool_execution_end", toolCallId, toolName, result, isError, status });
 	markDone(run, state);
 }

@@ -101,9 +101,18 @@ export function prepareCall(call: ToolCall, facts: CallFacts): PreparedCall | Pr
 	const base: CallBase = { call, eventArgs: split?.args ?? call.arguments, intent: split?.intent };
 	if (preSkipped || !tool || call.argumentsError) return withPlan(base, unrunnablePlan(call, facts, tool));
 	const validation = compileToolParameters(tool.parameters).validate(base.eventArgs);
-	if (validation instanceof Promise)
-		return validation.then((settled) => withPlan(base, planned(tool, settled, decision)));
+	if (validation instanceof Promise) return plannedLater(base, tool, validation, decision);
 	return withPlan(base, planned(tool, validation, decision));
+}
+
+/** The plan once an asynchronous validator (a Standard Schema one may be) has answered. */
+function plannedLater(
+	base: CallBase,
+	tool: AgentTool,
+	validation: Promise<ValidationResult>,
+	decision: ApprovalDecision | undefined,
+): Promise<PreparedCall> {
+	return validation.then((settled) => withPlan(base, planned(tool, settled, decision)));
 }
 
 /** The first tool of that name; a loop, not `find` with a callback: once per call, mostly as cold code. */

@@ -31,8 +31,7 @@ export function coerceToolResult(raw: unknown, declaredError?: boolean): Coerced
 	const record = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : undefined;
 	// A value JSON would drop entirely (a function, `undefined`) leaves no `details`.
 	const details = record && "details" in record ? toPlainJson(record.details) : undefined;
-	if (!record || !Array.isArray(record.content))
-		return coerced([{ type: "text", text: invalidResultText(raw) }], details, true);
+	if (!record || !Array.isArray(record.content)) return invalidResult(raw, details);
 	const content: UserContent[] = [];
 	let dropped = 0;
 	const blocks = record.content as unknown[];
@@ -57,11 +56,15 @@ function errorCoerced(content: UserContent[], details: unknown, dropped: number)
 }
 
 /**
- * Two literals, not a conditional spread: once per tool result, mostly as cold code, where V8's object
- * spread is slow. Same keys in the same order either way.
+ * A result with `details` only when there are any. Two literals, not a conditional spread: once per tool
+ * result, mostly as cold code, where V8's object spread is slow. Same keys in the same order either way.
  */
-function coerced(content: UserContent[], details: unknown, isError: boolean): CoercedToolResult {
+export function coerced(content: UserContent[], details: unknown, isError: boolean): CoercedToolResult {
 	return details === undefined ? { content, isError } : { content, details, isError };
+}
+
+function invalidResult(raw: unknown, details: unknown): CoercedToolResult {
+	return coerced([{ type: "text", text: invalidResultText(raw) }], details, true);
 }
 
 function invalidResultText(raw: unknown): string {
