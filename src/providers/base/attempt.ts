@@ -124,11 +124,12 @@ export class CallContext implements ProviderCallContext {
 	}
 
 	streamSse(request: SseRequest): AsyncGenerator<SseEvent, void, undefined> {
-		return new LazySseStream(
-			() => this.openSse(request),
-			(error) => this.timeoutReason() ?? classifyThrown(error),
-		);
+		return new LazySseStream(() => this.openSse(request), this.mapStreamError);
 	}
+
+	/** A failure of the request or its body as the attempt reports it: timeouts, then classified errors. */
+	private readonly mapStreamError = (error: unknown): unknown =>
+		error instanceof ProviderError ? error : (this.timeoutReason() ?? classifyThrown(error));
 
 	/** Send the request; on success, the body's SSE events (HTTP errors thrown as classified errors). */
 	private async openSse(request: SseRequest): Promise<AsyncGenerator<SseEvent, void, undefined>> {
@@ -168,6 +169,7 @@ export class CallContext implements ProviderCallContext {
 			onStall: () => this.controller.abort(new ProviderError("timeout", "stream stalled")),
 			maxEventBytes: this.options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
 			...(request.onInvalidLine ? { onInvalidLine: request.onInvalidLine } : {}),
+			mapError: this.mapStreamError,
 		});
 	}
 
@@ -210,8 +212,9 @@ export class CallContext implements ProviderCallContext {
 
 /**
  * The events of one request, opened on the first `next()`: the fetch happens lazily, then each call is
- * forwarded to the body's event iterator (one hop per event). Every failure — HTTP classification aside —
- * is mapped once by `mapError` (timeouts, network errors).
+ * forwarded to the body's event iterator, whose promise is handed on as it is (the body's reader maps its
+ * own failures with the same `mapError`, so no `.catch` — no extra promise and tick — per event). Every
+ * failure — HTTP classification aside — is mapped once by `mapError` (timeouts, network errors).
  */
 class LazySseStream implements AsyncGenerator<SseEvent, void, undefined> {
 	private inner: AsyncGenerator<SseEvent, void, undefined> | undefined;
@@ -229,7 +232,7 @@ class LazySseStream implements AsyncGenerator<SseEvent, void, undefined> {
 
 	next(): Promise<IteratorResult<SseEvent, void>> {
 		if (this.closed) return Promise.resolve({ done: true, value: undefined });
-		if (this.inner) return this.inner.next().catch(this.rethrow);
+		if (this.inner) return this.inner.next();
 		this.opening ??= this.open().catch(this.rethrow);
 		return this.opening.then((inner) => {
 			this.inner = inner;
@@ -248,7 +251,7 @@ class LazySseStream implements AsyncGenerator<SseEvent, void, undefined> {
 	}
 
 	private readonly rethrow = (error: unknown): never => {
-		throw error instanceof ProviderError ? error : this.mapError(error);
+		throw this.mapError(error);
 	};
 }
 

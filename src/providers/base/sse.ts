@@ -36,6 +36,11 @@ export interface ReadSseOptions {
 	 * they are ignored, as the SSE spec says.
 	 */
 	onInvalidLine?: (line: string) => void;
+	/**
+	 * Turns a failure (a body read error, the abort reason) into the error the read rejects with. Mapped here,
+	 * where it happens, so a caller need not chain a `.catch` onto every event's promise.
+	 */
+	mapError?: (error: unknown) => unknown;
 }
 
 /**
@@ -168,7 +173,8 @@ class SseEventIterator implements AsyncGenerator<SseEvent, void, undefined> {
 
 	private failWith(error: unknown): Promise<never> {
 		this.close();
-		return Promise.reject(error);
+		const { mapError } = this.options;
+		return Promise.reject(mapError ? mapError(error) : error);
 	}
 
 	private close(): void {
