@@ -99,7 +99,7 @@ function rowsFor(cells: Cells, plan: Plan, gc: boolean, stat: Stat): Row[] {
 			plan.w1Deltas,
 			"ms",
 		),
-		ratioRow("W1 the same process's next reply, once optimized (ms)", "W1", plan.w1Deltas, "nextMs"),
+		ratioRow("W1 the same process's next reply (ms)", "W1", plan.w1Deltas, "nextMs"),
 		ratioRow("W1 peak heap growth (MB)", "W1", plan.w1Deltas, "heapMb"),
 		ratioRow(
 			`W2 mean per turn over ${turns.toLocaleString("en-US")} tool turns (ms)`,
@@ -128,7 +128,7 @@ function rowsFor(cells: Cells, plan: Plan, gc: boolean, stat: Stat): Row[] {
 		rows.push(ratioRow(`W3 ${size / 1024} KB of arguments, until the tool runs (ms)`, "W3", size, "ms"));
 	const big = plan.w3Sizes.at(-1)!;
 	rows.push(
-		ratioRow(`W3 ${big / 1024} KB, the same process's next call, once optimized (ms)`, "W3", big, "nextMs"),
+		ratioRow(`W3 ${big / 1024} KB, the same process's next call (ms)`, "W3", big, "nextMs"),
 	);
 	rows.push({
 		label: `W3 growth exponent (least squares, log-log)`,
@@ -145,7 +145,7 @@ function rowsFor(cells: Cells, plan: Plan, gc: boolean, stat: Stat): Row[] {
 		label: "W4 first tool starts after (ms)",
 		cell: (library) => fmt(v(library, "W4", 0, "firstToolMs")),
 	});
-	rows.push(overFloorRow("W4 the same process's next batch, once optimized (ms over floor)", "nextMs"));
+	rows.push(overFloorRow("W4 the same process's next batch (ms over floor)", "nextMs"));
 	return rows;
 }
 
@@ -234,7 +234,7 @@ export function methodText(plan: Plan): string {
 	const reps = plan.processPerRep
 		? `each of the ${plan.reps} repetitions is a fresh process (after a warm-up run), libraries interleaved per repetition`
 		: `${plan.reps} repetitions in one process after a warm-up run`;
-	return `Method: one fake model for every library (precomputed neutral events from an async generator, one microtask hop per event), adapted to each library's own model interface; each library driven through its public agent API with validated tool schemas and default settings; the floor is a bare \`for await\` that appends text, parses each call's arguments once with \`JSON.parse\`, runs tools with \`Promise.all\` and keeps a history array. Every library runs in its own process; ${reps}. The rows marked \"the same process's next\" time one more identical run right after the measured one (W1, W3's largest size, W4): the same work once the engine has optimized it.`;
+	return `Method: one fake model for every library (precomputed neutral events from an async generator, one microtask hop per event), adapted to each library's own model interface; each library driven through its public agent API with validated tool schemas and default settings; the floor is a bare \`for await\` that appends text, parses each call's arguments once with \`JSON.parse\`, runs tools with \`Promise.all\` and keeps a history array. Every library runs in its own process; ${reps}. The rows marked \"the same process's next\" time one more identical run right after the measured one (W1, W3's largest size, W4): the process's third run of that work, which V8 has optimized further but not yet settled (in capstan's case W1 reaches the floor's pace only at a process's fourth reply).`;
 }
 
 /** The whole Markdown report. */
