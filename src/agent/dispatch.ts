@@ -12,18 +12,15 @@ export type Listener = (event: AgentEvent) => void;
  * events after it — except that one unsubscribed mid-delivery is not called again, even for this event.
  */
 export class Subscribers {
-	private current: readonly Listener[] = [];
-
-	get list(): readonly Listener[] {
-		return this.current;
-	}
+	/** The current list: replaced on every change, never mutated (a field, not a getter: read per event). */
+	list: readonly Listener[] = [];
 
 	add(listener: Listener): void {
-		if (!this.current.includes(listener)) this.current = [...this.current, listener];
+		if (!this.list.includes(listener)) this.list = [...this.list, listener];
 	}
 
 	delete(listener: Listener): void {
-		this.current = this.current.filter((l) => l !== listener);
+		this.list = this.list.filter((l) => l !== listener);
 	}
 }
 
@@ -45,10 +42,33 @@ export class RunDispatch implements EventSink<AgentEvent> {
 	) {}
 
 	handleEvent(event: AgentEvent): void {
+		// The per-delta event first and alone; the others fold into the state in `fold`.
+		if (event.type === "message_update") {
+			if ((event.message as { role?: unknown }).role === "assistant")
+				this.state.streamMessage = event.message as AssistantMessage;
+		} else this.fold(event);
+		const subscribers = this.subscribers;
+		const list = subscribers.list;
+		for (let i = 0; i < list.length; i++) {
+			const listener = list[i] as Listener;
+			// Unsubscribed by an earlier subscriber of this very event: not called again.
+			if (subscribers.list !== list && !subscribers.list.includes(listener)) continue;
+			try {
+				listener(event);
+			} catch (error) {
+				try {
+					this.onSubscriberError(error, event);
+				} catch {
+					// A failing error reporter must not break the run either (rule Q5).
+				}
+			}
+		}
+	}
+
+	private fold(event: AgentEvent): void {
 		const state = this.state;
 		switch (event.type) {
 			case "message_start":
-			case "message_update":
 				if ((event.message as { role?: unknown }).role === "assistant")
 					state.streamMessage = event.message as AssistantMessage;
 				break;
@@ -69,21 +89,6 @@ export class RunDispatch implements EventSink<AgentEvent> {
 				if (event.outcome.type === "error") state.error = event.outcome.error;
 				if (event.outcome.type === "awaiting_approval") state.pendingApprovals = event.outcome.pending;
 				break;
-		}
-		const list = this.subscribers.list;
-		for (let i = 0; i < list.length; i++) {
-			const listener = list[i] as Listener;
-			// Unsubscribed by an earlier subscriber of this very event: not called again.
-			if (this.subscribers.list !== list && !this.subscribers.list.includes(listener)) continue;
-			try {
-				listener(event);
-			} catch (error) {
-				try {
-					this.onSubscriberError(error, event);
-				} catch {
-					// A failing error reporter must not break the run either (rule Q5).
-				}
-			}
 		}
 	}
 }

@@ -147,7 +147,7 @@ export class AssistantMessageBuilder {
 		if (this.finished) return;
 		const block = this.openBlock<TextContent>(index, "text");
 		this.replace(index, textWith(block, block.text + delta));
-		this.emit({ type: "text_delta", contentIndex: index, delta, partial: this.snapshot });
+		this.stream?.push({ type: "text_delta", contentIndex: index, delta, partial: this.snapshot });
 	}
 
 	/** Close a text block (emits `text_end`). */
@@ -183,7 +183,7 @@ export class AssistantMessageBuilder {
 		if (this.finished) return;
 		const block = this.openBlock<ThinkingContent>(index, "thinking");
 		this.replace(index, thinkingWith(block, block.thinking + delta));
-		this.emit({ type: "thinking_delta", contentIndex: index, delta, partial: this.snapshot });
+		this.stream?.push({ type: "thinking_delta", contentIndex: index, delta, partial: this.snapshot });
 	}
 
 	/** Append to a thinking block's signature (providers stream it in pieces); replayed byte for byte. */
@@ -380,8 +380,14 @@ export class AssistantMessageBuilder {
 
 	/** Swap one block: new message, new content array, every other block shared (rule L5). */
 	private replace(index: number, block: AssistantContent): void {
-		const content = this.snapshot.content.slice();
-		content[index] = block;
+		const previous = this.snapshot.content;
+		let content: AssistantContent[];
+		// The usual reply has one block (index 0, checked by the caller): a literal instead of a copy.
+		if (previous.length === 1) content = [block];
+		else {
+			content = previous.slice();
+			content[index] = block;
+		}
 		this.snapshot = this.withContent(content);
 	}
 
@@ -420,8 +426,10 @@ export class AssistantMessageBuilder {
 	}
 
 	private openBlock<T extends AssistantContent>(index: number, kind: BlockKind): T {
-		// The delta path: an open block of this kind is recorded only at a valid index of its own kind.
-		if (this.blocks[index]?.kind === kind && Number.isInteger(index))
+		// The delta path: an open block of this kind is recorded only at a valid index of its own kind (any other
+		// number, fractional or out of range, finds nothing here and is judged by `blockAt`; `typeof` keeps out a
+		// numeric string from an untyped caller, without a call per delta).
+		if (typeof index === "number" && this.blocks[index]?.kind === kind)
 			return this.snapshot.content[index] as T;
 		const block = this.blockAt<T>(index, kind);
 		if (this.blocks[index]?.kind !== kind)

@@ -60,12 +60,27 @@ export class EventStream<T, R> implements AsyncIterable<T> {
 	/** Queue an event. Ignored after the stream ended. */
 	push(event: T): void {
 		if (this.finished) return;
-		if (this.drainer) {
-			if (!this.delivering && this.head === this.queue.length) this.deliverNow(this.drainer, event);
-			else {
+		const drainer = this.drainer;
+		if (drainer) {
+			if (this.delivering || this.head !== this.queue.length) {
 				this.queue.push(event);
 				this.deliver();
+				return;
 			}
+			// The common case while drained: nothing queued, so the event goes to the listener directly (written
+			// out here rather than called: it runs for every event of every drained stream).
+			this.delivering = true;
+			try {
+				drainer.sink.handleEvent(event);
+			} catch (error) {
+				this.delivering = false;
+				this.drainer = undefined;
+				drainer.reject(error);
+				return;
+			}
+			this.delivering = false;
+			// Pushed from inside the listener, or the stream ended there: hand on what is left.
+			if (this.head < this.queue.length || this.finished) this.deliver();
 			return;
 		}
 		const waiter = this.waiters.shift();
@@ -116,22 +131,6 @@ export class EventStream<T, R> implements AsyncIterable<T> {
 			this.drainer = { sink, resolve, reject };
 			this.deliver();
 		});
-	}
-
-	/** The common case of `push` while drained: nothing queued, so the event goes to the listener directly. */
-	private deliverNow(drainer: Drain<T>, event: T): void {
-		this.delivering = true;
-		try {
-			drainer.sink.handleEvent(event);
-		} catch (error) {
-			this.delivering = false;
-			this.drainer = undefined;
-			drainer.reject(error);
-			return;
-		}
-		this.delivering = false;
-		// Pushed from inside the listener, or the stream ended there: hand on what is left.
-		if (this.head < this.queue.length || this.finished) this.deliver();
 	}
 
 	private deliver(): void {

@@ -7,7 +7,13 @@ import type { RunState } from "./run-state.js";
  * exactly the turns, messages and tool executions that are open (rule L4, L12).
  */
 export function emit(state: RunState, event: AgentEvent): void {
-	const open = state.open;
+	// The per-delta event first and alone: a `message_update` opens and closes nothing.
+	if (event.type !== "message_update") trackOpenScopes(state.open, event);
+	state.telemetry?.observe(event); // rule X3: the collector sees every event before subscribers do
+	state.events.push(event);
+}
+
+function trackOpenScopes(open: RunState["open"], event: AgentEvent): void {
 	switch (event.type) {
 		case "turn_start":
 			open.turn = true;
@@ -28,8 +34,6 @@ export function emit(state: RunState, event: AgentEvent): void {
 			open.toolExecutions.delete(event.toolCallId);
 			break;
 	}
-	state.telemetry?.observe(event); // rule X3: the collector sees every event before subscribers do
-	state.events.push(event);
 }
 
 /** Append a message to the transcript and to what the run added. */

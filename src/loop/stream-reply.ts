@@ -153,10 +153,10 @@ class ReplyDrain implements EventSink<AssistantMessageEvent> {
 
 	handleEvent(event: AssistantMessageEvent): void {
 		if (!this.open) return;
-		const { state, snapshots, completed } = this.reply;
-		const final = state.runSignal.aborted
-			? abortedMessage(state, snapshots.current, completed)
-			: takeEvent(this.reply, event);
+		const reply = this.reply;
+		const final = reply.state.runSignal.aborted
+			? abortedMessage(reply.state, reply.snapshots.current, reply.completed)
+			: takeEvent(reply, event);
 		if (final) this.finish(final);
 	}
 

@@ -167,6 +167,40 @@ describe("AssistantMessageBuilder events (SPEC E2)", () => {
 		expect(await stream.result()).toBe(message);
 	});
 
+	it("builds every event as a plain object with its documented keys, in order", () => {
+		const { builder, events } = setup();
+		const th = builder.startThinking();
+		builder.appendThinking(th, "hmm");
+		builder.endThinking(th);
+		const tx = builder.startText();
+		builder.appendText(tx, "hi");
+		builder.endText(tx);
+		const tc = builder.startToolCall("call_1", "read");
+		builder.appendToolCallArguments(tc, '{"path":"a"}');
+		builder.endToolCall(tc);
+		builder.done("toolUse");
+		const failed = setup();
+		failed.builder.fail("error", "boom");
+		const shapes = [...events, ...failed.events].map(
+			(e) => `${Object.getPrototypeOf(e) === Object.prototype ? "" : "!"}${Object.keys(e).join(",")}`,
+		);
+		expect(shapes).toEqual([
+			"type,partial",
+			"type,contentIndex,partial",
+			"type,contentIndex,delta,partial",
+			"type,contentIndex,content,partial",
+			"type,contentIndex,partial",
+			"type,contentIndex,delta,partial",
+			"type,contentIndex,content,partial",
+			"type,contentIndex,id,name,partial",
+			"type,contentIndex,delta,arguments,partial",
+			"type,contentIndex,toolCall,partial",
+			"type,reason,message",
+			"type,partial",
+			"type,reason,error",
+		]);
+	});
+
 	it("works without a stream, as a plain message builder", () => {
 		const builder = new AssistantMessageBuilder(init);
 		builder.appendText(builder.startText(), "x");
@@ -407,6 +441,11 @@ describe("AssistantMessageBuilder misuse", () => {
 			/text block at index 0 has already ended/,
 		],
 		["a non-integer index", (b: AssistantMessageBuilder) => b.endText(0.5), /no content block at index 0.5/],
+		[
+			"a numeric string from an untyped caller, on the delta path",
+			(b: AssistantMessageBuilder) => b.appendText("0" as unknown as number, "x"),
+			/no content block at index 0/,
+		],
 	])("throws a clear Error for %s", (_name, misuse, message) => {
 		const builder = new AssistantMessageBuilder(init);
 		builder.startText();

@@ -34,6 +34,28 @@ describe("golden traces", () => {
 		]);
 	});
 
+	it("every event is a plain object with its documented keys, in order", async () => {
+		const { events } = await runScript([{ content: [call("a")] }, { content: [text("done")] }], {
+			tools: [echoTool()],
+		});
+		const shapes = new Map<string, string>();
+		for (const e of events) {
+			expect(Object.getPrototypeOf(e)).toBe(Object.prototype);
+			shapes.set(e.type, Object.keys(e).join(","));
+		}
+		expect(Object.fromEntries(shapes)).toEqual({
+			agent_start: "type",
+			turn_start: "type",
+			message_start: "type,message",
+			message_update: "type,message,assistantMessageEvent",
+			message_end: "type,message",
+			tool_execution_start: "type,toolCallId,toolName,args",
+			tool_execution_end: "type,toolCallId,toolName,result,isError,status",
+			turn_end: "type,message,toolResults",
+			agent_end: "type,messages,outcome",
+		});
+	});
+
 	it("parallel shared + exclusive batch — SPEC T6, T7: results in call order", async () => {
 		vi.useFakeTimers();
 		const log: string[] = [];
