@@ -127,9 +127,7 @@ function rowsFor(cells: Cells, plan: Plan, gc: boolean, stat: Stat): Row[] {
 	for (const size of plan.w3Sizes)
 		rows.push(ratioRow(`W3 ${size / 1024} KB of arguments, until the tool runs (ms)`, "W3", size, "ms"));
 	const big = plan.w3Sizes.at(-1)!;
-	rows.push(
-		ratioRow(`W3 ${big / 1024} KB, the same process's next call (ms)`, "W3", big, "nextMs"),
-	);
+	rows.push(ratioRow(`W3 ${big / 1024} KB, the same process's next call (ms)`, "W3", big, "nextMs"));
 	rows.push({
 		label: `W3 growth exponent (least squares, log-log)`,
 		cell: (library) => {
@@ -234,7 +232,7 @@ export function methodText(plan: Plan): string {
 	const reps = plan.processPerRep
 		? `each of the ${plan.reps} repetitions is a fresh process (after a warm-up run), libraries interleaved per repetition`
 		: `${plan.reps} repetitions in one process after a warm-up run`;
-	return `Method: one fake model for every library (precomputed neutral events from an async generator, one microtask hop per event), adapted to each library's own model interface; each library driven through its public agent API with validated tool schemas and default settings; the floor is a bare \`for await\` that appends text, parses each call's arguments once with \`JSON.parse\`, runs tools with \`Promise.all\` and keeps a history array. Every library runs in its own process; ${reps}. The rows marked \"the same process's next\" time one more identical run right after the measured one (W1, W3's largest size, W4): the process's third run of that work, which V8 has optimized further but not yet settled (in capstan's case W1 reaches the floor's pace only at a process's fourth reply).`;
+	return `Method: one fake model for every library (precomputed neutral events from an async generator, one microtask hop per event), adapted to each library's own model interface; each library driven through its public agent API with validated tool schemas and default settings; the floor is a bare \`for await\` that appends text, parses each call's arguments once with \`JSON.parse\`, runs tools with \`Promise.all\` and keeps a history array. Every library runs in its own process; ${reps}. The rows marked "the same process's next" time one more identical run right after the measured one (W1, W3's largest size, W4): the process's third run of that work, which V8 has optimized further but not yet settled (in capstan's case W1 reaches the floor's pace only at a process's fourth reply).`;
 }
 
 /** The whole Markdown report. */
