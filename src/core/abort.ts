@@ -18,23 +18,13 @@ export function errorText(error: unknown): string {
 }
 
 /** Adds a plain abort listener to a signal's own fan-out; returns its removal. */
-export type AbortFanout = (listener: () => void) => () => void;
+type AbortFanout = (listener: () => void) => () => void;
 
 const fanouts = new WeakMap<AbortSignal, AbortFanout>();
 
 /**
- * Declare that `signal` is fired only by code that calls `fanout`'s listeners right after `abort()` returns
- * (the loop's run signal does). `subscribeAbort` then skips Node's event-target machinery for it: Node 20
- * gives every `AbortSignal` its own hidden class, so `addEventListener` / `removeEventListener` on each
- * run's new signal, once per model call and tool batch, kept deoptimizing and cost more than the work.
- */
-export function registerAbortFanout(signal: AbortSignal, fanout: AbortFanout): void {
-	fanouts.set(signal, fanout);
-}
-
-/**
- * Call `listener` once when `signal` aborts; returns the unsubscribe. Listeners of a signal with a
- * registered fan-out run after its event listeners, in subscription order among themselves.
+ * Call `listener` once when `signal` aborts; returns the unsubscribe. Listeners of a signal made by
+ * `createFannedAbort` run after its event listeners, in subscription order among themselves.
  */
 export function subscribeAbort(signal: AbortSignal, listener: () => void): () => void {
 	const fanout = fanouts.get(signal);
@@ -51,14 +41,16 @@ export interface FannedAbort {
 }
 
 /**
- * An abort controller whose fan-out is registered (see `registerAbortFanout`), for a signal the library
- * creates and alone fires — the `Agent`'s control of its run. Listening to it through `subscribeAbort`
- * then costs no event listener to add and remove on every run.
+ * An abort controller with its own fan-out, for a signal the library creates and alone fires: the `Agent`'s
+ * control of its run, and the run's own signal. `subscribeAbort` on it skips Node's event-target machinery:
+ * Node 20 gives every `AbortSignal` its own hidden class, so `addEventListener` / `removeEventListener` on
+ * each run's new signal, once per model call and tool batch, kept deoptimizing and cost more than the work
+ * (rule A2: still one listener per stream, now a plain function run right after `abort()`).
  */
 export function createFannedAbort(): FannedAbort {
 	const controller = new AbortController();
 	const listeners = new Set<() => void>();
-	registerAbortFanout(controller.signal, (listener) => {
+	fanouts.set(controller.signal, (listener) => {
 		listeners.add(listener);
 		return () => listeners.delete(listener);
 	});

@@ -1,4 +1,4 @@
-import { abortReasonText, registerAbortFanout, subscribeAbort } from "../core/abort.js";
+import { abortReasonText, createFannedAbort, subscribeAbort } from "../core/abort.js";
 import type { SteeringProbe } from "../tools/batch.js";
 import type { SignalFacts, StopFacts } from "./outcome.js";
 import type { RunState } from "./run-state.js";
@@ -30,16 +30,11 @@ export function createRunSignal(
 	deadline: number | undefined,
 	now: () => number,
 ): RunSignal {
-	const controller = new AbortController();
+	// Rule A2: the loop's own listeners (one per model call and tool batch) are plain functions run right
+	// after the signal fired, not event listeners (see `createFannedAbort`).
+	const controller = createFannedAbort();
 	let unsubscribeExternal: (() => void) | undefined;
 	let timer: ReturnType<typeof setTimeout> | undefined;
-	// Rule A2: the loop's own listeners (one per model call and tool batch) are plain functions run right
-	// after the signal fired, not event listeners (see `registerAbortFanout`).
-	const listeners = new Set<() => void>();
-	registerAbortFanout(controller.signal, (listener) => {
-		listeners.add(listener);
-		return () => listeners.delete(listener);
-	});
 	const run = {
 		signal: controller.signal,
 		aborted: false,
@@ -55,8 +50,6 @@ export function createRunSignal(
 		run.aborted = true;
 		run.reason = reason;
 		controller.abort(reason);
-		for (const listener of listeners) listener();
-		listeners.clear();
 	};
 	if (external) {
 		if (external.aborted) fire(external.reason);
