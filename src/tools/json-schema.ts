@@ -5,7 +5,8 @@
  * dependencies. What it does not do is done here: the schema is checked against the draft-07 meta-schema
  * first (it would accept `type: "no-such-type"` silently), defaults are filled into the copy it validates
  * (schema-walk.ts), and its errors — a tree of wrappers ("Property "a" does not match schema.") around leaf
- * failures — are mapped onto the model-readable lines of validation-errors.ts.
+ * failures — are mapped onto the model-readable lines of validation-errors.ts. Arguments of a flat object
+ * schema that a few lines can see are valid skip the interpreter (flat-schema.ts).
  */
 import {
 	dereference,
@@ -16,6 +17,7 @@ import {
 } from "@cfworker/json-schema";
 import { errorText } from "../core/abort.js";
 import type { JsonSchema } from "../core/model.js";
+import { flatObjectCheck } from "./flat-schema.js";
 import { issuesOf } from "./json-schema-issues.js";
 import { DRAFT_07_META_SCHEMA } from "./meta-schema.js";
 import { fillDefaults, mentionsDefault, withoutFormats } from "./schema-walk.js";
@@ -73,10 +75,12 @@ function buildValidator(schema: JsonSchema, schemaUri: unknown): JsonSchemaValid
 	}
 	const resolveRef = refResolver(lookup);
 	const withDefaults = mentionsDefault(copy);
+	const surelyValid = flatObjectCheck(copy);
 	return (args) => {
 		const value = jsonCopy(args);
 		if (!value.ok) return value;
 		if (withDefaults) fillDefaults(copy, value.value, resolveRef);
+		if (surelyValid?.(value.value)) return value;
 		let result: ValidationResult;
 		try {
 			// shortCircuit off: every bad path is reported, not just the first (rule T3).

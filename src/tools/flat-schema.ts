@@ -1,0 +1,112 @@
+/**
+ * The shape most tools' parameters have — an object of named primitive fields, some required, perhaps no
+ * others — checked by a few lines before the interpreting validator (json-schema.ts) is asked. That
+ * validator destructures some forty keywords per schema node on every call; for a call's handful of fields
+ * that is most of the time between a model's reply and its first tool starting, and it runs mostly as cold
+ * code.
+ *
+ * The check only ever says "valid" or "ask the validator": a false answer is never reported as an error, so
+ * every error still comes from the validator, worded as before. It must therefore never accept what the
+ * validator would reject, which is why it only takes schemas built from keywords whose meaning is the same
+ * in every draft (draft-04 to 2020-12): `type` (one primitive name), `enum` of primitives, `properties`,
+ * `required`, boolean `additionalProperties`, and annotations. Anything else — a nested object, an array, a
+ * `$ref`, a bound, a pattern — goes to the validator alone.
+ */
+
+/** Says `true` when `value` surely satisfies the schema it was built from; `false` means "validate it". */
+export type FlatCheck = (value: unknown) => boolean;
+
+type Primitive = "string" | "number" | "integer" | "boolean" | "null";
+
+interface FieldRule {
+	type: Primitive | undefined;
+	/** Allowed values (`enum`), all primitives: strict equality is the validator's deep equality for them. */
+	oneOf: readonly unknown[] | undefined;
+}
+
+const ANNOTATIONS = new Set([
+	"title",
+	"description",
+	"$comment",
+	"examples",
+	"default",
+	"deprecated",
+	"readOnly",
+	"writeOnly",
+]);
+const ROOT_KEYWORDS = new Set(["type", "properties", "required", "additionalProperties", ...ANNOTATIONS]);
+const FIELD_KEYWORDS = new Set(["type", "enum", ...ANNOTATIONS]);
+const PRIMITIVES = new Set<unknown>(["string", "number", "integer", "boolean", "null"]);
+
+/** The check for `schema` (formats already removed), or undefined when it is not a flat object schema. */
+export function flatObjectCheck(schema: unknown): FlatCheck | undefined {
+	if (!isRecord(schema) || schema.type !== "object" || !onlyKeywords(schema, ROOT_KEYWORDS)) return undefined;
+	const { properties = {}, required = [], additionalProperties = true } = schema;
+	if (!isRecord(properties) || typeof additionalProperties !== "boolean") return undefined;
+	if (!Array.isArray(required) || !required.every((key) => typeof key === "string")) return undefined;
+	const fields = new Map<string, FieldRule>();
+	for (const name of Object.keys(properties)) {
+		const rule = fieldRule(properties[name]);
+		if (!rule) return undefined;
+		fields.set(name, rule);
+	}
+	const requiredKeys = required as string[];
+	return (value) => {
+		if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+		const record = value as Record<string, unknown>;
+		for (let i = 0; i < requiredKeys.length; i++)
+			if (!Object.hasOwn(record, requiredKeys[i] as string)) return false;
+		const keys = Object.keys(record);
+		for (let i = 0; i < keys.length; i++) {
+			const key = keys[i] as string;
+			const rule = fields.get(key);
+			if (rule === undefined) {
+				if (!additionalProperties) return false;
+			} else if (!satisfies(rule, record[key])) return false;
+		}
+		return true;
+	};
+}
+
+function fieldRule(schema: unknown): FieldRule | undefined {
+	if (!isRecord(schema) || !onlyKeywords(schema, FIELD_KEYWORDS)) return undefined;
+	const { type, enum: allowed } = schema;
+	if (type !== undefined && !PRIMITIVES.has(type)) return undefined;
+	if (allowed !== undefined && !(Array.isArray(allowed) && allowed.every(isPrimitiveValue))) return undefined;
+	// A field with neither keyword accepts anything, which only the validator can tell apart from "nested".
+	if (type === undefined && allowed === undefined) return undefined;
+	return { type: type as Primitive | undefined, oneOf: allowed };
+}
+
+function satisfies(rule: FieldRule, value: unknown): boolean {
+	if (rule.oneOf !== undefined && !rule.oneOf.includes(value)) return false;
+	switch (rule.type) {
+		case undefined:
+			return true;
+		case "integer":
+			return Number.isInteger(value);
+		case "null":
+			return value === null;
+		default:
+			return typeof value === rule.type;
+	}
+}
+
+function isPrimitiveValue(value: unknown): boolean {
+	// NaN never comes out of JSON, and `includes` would find it where the validator's equality would not.
+	return (
+		value === null ||
+		typeof value === "string" ||
+		typeof value === "boolean" ||
+		(typeof value === "number" && Number.isFinite(value))
+	);
+}
+
+function onlyKeywords(schema: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+	for (const key of Object.keys(schema)) if (!allowed.has(key)) return false;
+	return true;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
