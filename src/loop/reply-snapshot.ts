@@ -35,6 +35,16 @@ export class ReplySnapshots {
 		return this.own;
 	}
 
+	/** True once the first event showed the stream is capstan's own: `take` then hands its events on as they are. */
+	get passesThrough(): boolean {
+		return this.trusted === true;
+	}
+
+	/** What `take` does for an event of a stream that `passesThrough`, without asking again. */
+	adopt(event: ContentEvent): void {
+		this.own = event.partial;
+	}
+
 	/** Take a content event: returns the event to emit, whose `partial` and payloads the loop owns. */
 	take(event: ContentEvent): ContentEvent {
 		this.trusted ??= this.isTrusted();

@@ -5,7 +5,7 @@ import { closeInterruptedMessage } from "../core/interrupt.js";
 import { type AssistantMessage, type ErrorKind, emptyUsage } from "../core/messages.js";
 import { hasImmutableSnapshots } from "../core/snapshot-brand.js";
 import { MAX_REPLY_ATTEMPTS, type ReplyGuard } from "../protocol/reply-guard.js";
-import { appendMessage, emit } from "./emit.js";
+import { appendMessage, emit, emitDeltaUpdate } from "./emit.js";
 import { withUniqueToolCallIds } from "./pairing.js";
 import type { ProviderCall } from "./provider-call.js";
 import { ReplySnapshots } from "./reply-snapshot.js";
@@ -145,6 +145,8 @@ async function drainReply(
  */
 class ReplyDrain implements EventSink<AssistantMessageEvent> {
 	private open = true;
+	/** The message is open and the stream is capstan's own (its events need no copy, rule L5). */
+	private passThrough = false;
 
 	constructor(
 		private readonly reply: Reply,
@@ -154,10 +156,31 @@ class ReplyDrain implements EventSink<AssistantMessageEvent> {
 	handleEvent(event: AssistantMessageEvent): void {
 		if (!this.open) return;
 		const reply = this.reply;
-		const final = reply.state.runSignal.aborted
-			? abortedMessage(reply.state, reply.snapshots.current, reply.completed)
-			: takeEvent(reply, event);
+		const { state, snapshots } = reply;
+		if (state.runSignal.aborted) {
+			this.finish(abortedMessage(state, snapshots.current, reply.completed));
+			return;
+		}
+		// Nearly every event of a reply is a delta, and a delta of a trusted stream inside the open message only
+		// needs re-emitting. It gets a path of its own instead of going through `takeEvent`, which sees every
+		// kind of event: V8's code for the delta path then stays specialized to deltas and is not thrown away
+		// when a block ends or the reply finishes. Measured on a process's second and third 20,000-delta
+		// replies: 29.9 → 23.4 ms and 19.3 → 10.6 ms (medians of 21 interleaved processes).
+		if (
+			this.passThrough &&
+			(event.type === "text_delta" || event.type === "thinking_delta" || event.type === "toolcall_delta")
+		) {
+			snapshots.adopt(event);
+			emitDeltaUpdate(state, {
+				type: "message_update",
+				message: event.partial,
+				assistantMessageEvent: event,
+			});
+			return;
+		}
+		const final = takeEvent(reply, event);
 		if (final) this.finish(final);
+		else this.passThrough = snapshots.passesThrough && state.open.message !== undefined;
 	}
 
 	streamEnded(): void {
