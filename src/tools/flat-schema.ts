@@ -21,7 +21,7 @@ type Primitive = "string" | "number" | "integer" | "boolean" | "null";
 interface FieldRule {
 	type: Primitive | undefined;
 	/** Allowed values (`enum`), all primitives: strict equality is the validator's deep equality for them. */
-	oneOf: readonly unknown[] | undefined;
+	allowed: readonly unknown[] | undefined;
 }
 
 const ANNOTATIONS = new Set([
@@ -75,11 +75,11 @@ function fieldRule(schema: unknown): FieldRule | undefined {
 	if (allowed !== undefined && !(Array.isArray(allowed) && allowed.every(isPrimitiveValue))) return undefined;
 	// A field with neither keyword accepts anything, which only the validator can tell apart from "nested".
 	if (type === undefined && allowed === undefined) return undefined;
-	return { type: type as Primitive | undefined, oneOf: allowed };
+	return { type: type as Primitive | undefined, allowed };
 }
 
 function satisfies(rule: FieldRule, value: unknown): boolean {
-	if (rule.oneOf !== undefined && !rule.oneOf.includes(value)) return false;
+	if (rule.allowed !== undefined && !rule.allowed.includes(value)) return false;
 	switch (rule.type) {
 		case undefined:
 			return true;
