@@ -12,6 +12,7 @@
  * `required`, boolean `additionalProperties`, and annotations. Anything else — a nested object, an array, a
  * `$ref`, a bound, a pattern — goes to the validator alone.
  */
+import { isRecord } from "./schema-walk.js";
 
 /** Says `true` when `value` surely satisfies the schema it was built from; `false` means "validate it". */
 export type FlatCheck = (value: unknown) => boolean;
@@ -52,8 +53,8 @@ export function flatObjectCheck(schema: unknown): FlatCheck | undefined {
 	}
 	const requiredKeys = required as string[];
 	return (value) => {
-		if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-		const record = value as Record<string, unknown>;
+		if (!isRecord(value)) return false;
+		const record = value;
 		for (let i = 0; i < requiredKeys.length; i++)
 			if (!Object.hasOwn(record, requiredKeys[i] as string)) return false;
 		const keys = Object.keys(record);
@@ -105,8 +106,4 @@ function isPrimitiveValue(value: unknown): boolean {
 function onlyKeywords(schema: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
 	for (const key of Object.keys(schema)) if (!allowed.has(key)) return false;
 	return true;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
 }

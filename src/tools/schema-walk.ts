@@ -132,7 +132,8 @@ function fillItems(schema: JsonSchema, data: unknown[], resolveRef: RefResolver)
 	});
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** A plain JSON object: not null, not an array. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
