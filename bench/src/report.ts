@@ -143,6 +143,10 @@ function rowsFor(cells: Cells, plan: Plan, gc: boolean, stat: Stat): Row[] {
 		label: "W4 first tool starts after (ms)",
 		cell: (library) => fmt(v(library, "W4", 0, "firstToolMs")),
 	});
+	rows.push({
+		label: "W4 the run goes on after the last tool ends (ms)",
+		cell: (library) => fmt(v(library, "W4", 0, "afterToolsMs")),
+	});
 	rows.push(overFloorRow("W4 the same process's next batch (ms over floor)", "nextMs"));
 	return rows;
 }

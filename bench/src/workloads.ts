@@ -113,7 +113,11 @@ export async function w3(driver: Driver, bytes: number): Promise<Figures> {
 	return { ms: toolAt - start };
 }
 
-/** W4: one reply asking for 8 calls of a tool that waits 100 ms (real timers); ms for the whole run. */
+/**
+ * W4: one reply asking for 8 calls of a tool that waits 100 ms (real timers); ms for the whole run, when the
+ * first tool started, and how long the run went on after the last tool's timer fired (the library's work on
+ * the results and the final reply).
+ */
 export async function w4(driver: Driver): Promise<Figures> {
 	const calls: PlannedCall[] = Array.from({ length: 8 }, (_, i) => ({
 		id: `call_${i}`,
@@ -121,6 +125,7 @@ export async function w4(driver: Driver): Promise<Figures> {
 		argumentsJson: `{"ms":100}`,
 	}));
 	const starts: number[] = [];
+	const ends: number[] = [];
 	const wait: BenchTool = {
 		name: "wait",
 		description: "Wait a while",
@@ -128,17 +133,24 @@ export async function w4(driver: Driver): Promise<Figures> {
 		run: (args) =>
 			new Promise((resolve) => {
 				starts.push(performance.now());
-				setTimeout(() => resolve("waited"), Number(args.ms));
+				setTimeout(() => {
+					ends.push(performance.now());
+					resolve("waited");
+				}, Number(args.ms));
 			}),
 	};
 	const source = new FakeSource([toolReply(calls)]);
 	const start = performance.now();
 	await driver({ source, tools: [wait], maxTurns: 3 });
-	const ms = performance.now() - start;
-	check(starts.length === 8, `W4: ${starts.length} of 8 tools ran`);
+	const end = performance.now();
+	check(
+		starts.length === 8 && ends.length === 8,
+		`W4: ${starts.length} of 8 tools ran, ${ends.length} ended`,
+	);
 	return {
-		ms,
+		ms: end - start,
 		firstToolMs: Math.min(...starts) - start,
 		spreadMs: Math.max(...starts) - Math.min(...starts),
+		afterToolsMs: end - Math.max(...ends),
 	};
 }

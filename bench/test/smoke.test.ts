@@ -55,6 +55,7 @@ describe("every library, tiny sizes", () => {
 			}
 			const f4 = await w4(driver);
 			assert.ok(f4.ms! >= 100, "the 100 ms tools ran");
+			assert.ok(f4.afterToolsMs! >= 0 && f4.afterToolsMs! < f4.ms! - 100, "the run's tail is measured");
 			add(library, "W4", 0, { ...f4, ...asNext(await w4(driver)) });
 		});
 
@@ -84,6 +85,7 @@ describe("every library, tiny sizes", () => {
 		assert.match(md, /\| W1 the same process's next reply \(ms\) \| [\d.]+ \(1\.00×\) \| [\d.]+ \(/);
 		assert.match(md, /\| W3 2 KB, the same process's next call \(ms\) \| – \|/);
 		assert.match(md, /\| W4 the same process's next batch \(ms over floor\) \| [\d.]+ \| (\+|-)[\d.]+ \|/);
+		assert.match(md, /\| W4 the run goes on after the last tool ends \(ms\) \| [\d.]+ \| [\d.]+ \|/);
 		assert.match(md, /\| W4 ≤ floor \+ 0\.5 ms \| (\+|-)[\d.]+ ms \| (pass|\*\*miss\*\*) \|/);
 	});
 });
