@@ -54,8 +54,8 @@ describe("every library, tiny sizes", () => {
 				add(library, "W3", size, f3);
 			}
 			const f4 = await w4(driver);
-			assert.ok(f4.ms! >= 100, "the 100 ms tools ran");
-			// Node's millisecond timers may fire a little under 100 ms after they were set: only bound the tail by the run.
+			// Node's millisecond timers may fire up to 1 ms short of 100 ms after they were set (measured: 99.3).
+			assert.ok(f4.ms! >= 99, "the 100 ms tools ran");
 			assert.ok(f4.afterToolsMs! >= 0 && f4.afterToolsMs! < f4.ms!, "the run's tail is measured");
 			add(library, "W4", 0, { ...f4, ...asNext(await w4(driver)) });
 		});
