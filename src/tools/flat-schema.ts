@@ -54,16 +54,15 @@ export function flatObjectCheck(schema: unknown): FlatCheck | undefined {
 	const requiredKeys = required as string[];
 	return (value) => {
 		if (!isRecord(value)) return false;
-		const record = value;
 		for (let i = 0; i < requiredKeys.length; i++)
-			if (!Object.hasOwn(record, requiredKeys[i] as string)) return false;
-		const keys = Object.keys(record);
+			if (!Object.hasOwn(value, requiredKeys[i] as string)) return false;
+		const keys = Object.keys(value);
 		for (let i = 0; i < keys.length; i++) {
 			const key = keys[i] as string;
 			const rule = fields.get(key);
 			if (rule === undefined) {
 				if (!additionalProperties) return false;
-			} else if (!satisfies(rule, record[key])) return false;
+			} else if (!satisfies(rule, value[key])) return false;
 		}
 		return true;
 	};
