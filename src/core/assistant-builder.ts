@@ -6,6 +6,8 @@
  * out in an event is never touched again, and the cost of one event is O(number of blocks), never
  * O(message size): text grows by string concatenation and tool arguments come from the incremental parser.
  */
+
+import { claimDelivery, EventStream, releaseDelivery, releaseFailedDelivery } from "./event-stream.js";
 import type { AssistantMessageEvent } from "./events.js";
 import { closeInterruptedMessage } from "./interrupt.js";
 import type {
@@ -96,11 +98,16 @@ export class AssistantMessageBuilder {
 	private readonly completed = new Set<string>();
 	private started = false;
 	private finished = false;
+	// The sink as capstan's own stream, when it is one and its `push` is `EventStream`'s (a subclass may have
+	// its own): its events are then delivered with `claimDelivery`.
+	private readonly direct: EventStream<AssistantMessageEvent, AssistantMessage> | undefined;
 
 	constructor(
 		init: AssistantBuilderInit,
 		private readonly stream?: AssistantEventSink,
 	) {
+		this.direct =
+			stream instanceof EventStream && stream.push === EventStream.prototype.push ? stream : undefined;
 		this.snapshot = {
 			role: "assistant",
 			content: [],
@@ -147,7 +154,7 @@ export class AssistantMessageBuilder {
 		if (this.finished) return;
 		const block = this.openBlock<TextContent>(index, "text");
 		this.replace(index, textWith(block, block.text + delta));
-		this.stream?.push({ type: "text_delta", contentIndex: index, delta, partial: this.snapshot });
+		this.emit({ type: "text_delta", contentIndex: index, delta, partial: this.snapshot });
 	}
 
 	/** Close a text block (emits `text_end`). */
@@ -183,7 +190,7 @@ export class AssistantMessageBuilder {
 		if (this.finished) return;
 		const block = this.openBlock<ThinkingContent>(index, "thinking");
 		this.replace(index, thinkingWith(block, block.thinking + delta));
-		this.stream?.push({ type: "thinking_delta", contentIndex: index, delta, partial: this.snapshot });
+		this.emit({ type: "thinking_delta", contentIndex: index, delta, partial: this.snapshot });
 	}
 
 	/** Append to a thinking block's signature (providers stream it in pieces); replayed byte for byte. */
@@ -365,8 +372,24 @@ export class AssistantMessageBuilder {
 		this.stream?.end(message);
 	}
 
+	/**
+	 * Every event of the message goes through here. To capstan's own stream while it is drained (the loop
+	 * drains every reply), the call into the drain's listener is this method's own (see `claimDelivery`).
+	 */
 	private emit(event: AssistantMessageEvent): void {
-		this.stream?.push(event);
+		const direct = this.direct;
+		const sink = direct === undefined ? undefined : claimDelivery(direct);
+		if (direct === undefined || sink === undefined) {
+			this.stream?.push(event);
+			return;
+		}
+		try {
+			sink.handleEvent(event);
+		} catch (error) {
+			releaseFailedDelivery(direct, error);
+			return;
+		}
+		releaseDelivery(direct);
 	}
 
 	private addBlock(block: AssistantContent, open: OpenBlock | undefined): number {

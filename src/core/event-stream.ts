@@ -21,6 +21,23 @@ type Drain<T> = {
 };
 
 /**
+ * Direct delivery, for the code that produces nearly every event of a drained stream (the message builder, the
+ * loop's delta events): `claimDelivery(stream)` returns the drain's sink when `push` would call it at once —
+ * drained, nothing queued, not inside the listener, not ended — and marks the listener as running; the caller
+ * then calls `sink.handleEvent(event)` itself and, after it, `releaseDelivery(stream)`, or
+ * `releaseFailedDelivery(stream, error)` when it threw. Otherwise it returns undefined and the caller pushes.
+ * This is `push` with the call into the listener in the caller's own code: V8 keeps call-site feedback per
+ * function, and through one shared `push` the calls of every stream into every kind of listener would be
+ * one polymorphic site, while each producer's own site sees one kind of listener. Internal: not exported from the
+ * package. Set by `EventStream`'s static block, which alone can reach the stream's private members.
+ */
+export let claimDelivery: <T, R>(stream: EventStream<T, R>) => EventSink<T> | undefined;
+/** See `claimDelivery`: the listener returned. */
+export let releaseDelivery: <T, R>(stream: EventStream<T, R>) => void;
+/** See `claimDelivery`: the listener threw `error`. */
+export let releaseFailedDelivery: <T, R>(stream: EventStream<T, R>, error: unknown) => void;
+
+/**
  * Rule E1: a push-based async stream with a final result. Queue operations are O(1) amortized: events sit in
  * an array read through a head index, and the consumed prefix is dropped in one splice once it dominates,
  * so a backlog of 20,000 events never triggers 20,000 `Array.shift` moves. Meant for one consumer: two
@@ -60,27 +77,51 @@ export class EventStream<T, R> implements AsyncIterable<T> {
 	/** Queue an event. Ignored after the stream ended. */
 	push(event: T): void {
 		if (this.finished) return;
+		const sink = this.claim();
+		if (sink === undefined) {
+			this.enqueue(event);
+			return;
+		}
+		try {
+			sink.handleEvent(event);
+		} catch (error) {
+			this.releaseFailed(error);
+			return;
+		}
+		this.release();
+	}
+
+	/**
+	 * The drain's sink when an event may go to it at once — drained, nothing queued, not inside the listener,
+	 * not ended — and then marks the listener as running; see `claimDelivery`.
+	 */
+	private claim(): EventSink<T> | undefined {
 		const drainer = this.drainer;
-		if (drainer) {
-			if (this.delivering || this.head !== this.queue.length) {
-				this.queue.push(event);
-				this.deliver();
-				return;
-			}
-			// The common case while drained: nothing queued, so the event goes to the listener directly (written
-			// out here rather than called: it runs for every event of every drained stream).
-			this.delivering = true;
-			try {
-				drainer.sink.handleEvent(event);
-			} catch (error) {
-				this.delivering = false;
-				this.drainer = undefined;
-				drainer.reject(error);
-				return;
-			}
-			this.delivering = false;
-			// Pushed from inside the listener, or the stream ended there: hand on what is left.
-			if (this.head < this.queue.length || this.finished) this.deliver();
+		if (drainer === undefined || this.delivering || this.finished || this.head !== this.queue.length)
+			return undefined;
+		this.delivering = true;
+		return drainer.sink;
+	}
+
+	/** The listener returned: hand on what it pushed meanwhile, or the end it reached. */
+	private release(): void {
+		this.delivering = false;
+		if (this.head < this.queue.length || this.finished) this.deliver();
+	}
+
+	/** The listener threw: it is detached and the drain rejects with its error. */
+	private releaseFailed(error: unknown): void {
+		const drainer = this.drainer;
+		this.delivering = false;
+		this.drainer = undefined;
+		drainer?.reject(error);
+	}
+
+	/** An event that cannot go to a listener now: queued behind the others, or handed to a waiting `next()`. */
+	private enqueue(event: T): void {
+		if (this.drainer) {
+			this.queue.push(event);
+			this.deliver();
 			return;
 		}
 		const waiter = this.waiters.shift();
@@ -189,5 +230,11 @@ export class EventStream<T, R> implements AsyncIterable<T> {
 			},
 			return: (): Promise<IteratorResult<T, undefined>> => Promise.resolve({ value: undefined, done: true }),
 		};
+	}
+
+	static {
+		claimDelivery = (stream) => stream.claim();
+		releaseDelivery = (stream) => stream.release();
+		releaseFailedDelivery = (stream, error) => stream.releaseFailed(error);
 	}
 }

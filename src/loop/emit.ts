@@ -1,3 +1,4 @@
+import { claimDelivery, releaseDelivery, releaseFailedDelivery } from "../core/event-stream.js";
 import type { AgentMessage, AssistantMessage } from "../core/messages.js";
 import type { AgentEvent } from "../protocol/events.js";
 import type { RunState } from "./run-state.js";
@@ -15,14 +16,27 @@ export function emit(state: RunState, event: AgentEvent): void {
 
 /**
  * `emit` for the `message_update` of a streaming delta, nearly every event of a run, in a function of its own:
- * V8's code for it then sees only that one kind of event (see `ReplyDrain.handleEvent`).
+ * V8's code for it then sees only that one kind of event (see `ReplyDrain.handleEvent`), and its call into the
+ * run's drain (the `Agent`'s, when there is one) is its own (see `claimDelivery`).
  */
 export function emitDeltaUpdate(
 	state: RunState,
 	event: Extract<AgentEvent, { type: "message_update" }>,
 ): void {
 	state.telemetry?.observe(event); // rule X3, as in `emit`
-	state.events.push(event);
+	const events = state.events;
+	const sink = claimDelivery(events);
+	if (sink === undefined) {
+		events.push(event);
+		return;
+	}
+	try {
+		sink.handleEvent(event);
+	} catch (error) {
+		releaseFailedDelivery(events, error);
+		return;
+	}
+	releaseDelivery(events);
 }
 
 function trackOpenScopes(open: RunState["open"], event: AgentEvent): void {

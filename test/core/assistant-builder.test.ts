@@ -208,6 +208,66 @@ describe("AssistantMessageBuilder events (SPEC E2)", () => {
 	});
 });
 
+describe("AssistantMessageBuilder on a drained EventStream (SPEC E1, E2)", () => {
+	it("delivers each event in the call that made it, never re-entering the listener", async () => {
+		const stream = new EventStream<AssistantMessageEvent, AssistantMessage>();
+		const builder = new AssistantMessageBuilder(init, stream);
+		const log: string[] = [];
+		const drained = stream.drain((event) => {
+			log.push(`>${event.type}`);
+			// A listener that drives the builder itself (a relay): its events follow this one, in order.
+			if (event.type === "text_start") builder.appendText(event.contentIndex, "from the listener");
+			log.push(`<${event.type}`);
+		});
+		builder.start();
+		expect(log).toEqual([">start", "<start"]); // before start() returned
+		const text = builder.startText();
+		expect(log.slice(2)).toEqual([">text_start", "<text_start", ">text_delta", "<text_delta"]);
+		builder.appendText(text, "!");
+		builder.done("stop");
+		await drained;
+		expect(log.slice(6)).toEqual([">text_delta", "<text_delta", ">text_end", "<text_end", ">done", "<done"]);
+		expect((await stream.result()).content).toEqual([{ type: "text", text: "from the listener!" }]);
+	});
+
+	it("a subclass's own push still sees every event", async () => {
+		class Logged extends EventStream<AssistantMessageEvent, AssistantMessage> {
+			readonly types: string[] = [];
+			override push(event: AssistantMessageEvent): void {
+				this.types.push(event.type);
+				super.push(event);
+			}
+		}
+		const stream = new Logged();
+		const drained: string[] = [];
+		const done = stream.drain((event) => drained.push(event.type));
+		const builder = new AssistantMessageBuilder(init, stream);
+		builder.appendText(builder.startText(), "hi");
+		builder.done("stop");
+		await done;
+		expect(stream.types).toEqual(["start", "text_start", "text_delta", "text_end", "done"]);
+		expect(drained).toEqual(stream.types);
+	});
+
+	it("a listener that throws detaches, the drain rejects, and the message still completes", async () => {
+		const stream = new EventStream<AssistantMessageEvent, AssistantMessage>();
+		const builder = new AssistantMessageBuilder(init, stream);
+		const seen: string[] = [];
+		const drained = stream.drain((event) => {
+			seen.push(event.type);
+			if (event.type === "text_delta") throw new Error("subscriber broke");
+		});
+		const text = builder.startText();
+		builder.appendText(text, "a");
+		builder.appendText(text, "b");
+		const final = builder.done("stop");
+		await expect(drained).rejects.toThrow("subscriber broke");
+		expect(seen).toEqual(["start", "text_start", "text_delta"]);
+		expect(await stream.result()).toBe(final);
+		expect(final.content).toEqual([{ type: "text", text: "ab" }]);
+	});
+});
+
 describe("AssistantMessageBuilder tool arguments (SPEC E4)", () => {
 	it.each([
 		['{"a": 1', undefined, {}, /^Invalid JSON in tool arguments: Unexpected end of JSON input at position 7/],

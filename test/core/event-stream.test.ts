@@ -1,5 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EventStream } from "../../src/core/event-stream.js";
+import {
+	claimDelivery,
+	EventStream,
+	releaseDelivery,
+	releaseFailedDelivery,
+} from "../../src/core/event-stream.js";
 import { expectUnhandledRejections } from "../support/global-handlers.js";
 
 async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
@@ -289,5 +294,80 @@ describe("EventStream.drain: synchronous consumption (SPEC E1)", () => {
 		const seen: number[] = [];
 		await stream.drain((n) => seen.push(n));
 		expect(seen).toEqual([1]);
+	});
+});
+
+describe("EventStream direct delivery: a producer's own call into the drain (SPEC E1)", () => {
+	/** What a producer does with `claimDelivery`: the same contract as `push`, the listener called here. */
+	function deliver<T>(stream: EventStream<T, void>, event: T): "direct" | "pushed" {
+		const sink = claimDelivery(stream);
+		if (sink === undefined) {
+			stream.push(event);
+			return "pushed";
+		}
+		try {
+			sink.handleEvent(event);
+		} catch (error) {
+			releaseFailedDelivery(stream, error);
+			return "direct";
+		}
+		releaseDelivery(stream);
+		return "direct";
+	}
+
+	it("hands out the sink only when push would call it at once", async () => {
+		const stream = new EventStream<number, void>();
+		expect(claimDelivery(stream)).toBeUndefined(); // not drained: events wait for a reader
+		stream.push(1);
+		const seen: number[] = [];
+		let inside: unknown = "unset";
+		const sink = {
+			handleEvent(n: number) {
+				seen.push(n);
+				if (n === 2) inside = claimDelivery(stream); // inside the listener: never re-entered
+			},
+		};
+		const drained = stream.drain(sink);
+		expect(seen).toEqual([1]);
+		expect(deliver(stream, 2)).toBe("direct");
+		expect(inside).toBeUndefined();
+		stream.end();
+		expect(claimDelivery(stream)).toBeUndefined(); // ended
+		await drained;
+		expect(seen).toEqual([1, 2]);
+	});
+
+	it("keeps push's order: events pushed inside the listener follow it, then the end it reached", async () => {
+		const stream = new EventStream<string, void>();
+		const log: string[] = [];
+		const drained = stream.drain((event) => {
+			log.push(`>${event}`);
+			if (event === "a") {
+				expect(deliver(stream, "b")).toBe("pushed"); // queued: the listener is running
+				stream.push("c");
+				stream.end();
+			}
+			log.push(`<${event}`);
+		});
+		expect(deliver(stream, "a")).toBe("direct");
+		expect(log).toEqual([">a", "<a", ">b", "<b", ">c", "<c"]);
+		await drained;
+	});
+
+	it("a listener that throws is detached and the drain rejects with its error; later events wait", async () => {
+		const stream = new EventStream<number, void>();
+		const seen: number[] = [];
+		const drained = stream.drain((n) => {
+			seen.push(n);
+			throw new Error(`listener broke at ${n}`);
+		});
+		expect(deliver(stream, 1)).toBe("direct");
+		await expect(drained).rejects.toThrow("listener broke at 1");
+		expect(deliver(stream, 2)).toBe("pushed");
+		expect(seen).toEqual([1]);
+		stream.end();
+		const rest: number[] = [];
+		for await (const n of stream) rest.push(n);
+		expect(rest).toEqual([2]);
 	});
 });
