@@ -14,6 +14,7 @@ import type { SseEvent } from "../base/sse.js";
 import { finishWithStop, type MappedStop, mapStopReason, type StopReasonTable } from "../base/stop-reason.js";
 import { buildUsage } from "../base/usage.js";
 import { ANTHROPIC_API } from "./request.js";
+import { readStringDelta } from "./string-delta.js";
 import type { RawMessageStreamEvent, StopReason as WireStopReason } from "./wire.js";
 
 /** rule M4 for Anthropic. `refusal` is an `error` turn (rule S5); `pause_turn` a `stop` the loop continues. */
@@ -100,6 +101,12 @@ export class AnthropicStreamDecoder {
 
 	/** Decode one SSE event; returns true at `message_stop`. Throws `ProviderError` on `error` events. */
 	handle(sse: SseEvent): boolean {
+		// Nearly every event is a one-string delta in the API's own serialization: read without the full parse.
+		const delta = readStringDelta(sse.data);
+		if (delta !== undefined) {
+			this.applyDelta(delta.index, delta.delta);
+			return false;
+		}
 		const event = parseEventJson(sse.data) as
 			| RawMessageStreamEvent
 			| { type: "error"; error?: unknown }
