@@ -1,6 +1,6 @@
 /**
- * One child process: one library, one workload, one size or several (`--size=a,b,c`, smallest first). Warms
- * up, then runs `--reps` measured repetitions of each size (with `--gc`, a forced full GC before each; needs
+ * One child process: one library, one workload, one size or several (`--size=a,b,c`, smallest first). Builds
+ * the fake model's replies for every size first, then warms up, then runs `--reps` measured repetitions of each size (with `--gc`, a forced full GC before each; needs
  * `node --expose-gc`), printing one JSON line per size as it completes; a size slower than `--stop-after` ms
  * ends the list (larger ones would be slower still). With `--again`, one more run of the size follows the
  * last repetition, its figures added to that repetition as `next…` (`nextMs`): the same work once the engine
@@ -9,7 +9,7 @@
  */
 import { parseArgs } from "node:util";
 import { DRIVERS, type LibraryName } from "./libraries.js";
-import { asNext, type Figures, w1, w2, w3, w4 } from "./workloads.js";
+import { asNext, type Figures, prepareReplies, w1, w2, w3, w4 } from "./workloads.js";
 
 /** What the worker prints. */
 export interface WorkerResult {
@@ -60,6 +60,8 @@ function once(n: number): Promise<Figures> {
 const forceGc = (globalThis as { gc?: () => void }).gc;
 if (values.gc && !forceGc) throw new Error("--gc needs node --expose-gc");
 
+// The fake model's replies are the harness's work: built here, before the warm-up, not inside a measured run.
+prepareReplies(String(values.workload), [warmup, ...sizes]);
 await once(warmup);
 for (const size of sizes) {
 	const reps: Figures[] = [];
