@@ -1,6 +1,7 @@
 /**
  * One child process: one library, one workload, one size or several (`--size=a,b,c`, smallest first). Builds
- * the fake model's replies for every size first, then warms up, then runs `--reps` measured repetitions of each size (with `--gc`, a forced full GC before each; needs
+ * the fake model's replies (each size's before its repetitions, the first size's before the warm-up), warms
+ * up, then runs `--reps` measured repetitions of each size (with `--gc`, a forced full GC before each; needs
  * `node --expose-gc`), printing one JSON line per size as it completes; a size slower than `--stop-after` ms
  * ends the list (larger ones would be slower still). With `--again`, one more run of the size follows the
  * last repetition, its figures added to that repetition as `next…` (`nextMs`): the same work once the engine
@@ -9,7 +10,7 @@
  */
 import { parseArgs } from "node:util";
 import { DRIVERS, type LibraryName } from "./libraries.js";
-import { asNext, type Figures, prepareReplies, w1, w2, w3, w4 } from "./workloads.js";
+import { asNext, type Figures, holdReplies, w1, w2, w3, w4 } from "./workloads.js";
 
 /** What the worker prints. */
 export interface WorkerResult {
@@ -60,10 +61,13 @@ function once(n: number): Promise<Figures> {
 const forceGc = (globalThis as { gc?: () => void }).gc;
 if (values.gc && !forceGc) throw new Error("--gc needs node --expose-gc");
 
-// The fake model's replies are the harness's work: built here, before the warm-up, not inside a measured run.
-prepareReplies(String(values.workload), [warmup, ...sizes]);
+// The fake model's replies are the harness's work: built before the warm-up (a later size's before its own
+// repetitions), never inside a measured run.
+const workload = String(values.workload);
+holdReplies(workload, [warmup, sizes[0]!]);
 await once(warmup);
 for (const size of sizes) {
+	holdReplies(workload, [size]);
 	const reps: Figures[] = [];
 	for (let i = 0; i < Number(values.reps); i++) {
 		if (values.gc) forceGc!();
