@@ -34,7 +34,10 @@ function check(condition: boolean, message: string): void {
  */
 const planned = new Map<string, readonly Reply[]>();
 
-function plannedReplies(key: string, make: () => Reply[]): readonly Reply[] {
+const plannedKey = (workload: string, size: number) => `${workload}:${size}`;
+
+function plannedReplies(workload: string, size: number, make: () => Reply[]): readonly Reply[] {
+	const key = plannedKey(workload, size);
 	let replies = planned.get(key);
 	if (!replies) {
 		replies = make();
@@ -46,20 +49,21 @@ function plannedReplies(key: string, make: () => Reply[]): readonly Reply[] {
 const W3_WRAPPER = `{"data":""}`.length;
 
 const w1Replies = (deltas: number) =>
-	plannedReplies(`W1:${deltas}`, () => [textReply(Array.from({ length: deltas }, () => "abcd"))]);
+	plannedReplies("W1", deltas, () => [textReply(Array.from({ length: deltas }, () => "abcd"))]);
 const w2Replies = (turns: number) =>
-	plannedReplies(`W2:${turns}`, () =>
+	plannedReplies("W2", turns, () =>
 		Array.from({ length: turns }, (_, i) =>
 			toolReply([{ id: `call_${i}`, name: "echo", argumentsJson: `{"value":"v${i}"}` }]),
 		),
 	);
 const w3Replies = (bytes: number) =>
-	plannedReplies(`W3:${bytes}`, () => {
+	plannedReplies("W3", bytes, () => {
 		const argumentsJson = `{"data":"${"x".repeat(bytes - W3_WRAPPER)}"}`;
 		return [toolReply([{ id: "call_big", name: "write", argumentsJson }], 64)];
 	});
+// W4 has no size (the worker passes 0).
 const w4Replies = () =>
-	plannedReplies("W4", () => {
+	plannedReplies("W4", 0, () => {
 		const calls: PlannedCall[] = Array.from({ length: 8 }, (_, i) => ({
 			id: `call_${i}`,
 			name: "wait",
@@ -68,20 +72,22 @@ const w4Replies = () =>
 		return [toolReply(calls)];
 	});
 
+const REPLIES_OF: Record<string, (size: number) => readonly Reply[]> = {
+	W1: w1Replies,
+	W2: w2Replies,
+	W3: w3Replies,
+	W4: w4Replies,
+};
+
 /**
  * Build the replies of `workload` at these sizes now, outside any measured run, and let go of every other
  * size's: W3's sizes run one after another in one process, and holding all of them (3.5 MB) made the
  * garbage collector of a library that copies its arguments on every delta slower for the size being measured.
  */
 export function holdReplies(workload: string, sizes: readonly number[]): void {
-	const keep = new Set(sizes.map((size) => (workload === "W4" ? "W4" : `${workload}:${size}`)));
+	const keep = new Set(sizes.map((size) => plannedKey(workload, size)));
 	for (const key of planned.keys()) if (!keep.has(key)) planned.delete(key);
-	for (const size of sizes) {
-		if (workload === "W1") w1Replies(size);
-		else if (workload === "W2") w2Replies(size);
-		else if (workload === "W3") w3Replies(size);
-		else if (workload === "W4") w4Replies();
-	}
+	for (const size of sizes) REPLIES_OF[workload]?.(size);
 }
 
 // The W1 heap sampler: one function for every run. A closure per run is a new call target each time, and V8
