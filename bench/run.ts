@@ -7,12 +7,12 @@
  * runs), `--no-build` (use `../dist` as it is; by default it is rebuilt when `../src` is newer).
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { build } from "esbuild";
+import { ensureCapstanBuilt, transpileWorkers } from "./build.js";
 import { LIBRARIES, type LibraryName, PACKAGES } from "./src/libraries.js";
 import { planFor } from "./src/plan.js";
 import { type ExternalWorkload, methodText, type RunInfo, renderMarkdown, targetsFor } from "./src/report.js";
@@ -28,35 +28,6 @@ const { values } = parseArgs({
 		"no-build": { type: "boolean", default: false },
 	},
 });
-
-function newestMtime(dir: string): number {
-	let newest = 0;
-	for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true }))
-		if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-	return newest;
-}
-
-/** The figures are for the package a user installs: capstan's built `dist/`, rebuilt when stale. */
-function ensureCapstanBuilt(): void {
-	let built = 0;
-	try {
-		built = statSync(join(root, "dist", "index.js")).mtimeMs;
-	} catch {}
-	if (values["no-build"] && built > 0) return;
-	if (built > newestMtime(join(root, "src"))) return;
-	console.error("building capstan (dist/ is older than src/)…");
-	const result = spawnSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
-	if (result.status !== 0) throw new Error("npm run build failed");
-}
-
-/** Workers run as plain JavaScript (no TypeScript loader in the measured processes). */
-async function transpileWorkers(): Promise<void> {
-	const src = join(here, "src");
-	const entryPoints = readdirSync(src, { recursive: true, encoding: "utf8" })
-		.filter((f) => f.endsWith(".ts"))
-		.map((f) => join(src, f));
-	await build({ entryPoints, outdir: join(here, "dist"), platform: "node", format: "esm", target: "node20" });
-}
 
 function versionOf(pkg: string): string {
 	const file = join(here, "node_modules", pkg, "package.json");
@@ -146,7 +117,7 @@ async function main(): Promise<void> {
 	if (unknown.length > 0)
 		throw new Error(`--only: unknown ${unknown.join(", ")} (known: ${LIBRARIES.join(", ")})`);
 	const libraries = LIBRARIES.filter((l) => l === "floor" || only.includes(l));
-	ensureCapstanBuilt();
+	ensureCapstanBuilt(values["no-build"]);
 	await transpileWorkers();
 	const info = runInfo();
 	const started = performance.now();
