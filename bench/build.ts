@@ -19,7 +19,7 @@ function newestMtime(dir: string): number {
 }
 
 /** Rebuild capstan's `dist/` when it is older than `src/` (or missing); `noBuild` keeps an existing one. */
-export function ensureCapstanBuilt(noBuild: boolean): void {
+function ensureCapstanBuilt(noBuild: boolean): void {
 	let built = 0;
 	try {
 		built = statSync(join(root, "dist", "index.js")).mtimeMs;
@@ -38,4 +38,10 @@ export async function transpileWorkers(): Promise<void> {
 		.filter((f) => f.endsWith(".ts"))
 		.map((f) => join(src, f));
 	await build({ entryPoints, outdir: join(here, "dist"), platform: "node", format: "esm", target: "node20" });
+}
+
+/** Both steps, before any worker starts: `dist/` current (unless `noBuild` and one exists), workers transpiled. */
+export async function prepareWorkers(noBuild: boolean): Promise<void> {
+	ensureCapstanBuilt(noBuild);
+	await transpileWorkers();
 }

@@ -18,9 +18,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { ensureCapstanBuilt, transpileWorkers } from "./build.js";
+import { prepareWorkers } from "./build.js";
 import { type CallgrindDump, parseCallgrind, V8_WORK, v8Breakdown } from "./src/callgrind.js";
-import { LIBRARIES, type LibraryName } from "./src/libraries.js";
+import { type LibraryName, selectLibraries } from "./src/libraries.js";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 
@@ -134,13 +134,8 @@ async function main(): Promise<void> {
 	const version = valgrindVersion();
 	const runs = Number(values.runs);
 	if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs: a positive integer, got ${values.runs}`);
-	const only = values.only?.split(",") ?? LIBRARIES;
-	const unknown = only.filter((l) => !LIBRARIES.includes(l as LibraryName));
-	if (unknown.length > 0)
-		throw new Error(`--only: unknown ${unknown.join(", ")} (known: ${LIBRARIES.join(", ")})`);
-	const libraries = LIBRARIES.filter((l) => l === "floor" || only.includes(l));
-	ensureCapstanBuilt(values["no-build"]);
-	await transpileWorkers();
+	const libraries = selectLibraries(values.only);
+	await prepareWorkers(values["no-build"]);
 	const dir = mkdtempSync(join(tmpdir(), "capstan-callgrind-"));
 	try {
 		const counted = new Map<LibraryName, Counted[]>(libraries.map((library) => [library, []]));

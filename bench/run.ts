@@ -12,8 +12,8 @@ import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { ensureCapstanBuilt, transpileWorkers } from "./build.js";
-import { LIBRARIES, type LibraryName, PACKAGES } from "./src/libraries.js";
+import { prepareWorkers } from "./build.js";
+import { LIBRARIES, PACKAGES, selectLibraries } from "./src/libraries.js";
 import { planFor } from "./src/plan.js";
 import { type ExternalWorkload, methodText, type RunInfo, renderMarkdown, targetsFor } from "./src/report.js";
 import { measureAll } from "./src/schedule.js";
@@ -112,13 +112,8 @@ function soakSection(soak: SoakResult): string {
 
 async function main(): Promise<void> {
 	const plan = planFor(values.quick);
-	const only = values.only?.split(",") ?? LIBRARIES;
-	const unknown = only.filter((l) => !LIBRARIES.includes(l as LibraryName));
-	if (unknown.length > 0)
-		throw new Error(`--only: unknown ${unknown.join(", ")} (known: ${LIBRARIES.join(", ")})`);
-	const libraries = LIBRARIES.filter((l) => l === "floor" || only.includes(l));
-	ensureCapstanBuilt(values["no-build"]);
-	await transpileWorkers();
+	const libraries = selectLibraries(values.only);
+	await prepareWorkers(values["no-build"]);
 	const info = runInfo();
 	const started = performance.now();
 	const cells = await measureAll(plan, libraries, (line) => console.error(line));

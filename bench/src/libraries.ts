@@ -34,3 +34,15 @@ export const PACKAGES: Record<LibraryName, string | undefined> = {
 	"openai-agents": "@openai/agents-core",
 	"ai-sdk": "ai",
 };
+
+/**
+ * The libraries an `--only=a,b` flag names, in table order, the floor always among them (every figure is a
+ * ratio to it); all of them when the flag is absent. Throws on a name it does not know.
+ */
+export function selectLibraries(only: string | undefined): LibraryName[] {
+	const names = only?.split(",") ?? LIBRARIES;
+	const unknown = names.filter((name) => !LIBRARIES.includes(name as LibraryName));
+	if (unknown.length > 0)
+		throw new Error(`--only: unknown ${unknown.join(", ")} (known: ${LIBRARIES.join(", ")})`);
+	return LIBRARIES.filter((library) => library === "floor" || names.includes(library));
+}

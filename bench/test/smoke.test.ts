@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { DRIVERS, LIBRARIES } from "../src/libraries.js";
+import { DRIVERS, LIBRARIES, selectLibraries } from "../src/libraries.js";
 import { planFor } from "../src/plan.js";
 import { renderMarkdown } from "../src/report.js";
 import type { Cell } from "../src/schedule.js";
@@ -23,6 +23,14 @@ describe("stats", () => {
 	it("takes the median of odd and even counts", () => {
 		assert.equal(median([3, 1, 2]), 2);
 		assert.equal(median([4, 1, 3, 2]), 2.5);
+	});
+});
+
+describe("--only", () => {
+	it("keeps the floor and the table order, and names what it does not know", () => {
+		assert.deepEqual(selectLibraries(undefined), LIBRARIES);
+		assert.deepEqual(selectLibraries("pi-agent-core,capstan"), ["floor", "capstan", "pi-agent-core"]);
+		assert.throws(() => selectLibraries("capstan,langchain"), /unknown langchain \(known: floor, capstan/);
 	});
 });
 
