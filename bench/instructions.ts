@@ -5,9 +5,10 @@
  * count does not move with the machine's load or Node's millisecond timers, as W4's milliseconds do, but it
  * is not exact either: V8's background threads (compiling, marking) finish at different points of the main
  * thread's work from run to run, which moves a second batch by a few percent and can double a third, so each
- * library runs `--runs` times (default 3) and the median run is shown, with the range. The V8 work inside a batch (tiering, object literals the runtime builds, inline-cache misses,
- * lazy compiling, garbage collection) is broken out, so a change to capstan's per-batch code can be judged
- * without a timing run's noise. Needs valgrind (Debian's `valgrind` package); about 30 s per library and run.
+ * library runs `--runs` times (default 3) and the median run is shown, with the range. The V8 work inside a
+ * batch (tiering, object literals the runtime builds, inline-cache misses, lazy compiling, garbage
+ * collection) is broken out, so a change to capstan's per-batch code can be judged without a timing run's
+ * noise. Needs valgrind (Debian's `valgrind` package); about 30 s per library and run.
  *
  * Flags: `--only=capstan,pi-agent-core` (the floor always runs), `--runs=N`, `--no-build`. Prints Markdown,
  * also written to `results/instructions.md` and `.json`.
@@ -19,8 +20,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { prepareWorkers } from "./build.js";
-import { type CallgrindDump, parseCallgrind, V8_WORK, v8Breakdown } from "./src/callgrind.js";
+import { CALLGRIND_ARGS, type CallgrindDump, parseCallgrind, V8_WORK, v8Breakdown } from "./src/callgrind.js";
 import { type LibraryName, selectLibraries } from "./src/libraries.js";
+import { median } from "./src/stats.js";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 
@@ -31,16 +33,6 @@ const { values } = parseArgs({
 		"no-build": { type: "boolean", default: false },
 	},
 });
-
-const CALLGRIND = [
-	"--tool=callgrind",
-	// V8 writes and rewrites its own machine code.
-	"--smc-check=all-non-file",
-	// One file per thread: the main thread's count, apart from V8's background compiling and GC threads.
-	"--separate-threads=yes",
-	"--zero-before=uv_getrusage",
-	"--dump-before=uv_resident_set_memory",
-];
 
 interface Counted {
 	library: LibraryName;
@@ -61,7 +53,7 @@ function count(library: LibraryName, dir: string, index: number): Counted {
 	const worker = join(here, "dist", "instructions-worker.js");
 	const run = spawnSync(
 		"valgrind",
-		[...CALLGRIND, `--callgrind-out-file=${prefix}`, process.execPath, worker, `--lib=${library}`],
+		[...CALLGRIND_ARGS, `--callgrind-out-file=${prefix}`, process.execPath, worker, `--lib=${library}`],
 		{ encoding: "utf8", timeout: 600_000 },
 	);
 	if (run.status !== 0)
@@ -96,14 +88,13 @@ function summarize(runs: Counted[]): Library {
 	};
 }
 
-const middle = (values: number[]) => [...values].sort((a, b) => a - b)[(values.length - 1) >> 1]!;
 const range = (values: number[]) =>
 	values.length < 2 ? "" : `${millions(Math.min(...values))}–${millions(Math.max(...values))}`;
 
 function render(rows: Library[], version: string, runs: number): string {
 	const floor = rows.find((r) => r.library === "floor")!;
 	const second = (r: Library) => r.median.second.total;
-	const third = (r: Library) => middle(r.thirds);
+	const third = (r: Library) => median(r.thirds);
 	const ratio = (n: number, of: number) => `${(n / of).toFixed(2)}×`;
 	const lines = [
 		"# W4 in instructions",

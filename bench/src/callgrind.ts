@@ -14,6 +14,20 @@ export interface CallgrindDump {
 	inclusive: Map<string, number>;
 }
 
+/**
+ * How to run a worker under callgrind for these dumps: V8 writes and rewrites its own machine code
+ * (`--smc-check`); one file per thread, so the main thread's count stands apart from V8's background
+ * compiling and GC threads; counters zeroed at `process.cpuUsage()` (libuv's `uv_getrusage`) and dumped at
+ * `process.memoryUsage.rss()` (`uv_resident_set_memory`), the marks `instructions-worker.ts` sets.
+ */
+export const CALLGRIND_ARGS: readonly string[] = [
+	"--tool=callgrind",
+	"--smc-check=all-non-file",
+	"--separate-threads=yes",
+	"--zero-before=uv_getrusage",
+	"--dump-before=uv_resident_set_memory",
+];
+
 const NAMED = /^\((\d+)\)(?: (.*))?$/;
 
 /** Parse one callgrind dump (a single thread's file when run with `--separate-threads=yes`). */
@@ -90,10 +104,8 @@ export const V8_WORK: readonly { label: string; functions: readonly string[] }[]
 export function v8Breakdown(dump: CallgrindDump): { label: string; instructions: number }[] {
 	const rows = V8_WORK.map(({ label, functions }) => {
 		let instructions = 0;
-		for (const [name, cost] of dump.inclusive) {
-			const bare = name.startsWith("???:") ? name.slice(4) : name;
-			if (functions.some((f) => bare.startsWith(`v8::internal::${f}`))) instructions += cost;
-		}
+		for (const [name, cost] of dump.inclusive)
+			if (functions.some((f) => name.startsWith(`v8::internal::${f}`))) instructions += cost;
 		return { label, instructions };
 	});
 	const accounted = rows.reduce((sum, row) => sum + row.instructions, 0);

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { transpileWorkers } from "../build.js";
-import { parseCallgrind, V8_WORK, v8Breakdown } from "../src/callgrind.js";
+import { CALLGRIND_ARGS, parseCallgrind, V8_WORK, v8Breakdown } from "../src/callgrind.js";
 
 const LITERAL = "v8::internal::Runtime_CreateObjectLiteral(int, unsigned long*, v8::internal::Isolate*)";
 const TIERING =
@@ -78,17 +78,7 @@ describe("a real count", { skip: valgrind ? false : "valgrind is not installed" 
 			const prefix = join(dir, "floor");
 			const run = spawnSync(
 				"valgrind",
-				[
-					"--tool=callgrind",
-					"--smc-check=all-non-file",
-					"--separate-threads=yes",
-					"--zero-before=uv_getrusage",
-					"--dump-before=uv_resident_set_memory",
-					`--callgrind-out-file=${prefix}`,
-					process.execPath,
-					worker,
-					"--lib=floor",
-				],
+				[...CALLGRIND_ARGS, `--callgrind-out-file=${prefix}`, process.execPath, worker, "--lib=floor"],
 				{ encoding: "utf8", timeout: 300_000 },
 			);
 			assert.equal(run.status, 0, run.stderr.slice(-500));
