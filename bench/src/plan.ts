@@ -1,6 +1,7 @@
 /**
  * How much each workload runs, for a full run and for `--quick`. A full run follows the issue: 20,000 text
- * deltas, 10,000 tool turns, 64 KB–1 MB of arguments, 5 repetitions each with and without a forced GC.
+ * deltas, 10,000 tool turns, 64 KB–1 MB of arguments, 5 repetitions each with and without a forced GC, and
+ * W4 once warm over 200 batches.
  * `--quick` (under a minute) uses fewer repetitions, smaller sizes and no forced-GC pass; its figures are
  * for a smoke check, not for quoting.
  */
@@ -23,6 +24,11 @@ export interface Plan {
 	w3Sizes: number[];
 	/** A W3 size that takes longer than this is "did not finish"; larger sizes are not tried. */
 	w3TimeoutMs: number;
+	/**
+	 * W4 once warm: one process per library runs this many batches after its warm-up one; the later half is
+	 * what is reported (the per-batch cost of a process that has served many runs).
+	 */
+	w4WarmBatches: number;
 }
 
 const KB = 1024;
@@ -42,6 +48,7 @@ export function planFor(quick: boolean): Plan {
 			w2BudgetMs: 1_000,
 			w3Sizes: [8 * KB, 16 * KB, 32 * KB, 64 * KB],
 			w3TimeoutMs: 1_500,
+			w4WarmBatches: 20,
 		};
 	return {
 		quick,
@@ -55,5 +62,6 @@ export function planFor(quick: boolean): Plan {
 		w2BudgetMs: 20_000,
 		w3Sizes: [64 * KB, 256 * KB, 512 * KB, 1024 * KB],
 		w3TimeoutMs: 20_000,
+		w4WarmBatches: 200,
 	};
 }

@@ -47,6 +47,13 @@ function workloadRuns(plan: Plan): WorkloadRun[] {
 	];
 }
 
+/**
+ * The cell of W4 once warm: the later half of `plan.w4WarmBatches` batches in one process per library, after
+ * the worker's warm-up batch — what a process that has served many runs pays per batch, where the W4 cell
+ * holds each process's second batch.
+ */
+export const W4_WARM = "W4 warm";
+
 const rotate = <T>(items: readonly T[], by: number): T[] =>
 	items.map((_, i) => items[(i + by) % items.length]!);
 
@@ -110,5 +117,27 @@ export async function measureAll(
 						}
 					}
 		}
+	for (const library of libraries) {
+		const batches = plan.w4WarmBatches;
+		const outcome = await runWorker({
+			library,
+			workload: "W4",
+			sizes: [0],
+			warmup: 0,
+			reps: batches,
+			gc: false,
+			// A batch is 100 ms of timers plus the library's own work (under 10 ms for every peer measured).
+			killAfterMs: batches * 200 + 30_000,
+		});
+		const cell = cellFor(library, W4_WARM, 0, false);
+		const reps = outcome.results[0]?.reps ?? [];
+		if (reps.length === batches) {
+			cell.reps.push(...reps.slice(Math.floor(batches / 2)));
+			log(`${W4_WARM} ${library}: ${batches} batches`);
+		} else {
+			cell.problem = `failed: ${outcome.problem?.detail ?? `${reps.length} of ${batches} batches`}`;
+			log(`${W4_WARM} ${library}: ${cell.problem}`);
+		}
+	}
 	return [...cells.values()];
 }

@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import { DRIVERS, LIBRARIES, selectLibraries } from "../src/libraries.js";
 import { planFor } from "../src/plan.js";
 import { renderMarkdown } from "../src/report.js";
-import type { Cell } from "../src/schedule.js";
+import { type Cell, W4_WARM } from "../src/schedule.js";
 import { FakeSource, toolReply } from "../src/source.js";
 import { growthExponent, median } from "../src/stats.js";
 import { asNext, type Figures, w1, w2, w3, w4 } from "../src/workloads.js";
@@ -66,6 +66,7 @@ describe("every library, tiny sizes", () => {
 			assert.ok(f4.ms! >= 99, "the 100 ms tools ran");
 			assert.ok(f4.afterToolsMs! >= 0 && f4.afterToolsMs! < f4.ms!, "the run's tail is measured");
 			add(library, "W4", 0, { ...f4, ...asNext(await w4(driver)) });
+			cells.push({ library, workload: W4_WARM, size: 0, gc: false, reps: [await w4(driver)] });
 		});
 
 	it("a spent budget serves the final reply instead of the plan, and says so", async () => {
@@ -95,6 +96,10 @@ describe("every library, tiny sizes", () => {
 		assert.match(md, /\| W3 2 KB, the same process's next call \(ms\) \| – \|/);
 		assert.match(md, /\| W4 the same process's next batch \(ms over floor\) \| [\d.]+ \| (\+|-)[\d.]+ \|/);
 		assert.match(md, /\| W4 the run goes on after the last tool ends \(ms\) \| [\d.]+ \| [\d.]+ \|/);
+		assert.match(
+			md,
+			/\| W4 once warm: batches 12–21 of one process \(ms over floor\) \| [\d.]+ \| (\+|-)[\d.]+ \|/,
+		);
 		assert.match(md, /\| W4 ≤ floor \+ 0\.5 ms \| (\+|-)[\d.]+ ms \| (pass|\*\*miss\*\*) \|/);
 	});
 });
