@@ -126,7 +126,7 @@ export async function measureAll(
 			warmup: 0,
 			reps: batches,
 			gc: false,
-			// A batch is 100 ms of timers plus the library's own work (under 10 ms for every peer measured).
+			// A batch is 100 ms of timers plus the library's own work (at most some 25 ms in any run so far).
 			killAfterMs: batches * 200 + 30_000,
 		});
 		const cell = cellFor(library, W4_WARM, 0, false);
