@@ -31,6 +31,9 @@ export interface Plan {
 	w4WarmBatches: number;
 }
 
+/** Of W4's once-warm batches (repetitions 0…n-1, after the warm-up batch), the first one reported. */
+export const firstWarmKept = (plan: Plan): number => Math.floor(plan.w4WarmBatches / 2);
+
 const KB = 1024;
 
 /** The schedule for a full run, or for `--quick`. */

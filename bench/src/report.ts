@@ -3,7 +3,7 @@
  * target with pass/miss for capstan) and the JSON document written next to them.
  */
 import type { LibraryName } from "./libraries.js";
-import type { Plan } from "./plan.js";
+import { firstWarmKept, type Plan } from "./plan.js";
 import { type Cell, W4_WARM } from "./schedule.js";
 import { growthExponent, median, min } from "./stats.js";
 
@@ -141,25 +141,20 @@ function rowsFor(cells: Cells, plan: Plan, gc: boolean, stat: Stat): Row[] {
 		},
 	});
 	rows.push(overFloorRow("W4 8 tools × 100 ms in one batch (ms over floor)", "ms"));
-	rows.push({
-		label: "W4 first tool starts after (ms)",
-		cell: (library) => fmt(v(library, "W4", 0, "firstToolMs")),
+	const w4Row = (label: string, key: string, workload = "W4"): Row => ({
+		label,
+		cell: (library) => fmt(v(library, workload, 0, key)),
 	});
-	rows.push({
-		label: "W4 the run goes on after the last tool ends (ms)",
-		cell: (library) => fmt(v(library, "W4", 0, "afterToolsMs")),
-	});
+	rows.push(w4Row("W4 first tool starts after (ms)", "firstToolMs"));
+	rows.push(w4Row("W4 the run goes on after the last tool ends (ms)", "afterToolsMs"));
 	rows.push(overFloorRow("W4 the same process's next batch (ms over floor)", "nextMs"));
 	// One process per library, run without a forced GC: the row sits in the no-GC table only.
 	if (!gc) {
-		// The worker's warm-up is batch 1; the schedule keeps the later half of the batches after it.
-		const first = Math.floor(plan.w4WarmBatches / 2) + 2;
+		// Batch 1 is the worker's warm-up, so repetition i is batch i + 2.
+		const first = firstWarmKept(plan) + 2;
 		const label = `W4 once warm: batches ${first}–${plan.w4WarmBatches + 1} of one process (ms over floor)`;
 		rows.push(overFloorRow(label, "ms", W4_WARM));
-		rows.push({
-			label: "W4 once warm, first tool starts after (ms)",
-			cell: (library) => fmt(v(library, W4_WARM, 0, "firstToolMs")),
-		});
+		rows.push(w4Row("W4 once warm, first tool starts after (ms)", "firstToolMs", W4_WARM));
 	}
 	return rows;
 }

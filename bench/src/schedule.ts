@@ -4,7 +4,7 @@
  * order rotated by r), so a burst of load on a shared machine hits all of them alike instead of one.
  */
 import type { LibraryName } from "./libraries.js";
-import type { Plan } from "./plan.js";
+import { firstWarmKept, type Plan } from "./plan.js";
 import { runWorker } from "./spawn.js";
 import type { Figures } from "./workloads.js";
 
@@ -132,7 +132,7 @@ export async function measureAll(
 		const cell = cellFor(library, W4_WARM, 0, false);
 		const reps = outcome.results[0]?.reps ?? [];
 		if (reps.length === batches) {
-			cell.reps.push(...reps.slice(Math.floor(batches / 2)));
+			cell.reps.push(...reps.slice(firstWarmKept(plan)));
 			log(`${W4_WARM} ${library}: ${batches} batches`);
 		} else {
 			cell.problem = `failed: ${outcome.problem?.detail ?? `${reps.length} of ${batches} batches`}`;

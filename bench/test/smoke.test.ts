@@ -66,7 +66,7 @@ describe("every library, tiny sizes", () => {
 			assert.ok(f4.ms! >= 99, "the 100 ms tools ran");
 			assert.ok(f4.afterToolsMs! >= 0 && f4.afterToolsMs! < f4.ms!, "the run's tail is measured");
 			add(library, "W4", 0, { ...f4, ...asNext(await w4(driver)) });
-			cells.push({ library, workload: W4_WARM, size: 0, gc: false, reps: [await w4(driver)] });
+			add(library, W4_WARM, 0, await w4(driver));
 		});
 
 	it("a spent budget serves the final reply instead of the plan, and says so", async () => {
