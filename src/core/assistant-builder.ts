@@ -454,15 +454,20 @@ export class AssistantMessageBuilder {
 		// numeric string from an untyped caller, without a call per delta).
 		if (typeof index === "number" && this.blocks[index]?.kind === kind)
 			return this.snapshot.content[index] as T;
-		const block = this.blockAt<T>(index, kind);
-		if (this.blocks[index]?.kind !== kind)
-			throw new Error(`AssistantMessageBuilder: ${kind} block at index ${index} has already ended`);
-		return block;
+		throw this.notOpen(index, kind);
 	}
 
+	/** The open tool call's own record, checked as in `openBlock` (its block is `snapshot.content[index]`). */
 	private openToolCall(index: number): OpenToolCall {
-		this.openBlock<ToolCall>(index, "toolCall");
-		return this.blocks[index] as OpenToolCall;
+		const open = typeof index === "number" ? this.blocks[index] : undefined;
+		if (open?.kind === "toolCall") return open;
+		throw this.notOpen(index, "toolCall");
+	}
+
+	/** Why `index` names no open block of `kind`: no block there, one of another kind, or one already ended. */
+	private notOpen(index: number, kind: BlockKind): Error {
+		this.blockAt(index, kind); // throws for the first two
+		return new Error(`AssistantMessageBuilder: ${kind} block at index ${index} has already ended`);
 	}
 }
 
@@ -504,9 +509,11 @@ function thinkingWith(block: ThinkingContent, thinking: string): ThinkingContent
 	return "signature" in block ? { ...block, thinking } : { type: "thinking", thinking };
 }
 
-/** A streaming tool call with new partial arguments, as `textWith` (a signature always follows `arguments`). */
+/**
+ * A streaming tool call with new partial arguments, as a literal: a signature is its only optional field (and
+ * always follows `arguments`); `argumentsError` and `argumentsText` come only with `toolcall_end`.
+ */
 function toolCallWith(block: ToolCall, args: Record<string, unknown>): ToolCall {
-	if ("argumentsError" in block || "argumentsText" in block) return { ...block, arguments: args };
 	const copy: ToolCall = { type: "toolCall", id: block.id, name: block.name, arguments: args };
 	if ("signature" in block) copy.signature = block.signature as string;
 	return copy;

@@ -13,8 +13,9 @@ export type JsonParseResult = { ok: true; value: unknown } | { ok: false; error:
 /** Work counters of one parser. Diagnostic only: tests use them to pin linearity without timing anything. */
 export interface IncrementalJsonWork {
 	/**
-	 * Characters visited, by the state machine or by the one `JSON.parse` of a first chunk that is a whole
-	 * object; equals the input length when nothing is re-scanned.
+	 * Characters visited, by the state machine, by the one `JSON.parse` of a first chunk that is a whole
+	 * object, or by the one search of a chunk appended whole to a string; equals the input length when
+	 * nothing is re-scanned.
 	 */
 	charsScanned: number;
 	/** Snapshots built (lazily, on a `.value` read after a visible change). */
@@ -47,6 +48,8 @@ const NUMBER_TOKEN = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 // What ends a run of plain string characters: a quote, a backslash or a (forbidden) control character.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what JSON forbids here.
 const STRING_STOP = /["\\\u0000-\u001f]/g;
+// The same, searched for anywhere in a chunk (no `lastIndex` to keep).
+const STRING_STOP_ANYWHERE = new RegExp(STRING_STOP.source);
 // JSON whitespace only: other Unicode spaces are an error in JSON, not emptiness.
 const JSON_BLANK = /^[ \t\n\r]*$/;
 const ESCAPES: Record<string, string> = {
@@ -71,6 +74,14 @@ function isWhitespace(code: number): boolean {
 
 function isHighSurrogate(code: number): boolean {
 	return code >= 0xd800 && code <= 0xdbff;
+}
+
+/**
+ * A chunk that can be appended whole to the string being read: no quote, backslash or control character, and
+ * not ending in the first half of a surrogate pair (that half waits for its pair, see `appendText`).
+ */
+function isPlainRun(chunk: string): boolean {
+	return !STRING_STOP_ANYWHERE.test(chunk) && !isHighSurrogate(chunk.charCodeAt(chunk.length - 1));
 }
 
 /** Assign without tripping the `__proto__` setter: JSON.parse makes `"__proto__"` an ordinary own key. */
@@ -106,7 +117,10 @@ export class IncrementalJsonParser {
 	/** Work counters, for tests and benchmarks. */
 	readonly work: IncrementalJsonWork = { charsScanned: 0, snapshots: 0, entriesCopied: 0 };
 
-	private readonly chunks: string[] = [];
+	// Everything pushed, as one string grown by concatenation (a rope the engine flattens once, at `finish`).
+	// Not an array of chunks: a call of 1 MB is 16,000 deltas, and an array growing that long is copied again
+	// and again (and, in such a call, made V8 deoptimize `push` as it grew).
+	private raw = "";
 	private offset = 0; // position of the current chunk's first character in the whole text
 	private mode: Mode = Mode.Value;
 	private readonly stack: Frame[] = [];
@@ -132,8 +146,14 @@ export class IncrementalJsonParser {
 	/** Feed the next piece of text. Ignored after `finish()`. */
 	push(chunk: string): void {
 		if (this.finished || chunk.length === 0) return;
-		this.chunks.push(chunk);
-		if (this.offset > 0 || !this.takeWhole(chunk)) {
+		this.raw += chunk;
+		if (this.mode === Mode.String && this.heldSurrogate === "" && isPlainRun(chunk)) {
+			// The usual delta of a long string value (a file being written): plain characters from end to end,
+			// appended as one piece without a turn of the state machine. Each character still counts as visited once.
+			this.work.charsScanned += chunk.length;
+			this.text += chunk;
+			if (!this.stringIsKey) this.dirty = true;
+		} else if (this.offset > 0 || !this.takeWhole(chunk)) {
 			if (this.mode !== Mode.Error) this.scan(chunk);
 		}
 		this.offset += chunk.length;
@@ -160,7 +180,7 @@ export class IncrementalJsonParser {
 	pushWhole(chunk: string, value: Record<string, unknown>): void {
 		if (this.offset > 0 || this.finished)
 			throw new Error("IncrementalJsonParser: pushWhole must be the first push");
-		this.chunks.push(chunk);
+		this.raw += chunk;
 		this.adoptWhole(chunk, value);
 		this.offset += chunk.length;
 	}
@@ -197,10 +217,9 @@ export class IncrementalJsonParser {
 		return this.work.charsScanned - this.charsAtSnapshot >= this.lastSnapshotCost;
 	}
 
-	/** The raw text pushed so far (joined on demand; used only off the hot path, e.g. when parsing failed). */
+	/** The raw text pushed so far (used off the hot path, e.g. when parsing failed). */
 	get rawText(): string {
-		if (this.chunks.length > 1) this.chunks.splice(0, this.chunks.length, this.chunks.join(""));
-		return this.chunks[0] ?? "";
+		return this.raw;
 	}
 
 	/**
@@ -209,7 +228,7 @@ export class IncrementalJsonParser {
 	 */
 	finish(): JsonParseResult {
 		if (this.finished) return this.finished;
-		const text = this.chunks.join("");
+		const text = this.raw;
 		if (!this.started && this.mode !== Mode.Error) {
 			this.finished = { ok: true, value: {} };
 			return this.finished;

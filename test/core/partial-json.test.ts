@@ -190,6 +190,39 @@ describe("IncrementalJsonParser properties (SPEC E4)", () => {
 			return { text, chunks };
 		});
 
+	// A chunk of plain string characters is appended whole, without the state machine: after every push the
+	// value must be the one the state machine gives for the same text read in one piece (one open string in
+	// one object: nothing is amortized, so every read is a fresh snapshot on both sides).
+	it("appends plain runs of a long string exactly as the state machine reads them", () => {
+		const document = fc
+			.tuple(
+				fc.string({ unit: "binary", maxLength: 300 }),
+				fc.constantFrom("data", 'a"b', "\ud83d"),
+				fc.array(fc.nat(), { maxLength: 30 }),
+			)
+			.map(([value, key, cuts]) => {
+				const text = JSON.stringify({ [key]: value });
+				const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
+				return { text, points: [...points, text.length] };
+			});
+		fc.assert(
+			fc.property(document, ({ text, points }) => {
+				const parser = new IncrementalJsonParser();
+				let previous = 0;
+				for (const point of points) {
+					parser.push(text.slice(previous, point));
+					previous = point;
+					const whole = new IncrementalJsonParser();
+					whole.push(text.slice(0, point));
+					expect(parser.value).toEqual(whole.value);
+					expect(parser.work.charsScanned).toBe(point);
+				}
+				expect(parser.finish()).toEqual({ ok: true, value: JSON.parse(text) });
+			}),
+			{ numRuns: 500 },
+		);
+	});
+
 	it("finishes equal to JSON.parse for any chunking; snapshots are prefix-consistent and never mutated", () => {
 		fc.assert(
 			fc.property(chunked, ({ text, chunks }) => {
