@@ -6,9 +6,9 @@
  *     {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}
  *
  * sometimes with spaces before the last brace (about one in six in the recordings). An event in exactly
- * that shape is read here with one `JSON.parse` of its string, a fifth less work than parsing the whole
- * object, two objects and five keys for every few characters of text (330 against 405 ns per recorded text
- * delta, warm); anything else — another event, another spacing or key order, a malformed string — is left
+ * that shape is recognized by one regular-expression test and read with one `JSON.parse` of its string, a
+ * third of the work of parsing the whole object, two objects and five keys for every few characters of text
+ * (140 against 430 ns per text delta shaped like the recorded ones, warm, Node 20); anything else — another event, another spacing or key order, a malformed string — is left
  * to the full parse, so the result is always what `JSON.parse` of the whole text gives.
  */
 
@@ -18,18 +18,34 @@ const DELTA_TYPE = ',"delta":{"type":"';
 /** A delta as `JSON.parse` builds it: its kind, then its one field. */
 export type StringDeltaValue = { type: string } & Record<string, string>;
 
-/**
- * The delta kinds whose payload is a single string field: the text from the kind's name to the string, and
- * the delta built as a literal of one fixed shape per kind. Text first: it is nearly every event.
- */
-const STRING_DELTAS: readonly { head: string; of(value: string): StringDeltaValue }[] = [
-	{ head: 'text_delta","text":', of: (text) => ({ type: "text_delta", text }) },
-	{
-		head: 'input_json_delta","partial_json":',
-		of: (partial_json) => ({ type: "input_json_delta", partial_json }),
-	},
-	{ head: 'thinking_delta","thinking":', of: (thinking) => ({ type: "thinking_delta", thinking }) },
-	{ head: 'signature_delta","signature":', of: (signature) => ({ type: "signature_delta", signature }) },
+interface StringDeltaKind {
+	/** From the kind's name to the string: `text_delta","text":`. */
+	head: string;
+	/**
+	 * The event's text up to the string, index digits included (JSON's: no leading zero; at most nine, so the
+	 * number stays an exact integer). One regular-expression test, not a `startsWith` per piece: in Node 20
+	 * three `startsWith` calls took 200 ns an event, the test 25.
+	 */
+	shape: RegExp;
+	/** The delta, built as a literal of one fixed shape per kind. */
+	of(value: string): StringDeltaValue;
+}
+
+function stringDeltaKind(head: string, of: (value: string) => StringDeltaValue): StringDeltaKind {
+	const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+	const shape = new RegExp(`^${literal(HEAD)}(?:0|[1-9][0-9]{0,8})${literal(DELTA_TYPE + head)}`);
+	return { head, shape, of };
+}
+
+/** The delta kinds whose payload is a single string field. Text first: it is nearly every event. */
+const STRING_DELTAS: readonly StringDeltaKind[] = [
+	stringDeltaKind('text_delta","text":', (text) => ({ type: "text_delta", text })),
+	stringDeltaKind('input_json_delta","partial_json":', (partial_json) => ({
+		type: "input_json_delta",
+		partial_json,
+	})),
+	stringDeltaKind('thinking_delta","thinking":', (thinking) => ({ type: "thinking_delta", thinking })),
+	stringDeltaKind('signature_delta","signature":', (signature) => ({ type: "signature_delta", signature })),
 ];
 
 /** A `content_block_delta` event as `JSON.parse` reads it: the block's wire index and its delta. */
@@ -43,28 +59,16 @@ export interface StringDelta {
  * undefined otherwise (the caller then parses the whole event). Never throws.
  */
 export function readStringDelta(data: string): StringDelta | undefined {
-	if (!data.startsWith(HEAD)) return undefined;
-	// The index: JSON digits, no leading zero, short enough to stay an exact integer.
+	let kind: StringDeltaKind | undefined;
+	for (let i = 0; i < STRING_DELTAS.length && kind === undefined; i++)
+		if (STRING_DELTAS[i]?.shape.test(data)) kind = STRING_DELTAS[i];
+	if (kind === undefined) return undefined;
+	// The index: the digits the shape let through, up to its comma.
 	let at = HEAD.length;
 	let index = 0;
-	while (at < data.length && at - HEAD.length < 9) {
-		const code = data.charCodeAt(at);
-		if (code < 0x30 || code > 0x39) break;
+	for (let code = data.charCodeAt(at); code !== 0x2c; code = data.charCodeAt(++at))
 		index = index * 10 + (code - 0x30);
-		at++;
-	}
-	const digits = at - HEAD.length;
-	if (digits === 0 || (digits > 1 && data.charCodeAt(HEAD.length) === 0x30)) return undefined;
-	if (!data.startsWith(DELTA_TYPE, at)) return undefined;
-	at += DELTA_TYPE.length;
-	let kind: (typeof STRING_DELTAS)[number] | undefined;
-	for (const candidate of STRING_DELTAS)
-		if (data.startsWith(candidate.head, at)) {
-			kind = candidate;
-			break;
-		}
-	if (kind === undefined) return undefined;
-	const start = at + kind.head.length;
+	const start = at + DELTA_TYPE.length + kind.head.length;
 	// The string runs to the delta's closing brace: the text's last `}`, after optional spaces, before it one more.
 	let end = data.length - 1;
 	if (data.charCodeAt(end) !== 0x7d) return undefined;
