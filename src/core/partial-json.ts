@@ -148,8 +148,8 @@ export class IncrementalJsonParser {
 		if (this.finished || chunk.length === 0) return;
 		this.raw += chunk;
 		if (this.mode === Mode.String && this.heldSurrogate === "" && isPlainRun(chunk)) {
-			// The usual delta of a long string value (a file being written): plain characters from end to end,
-			// appended as one piece without a turn of the state machine. Each character still counts as visited once.
+			// The usual delta of a long string value (a file being written): plain characters from end to
+			// end, appended as one piece without a turn of the state machine. Each still counts as visited once.
 			this.work.charsScanned += chunk.length;
 			this.text += chunk;
 			if (!this.stringIsKey) this.dirty = true;
