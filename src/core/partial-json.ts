@@ -124,7 +124,11 @@ export class IncrementalJsonParser {
 	private offset = 0; // position of the current chunk's first character in the whole text
 	private mode: Mode = Mode.Value;
 	private readonly stack: Frame[] = [];
-	private root: { value: unknown } | undefined;
+	// The top-level value once complete (JSON has no `undefined`, so undefined means none yet). A field, not a
+	// `{ value }` object made per parse: V8 builds such a literal's boilerplate on its second run, and the
+	// field-type change that comes with it threw away the optimized delta path at the end of a process's
+	// second call (`--trace-deopt`: `parsedArguments`, `get value`, `snapshot`).
+	private rootValue: unknown;
 	private error: string | undefined;
 	private started = false; // a non-whitespace character has been seen
 	// The string being read. A trailing high surrogate waits in `heldSurrogate` so that no snapshot shows half
@@ -188,7 +192,7 @@ export class IncrementalJsonParser {
 	private adoptWhole(chunk: string, value: Record<string, unknown>): void {
 		this.work.charsScanned += chunk.length;
 		this.started = true;
-		this.root = { value };
+		this.rootValue = value;
 		this.mode = Mode.AfterValue;
 		this.dirty = true;
 	}
@@ -389,7 +393,7 @@ export class IncrementalJsonParser {
 	/** Attach a finished value to its parent; from now on it is shared by every snapshot, never mutated. */
 	private completeValue(value: unknown): void {
 		const top = this.stack[this.stack.length - 1];
-		if (!top) this.root = { value };
+		if (!top) this.rootValue = value;
 		else if (top.kind === "array") top.value.push(value);
 		else {
 			if (!Object.hasOwn(top.value, top.key)) top.size++; // a repeated key replaces, as in JSON.parse
@@ -493,7 +497,7 @@ export class IncrementalJsonParser {
 			}
 			hasChild = true;
 		}
-		return hasChild ? child : this.root?.value;
+		return hasChild ? child : this.rootValue;
 	}
 }
 
