@@ -117,11 +117,11 @@ export class IncrementalJsonParser {
 	/** Work counters, for tests and benchmarks. */
 	readonly work: IncrementalJsonWork = { charsScanned: 0, snapshots: 0, entriesCopied: 0 };
 
-	// Everything pushed, as one string grown by concatenation (a rope the engine flattens once, at `finish`).
-	// Not an array of chunks: a call of 1 MB is 16,000 deltas, and an array growing that long is copied again
-	// and again (and, in such a call, made V8 deoptimize `push` as it grew).
+	// Everything pushed before the current chunk, as one string grown by concatenation (a rope the engine
+	// flattens once, at `finish`); its length is where the current chunk starts. Not an array of chunks: a
+	// call of 1 MB is 16,000 deltas, and an array growing that long is copied again and again (and, in such a
+	// call, made V8 deoptimize `push` as it grew).
 	private raw = "";
-	private offset = 0; // position of the current chunk's first character in the whole text
 	private mode: Mode = Mode.Value;
 	private readonly stack: Frame[] = [];
 	// The top-level value once complete (JSON has no `undefined`, so undefined means none yet). A field, not a
@@ -150,17 +150,16 @@ export class IncrementalJsonParser {
 	/** Feed the next piece of text. Ignored after `finish()`. */
 	push(chunk: string): void {
 		if (this.finished || chunk.length === 0) return;
-		this.raw += chunk;
 		if (this.mode === Mode.String && this.heldSurrogate === "" && isPlainRun(chunk)) {
 			// The usual delta of a long string value (a file being written): plain characters from end to
 			// end, appended as one piece without a turn of the state machine. Each still counts as visited once.
 			this.work.charsScanned += chunk.length;
 			this.text += chunk;
 			if (!this.stringIsKey) this.dirty = true;
-		} else if (this.offset > 0 || !this.takeWhole(chunk)) {
+		} else if (this.raw.length > 0 || !this.takeWhole(chunk)) {
 			if (this.mode !== Mode.Error) this.scan(chunk);
 		}
-		this.offset += chunk.length;
+		this.raw += chunk;
 	}
 
 	/**
@@ -182,11 +181,10 @@ export class IncrementalJsonParser {
 	 * delta that way and makes a parser only when more text follows): its characters are not parsed again.
 	 */
 	pushWhole(chunk: string, value: Record<string, unknown>): void {
-		if (this.offset > 0 || this.finished)
+		if (this.raw.length > 0 || this.finished)
 			throw new Error("IncrementalJsonParser: pushWhole must be the first push");
-		this.raw += chunk;
 		this.adoptWhole(chunk, value);
-		this.offset += chunk.length;
+		this.raw += chunk;
 	}
 
 	private adoptWhole(chunk: string, value: Record<string, unknown>): void {
@@ -261,7 +259,7 @@ export class IncrementalJsonParser {
 		// Freeze the partial value as it stood before the problem; nothing updates it afterwards.
 		void this.value;
 		this.mode = Mode.Error;
-		this.error = `${message} at position ${this.offset + index}`;
+		this.error = `${message} at position ${this.raw.length + index}`;
 	}
 
 	private scan(chunk: string): void {
