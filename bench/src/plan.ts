@@ -51,7 +51,7 @@ export function planFor(quick: boolean): Plan {
 			w2BudgetMs: 1_000,
 			w3Sizes: [8 * KB, 16 * KB, 32 * KB, 64 * KB],
 			w3TimeoutMs: 1_500,
-			w4WarmBatches: 20,
+			w4WarmBatches: 10,
 		};
 	return {
 		quick,

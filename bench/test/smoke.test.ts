@@ -98,7 +98,7 @@ describe("every library, tiny sizes", () => {
 		assert.match(md, /\| W4 the run goes on after the last tool ends \(ms\) \| [\d.]+ \| [\d.]+ \|/);
 		assert.match(
 			md,
-			/\| W4 once warm: batches 12–21 of one process \(ms over floor\) \| [\d.]+ \| (\+|-)[\d.]+ \|/,
+			/\| W4 once warm: batches 7–11 of one process \(ms over floor\) \| [\d.]+ \| (\+|-)[\d.]+ \|/,
 		);
 		assert.match(md, /\| W4 ≤ floor \+ 0\.5 ms \| (\+|-)[\d.]+ ms \| (pass|\*\*miss\*\*) \|/);
 	});
