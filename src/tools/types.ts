@@ -43,7 +43,11 @@ export type ToolParameters = JsonSchema | ZodLikeSchema | StandardSchemaV1;
  */
 export type ToolParametersFor<TArgs> = JsonSchema | ZodLikeSchema<TArgs> | StandardSchemaV1<unknown, TArgs>;
 
-/** Passed to `execute` besides the arguments. */
+/**
+ * Passed to `execute` besides the arguments. `steeringRequested` is an accessor on the context's prototype
+ * (the signal is built on first read), so a spread (`{ ...ctx }`) leaves it out: to hand the context on,
+ * pass `ctx` itself.
+ */
 export interface ToolExecutionContext {
 	/** The call being executed (arguments as the model sent them, after `beforeToolCall` revisions). */
 	toolCall: ToolCall;
