@@ -216,7 +216,7 @@ function executeTool(
 				args,
 				port.signal,
 				(partial) => reportUpdate(port, partial),
-				new CallContext(toolCall, env.messages, port),
+				new ToolContext(toolCall, env.messages, port),
 			),
 		);
 	} catch (error) {
@@ -232,7 +232,7 @@ function executeTool(
  * old generation; with this class, no more than a run without a call). `steeringRequested` is read on
  * demand: the port builds the signal only for a tool that looks at it.
  */
-class CallContext implements ToolExecutionContext {
+class ToolContext implements ToolExecutionContext {
 	readonly #port: CallPort;
 
 	constructor(
