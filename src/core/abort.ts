@@ -17,18 +17,25 @@ export function errorText(error: unknown): string {
 	}
 }
 
-/** Adds a plain abort listener to a signal's own fan-out; returns its removal. */
-type AbortFanout = (listener: () => void) => () => void;
+/**
+ * The listeners `subscribeAbort` added to a signal made by `createFannedAbort`, kept on the signal itself under
+ * a module-private key. Not in a `WeakMap` keyed by the signal: V8's young-generation collector keeps such an
+ * entry's value, and through it the run, alive until the next full collection (see docs/performance.md).
+ */
+const FANOUT: unique symbol = Symbol("capstan.abortFanout");
 
-const fanouts = new WeakMap<AbortSignal, AbortFanout>();
+type FannedSignal = AbortSignal & { [FANOUT]?: Set<() => void> };
 
 /**
  * Call `listener` once when `signal` aborts; returns the unsubscribe. Listeners of a signal made by
  * `createFannedAbort` run after its event listeners, in subscription order among themselves.
  */
 export function subscribeAbort(signal: AbortSignal, listener: () => void): () => void {
-	const fanout = fanouts.get(signal);
-	if (fanout) return fanout(listener);
+	const fanout = (signal as FannedSignal)[FANOUT];
+	if (fanout) {
+		fanout.add(listener);
+		return () => fanout.delete(listener);
+	}
 	signal.addEventListener("abort", listener, { once: true });
 	return () => signal.removeEventListener("abort", listener);
 }
@@ -50,10 +57,7 @@ export interface FannedAbort {
 export function createFannedAbort(): FannedAbort {
 	const controller = new AbortController();
 	const listeners = new Set<() => void>();
-	fanouts.set(controller.signal, (listener) => {
-		listeners.add(listener);
-		return () => listeners.delete(listener);
-	});
+	(controller.signal as FannedSignal)[FANOUT] = listeners;
 	return {
 		signal: controller.signal,
 		abort(reason?: unknown): void {

@@ -21,6 +21,12 @@ export interface RunSignal {
 	 */
 	readonly aborted: boolean;
 	readonly reason: unknown;
+	/**
+	 * Rule I4: rejects once the signal fires; shared by every host hook the run awaits (see `untilAborted`),
+	 * built on first need. Kept here, on the run's own object, not in a `WeakMap` keyed by the signal: V8's
+	 * young-generation collector keeps a weak map's values alive until the next full collection.
+	 */
+	abortWake: Promise<never> | undefined;
 	dispose(): void;
 }
 
@@ -39,6 +45,7 @@ export function createRunSignal(
 		signal: controller.signal,
 		aborted: false,
 		reason: undefined as unknown,
+		abortWake: undefined as Promise<never> | undefined,
 		dispose() {
 			if (timer !== undefined) clearTimeout(timer);
 			unsubscribeExternal?.();
@@ -103,8 +110,6 @@ export class HookAbandonedError extends Error {
 	}
 }
 
-const abortWakes = new WeakMap<AbortSignal, Promise<never>>();
-
 /**
  * Rule I4: await a host hook, but never past an abort — hooks get no signal (or may ignore it), and a run must
  * end within bounded time after abort. The hook keeps running; its late result is ignored. Queue callbacks do
@@ -112,16 +117,16 @@ const abortWakes = new WeakMap<AbortSignal, Promise<never>>();
  */
 export function untilAborted<T>(state: RunState, value: T | Promise<T>): T | Promise<T> {
 	if (!(value instanceof Promise)) return value;
-	const { signal } = state;
-	if (state.runSignal.aborted) return Promise.reject(new HookAbandonedError());
-	let wake = abortWakes.get(signal);
+	const { signal, runSignal } = state;
+	if (runSignal.aborted) return Promise.reject(new HookAbandonedError());
+	let wake = runSignal.abortWake;
 	if (!wake) {
 		// One listener per run, shared by every hook the run awaits (rule A2's spirit).
 		wake = new Promise<never>((_, reject) =>
 			signal.addEventListener("abort", () => reject(new HookAbandonedError()), { once: true }),
 		);
 		wake.catch(() => {});
-		abortWakes.set(signal, wake);
+		runSignal.abortWake = wake;
 	}
 	return Promise.race([value, wake]);
 }
