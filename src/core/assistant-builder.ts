@@ -4,7 +4,7 @@
  * Snapshots are built by structural sharing (rule L5): every change makes a new message object, a new
  * content array and a new object for the one changed block, and shares every other block. A snapshot handed
  * out in an event is never touched again, and the cost of one event is O(number of blocks), never
- * O(message size): text grows by string concatenation and tool arguments come from the incremental parser.
+ * O(message size): text grows by concatenation (`GrowingText`) and tool arguments come from the incremental parser.
  */
 
 import { claimDelivery, EventStream, releaseDelivery, releaseFailedDelivery } from "./event-stream.js";
@@ -21,6 +21,7 @@ import type {
 	ToolCall,
 	Usage,
 } from "./messages.js";
+import { GrowingText } from "./growing-text.js";
 import { emptyUsage } from "./messages.js";
 import { IncrementalJsonParser, type JsonParseResult, parseJsonText, wholeObject } from "./partial-json.js";
 
@@ -39,7 +40,13 @@ export interface AssistantEventSink {
 }
 
 type BlockKind = "text" | "thinking" | "toolCall";
-type OpenBlock = { kind: "text" | "thinking" } | OpenToolCall;
+type OpenBlock = OpenProse | OpenToolCall;
+
+/** An open text or thinking block: its text so far, grown with little for the garbage collector to copy. */
+interface OpenProse {
+	kind: "text" | "thinking";
+	text: GrowingText;
+}
 
 interface OpenToolCall {
 	kind: "toolCall";
@@ -144,7 +151,7 @@ export class AssistantMessageBuilder {
 
 	/** Open a text block; returns its content index. */
 	startText(): number {
-		const index = this.addBlock({ type: "text", text: "" }, { kind: "text" });
+		const index = this.addBlock({ type: "text", text: "" }, { kind: "text", text: new GrowingText() });
 		if (index >= 0) this.emit({ type: "text_start", contentIndex: index, partial: this.snapshot });
 		return index;
 	}
@@ -153,7 +160,9 @@ export class AssistantMessageBuilder {
 	appendText(index: number, delta: string): void {
 		if (this.finished) return;
 		const block = this.openBlock<TextContent>(index, "text");
-		this.replace(index, textWith(block, block.text + delta));
+		const text = (this.blocks[index] as OpenProse).text;
+		text.push(delta);
+		this.replace(index, textWith(block, text.value));
 		this.emit({ type: "text_delta", contentIndex: index, delta, partial: this.snapshot });
 	}
 
@@ -180,7 +189,7 @@ export class AssistantMessageBuilder {
 
 	/** Open a thinking block; returns its content index. */
 	startThinking(): number {
-		const index = this.addBlock({ type: "thinking", thinking: "" }, { kind: "thinking" });
+		const index = this.addBlock({ type: "thinking", thinking: "" }, { kind: "thinking", text: new GrowingText() });
 		if (index >= 0) this.emit({ type: "thinking_start", contentIndex: index, partial: this.snapshot });
 		return index;
 	}
@@ -189,7 +198,9 @@ export class AssistantMessageBuilder {
 	appendThinking(index: number, delta: string): void {
 		if (this.finished) return;
 		const block = this.openBlock<ThinkingContent>(index, "thinking");
-		this.replace(index, thinkingWith(block, block.thinking + delta));
+		const text = (this.blocks[index] as OpenProse).text;
+		text.push(delta);
+		this.replace(index, thinkingWith(block, text.value));
 		this.emit({ type: "thinking_delta", contentIndex: index, delta, partial: this.snapshot });
 	}
 
