@@ -9,6 +9,7 @@
 
 import { claimDelivery, EventStream, releaseDelivery, releaseFailedDelivery } from "./event-stream.js";
 import type { AssistantMessageEvent } from "./events.js";
+import { GrowingText } from "./growing-text.js";
 import { closeInterruptedMessage } from "./interrupt.js";
 import type {
 	AssistantContent,
@@ -21,7 +22,6 @@ import type {
 	ToolCall,
 	Usage,
 } from "./messages.js";
-import { GrowingText } from "./growing-text.js";
 import { emptyUsage } from "./messages.js";
 import { IncrementalJsonParser, type JsonParseResult, parseJsonText, wholeObject } from "./partial-json.js";
 
@@ -160,9 +160,7 @@ export class AssistantMessageBuilder {
 	appendText(index: number, delta: string): void {
 		if (this.finished) return;
 		const block = this.openBlock<TextContent>(index, "text");
-		const text = (this.blocks[index] as OpenProse).text;
-		text.push(delta);
-		this.replace(index, textWith(block, text.value));
+		this.replace(index, textWith(block, (this.blocks[index] as OpenProse).text.append(delta)));
 		this.emit({ type: "text_delta", contentIndex: index, delta, partial: this.snapshot });
 	}
 
@@ -189,7 +187,10 @@ export class AssistantMessageBuilder {
 
 	/** Open a thinking block; returns its content index. */
 	startThinking(): number {
-		const index = this.addBlock({ type: "thinking", thinking: "" }, { kind: "thinking", text: new GrowingText() });
+		const index = this.addBlock(
+			{ type: "thinking", thinking: "" },
+			{ kind: "thinking", text: new GrowingText() },
+		);
 		if (index >= 0) this.emit({ type: "thinking_start", contentIndex: index, partial: this.snapshot });
 		return index;
 	}
@@ -198,9 +199,7 @@ export class AssistantMessageBuilder {
 	appendThinking(index: number, delta: string): void {
 		if (this.finished) return;
 		const block = this.openBlock<ThinkingContent>(index, "thinking");
-		const text = (this.blocks[index] as OpenProse).text;
-		text.push(delta);
-		this.replace(index, thinkingWith(block, text.value));
+		this.replace(index, thinkingWith(block, (this.blocks[index] as OpenProse).text.append(delta)));
 		this.emit({ type: "thinking_delta", contentIndex: index, delta, partial: this.snapshot });
 	}
 

@@ -7,8 +7,6 @@
  * buffer. The exact final value still comes from a single `JSON.parse` of the whole text in `finish()`.
  */
 
-import { GrowingText } from "./growing-text.js";
-
 /** The outcome of {@link IncrementalJsonParser.finish}: the exact value, or the JSON problem with its position. */
 export type JsonParseResult = { ok: true; value: unknown } | { ok: false; error: string };
 
@@ -119,11 +117,11 @@ export class IncrementalJsonParser {
 	/** Work counters, for tests and benchmarks. */
 	readonly work: IncrementalJsonWork = { charsScanned: 0, snapshots: 0, entriesCopied: 0 };
 
-	// Everything pushed before the current chunk (read once, at `finish`); its length is where the current
-	// chunk starts. Not an array of chunks: a call of 1 MB is 16,000 deltas, and an array growing that long is
-	// copied again and again (and, in such a call, made V8 deoptimize `push` as it grew). A `GrowingText`, not
-	// a plain rope: a rope keeps every delta and its cell alive through every young collection of the call.
-	private readonly raw = new GrowingText();
+	// Everything pushed before the current chunk, as one string grown by concatenation (a rope the engine
+	// flattens once, at `finish`); its length is where the current chunk starts. Not an array of chunks: a
+	// call of 1 MB is 16,000 deltas, and an array growing that long is copied again and again (and, in such a
+	// call, made V8 deoptimize `push` as it grew).
+	private raw = "";
 	private mode: Mode = Mode.Value;
 	private readonly stack: Frame[] = [];
 	// The top-level value once complete (JSON has no `undefined`, so undefined means none yet). A field, not a
@@ -134,8 +132,8 @@ export class IncrementalJsonParser {
 	private error: string | undefined;
 	private started = false; // a non-whitespace character has been seen
 	// The string being read. A trailing high surrogate waits in `heldSurrogate` so that no snapshot shows half
-	// of a pair split across chunks (raw or as two `\uXXXX` escapes). One instance, reset for every string.
-	private readonly text = new GrowingText();
+	// of a pair split across chunks (raw or as two `\uXXXX` escapes).
+	private text = "";
 	private heldSurrogate = "";
 	private stringIsKey = false;
 	private token = ""; // number or literal characters so far
@@ -156,12 +154,12 @@ export class IncrementalJsonParser {
 			// The usual delta of a long string value (a file being written): plain characters from end to
 			// end, appended as one piece without a turn of the state machine. Each still counts as visited once.
 			this.work.charsScanned += chunk.length;
-			this.text.push(chunk);
+			this.text += chunk;
 			if (!this.stringIsKey) this.dirty = true;
 		} else if (this.raw.length > 0 || !this.takeWhole(chunk)) {
 			if (this.mode !== Mode.Error) this.scan(chunk);
 		}
-		this.raw.push(chunk);
+		this.raw += chunk;
 	}
 
 	/**
@@ -186,7 +184,7 @@ export class IncrementalJsonParser {
 		if (this.raw.length > 0 || this.finished)
 			throw new Error("IncrementalJsonParser: pushWhole must be the first push");
 		this.adoptWhole(chunk, value);
-		this.raw.push(chunk);
+		this.raw += chunk;
 	}
 
 	private adoptWhole(chunk: string, value: Record<string, unknown>): void {
@@ -223,7 +221,7 @@ export class IncrementalJsonParser {
 
 	/** The raw text pushed so far (used off the hot path, e.g. when parsing failed). */
 	get rawText(): string {
-		return this.raw.value;
+		return this.raw;
 	}
 
 	/**
@@ -232,7 +230,7 @@ export class IncrementalJsonParser {
 	 */
 	finish(): JsonParseResult {
 		if (this.finished) return this.finished;
-		const text = this.raw.value;
+		const text = this.raw;
 		if (!this.started && this.mode !== Mode.Error) {
 			this.finished = { ok: true, value: {} };
 			return this.finished;
@@ -323,7 +321,7 @@ export class IncrementalJsonParser {
 			case Mode.Key:
 				if (char === '"') {
 					this.stringIsKey = true;
-					this.text.reset();
+					this.text = "";
 					this.mode = Mode.String;
 				} else if (char === "}" && this.emptyContainer()) this.closeContainer("object", index);
 				else this.fail(`Expected a property name but found '${char}'`, index);
@@ -366,7 +364,7 @@ export class IncrementalJsonParser {
 			this.dirty = true;
 		} else if (char === '"') {
 			this.stringIsKey = false;
-			this.text.reset();
+			this.text = "";
 			this.mode = Mode.String;
 			this.dirty = true;
 		} else if (char === "-" || (char >= "0" && char <= "9")) {
@@ -411,13 +409,13 @@ export class IncrementalJsonParser {
 			this.heldSurrogate = text.slice(-1);
 			text = text.slice(0, -1);
 		}
-		this.text.push(text);
+		this.text += text;
 		if (!this.stringIsKey && text.length > 0) this.dirty = true;
 	}
 
 	private endString(): void {
-		const text = this.text.value + this.heldSurrogate;
-		this.text.reset();
+		const text = this.text + this.heldSurrogate;
+		this.text = "";
 		this.heldSurrogate = "";
 		if (this.stringIsKey) {
 			const top = this.stack[this.stack.length - 1];
@@ -479,7 +477,7 @@ export class IncrementalJsonParser {
 			!this.stringIsKey &&
 			(this.mode === Mode.String || this.mode === Mode.Escape || this.mode === Mode.Unicode)
 		) {
-			child = this.text.value;
+			child = this.text;
 			hasChild = true;
 		}
 		for (let depth = this.stack.length - 1; depth >= 0; depth--) {
