@@ -10,8 +10,10 @@
  * collection) is broken out, so a change to capstan's per-batch code can be judged without a timing run's
  * noise. Needs valgrind (Debian's `valgrind` package); about 30 s per library and run.
  *
- * Flags: `--only=capstan,pi-agent-core` (the floor always runs), `--runs=N`, `--no-build`. Prints Markdown,
- * also written to `results/instructions.md` and `.json`.
+ * Flags: `--only=capstan,pi-agent-core` (the floor always runs), `--runs=N`, `--no-build`, and `--calls=N`: a
+ * reply of N tool calls instead of W4's eight, to see how the count depends on them (docs/performance.md: one
+ * call). Prints Markdown, also written to `results/instructions.md` and `.json` — except with `--calls`, whose
+ * figures are not W4's.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -23,6 +25,7 @@ import { prepareWorkers } from "./build.js";
 import { CALLGRIND_ARGS, type CallgrindDump, parseCallgrind, V8_WORK, v8Breakdown } from "./src/callgrind.js";
 import { type LibraryName, selectLibraries } from "./src/libraries.js";
 import { median } from "./src/stats.js";
+import { W4_CALLS } from "./src/workloads.js";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 
@@ -30,6 +33,7 @@ const { values } = parseArgs({
 	options: {
 		only: { type: "string" },
 		runs: { type: "string", default: "3" },
+		calls: { type: "string" },
 		"no-build": { type: "boolean", default: false },
 	},
 });
@@ -48,12 +52,19 @@ function valgrindVersion(): string {
 }
 
 /** Run one library's worker under callgrind; its main thread's dumps 1 and 2 are batches 2 and 3. */
-function count(library: LibraryName, dir: string, index: number): Counted {
+function count(library: LibraryName, dir: string, index: number, calls: number): Counted {
 	const prefix = join(dir, `${library}-${index}`);
 	const worker = join(here, "dist", "instructions-worker.js");
 	const run = spawnSync(
 		"valgrind",
-		[...CALLGRIND_ARGS, `--callgrind-out-file=${prefix}`, process.execPath, worker, `--lib=${library}`],
+		[
+			...CALLGRIND_ARGS,
+			`--callgrind-out-file=${prefix}`,
+			process.execPath,
+			worker,
+			`--lib=${library}`,
+			`--calls=${calls}`,
+		],
 		{ encoding: "utf8", timeout: 600_000 },
 	);
 	if (run.status !== 0)
@@ -91,7 +102,7 @@ function summarize(runs: Counted[]): Library {
 const range = (values: number[]) =>
 	values.length < 2 ? "" : `${millions(Math.min(...values))}–${millions(Math.max(...values))}`;
 
-function render(rows: Library[], version: string, runs: number): string {
+function render(rows: Library[], version: string, runs: number, calls: number): string {
 	const floor = rows.find((r) => r.library === "floor")!;
 	const second = (r: Library) => r.median.second.total;
 	const third = (r: Library) => median(r.thirds);
@@ -99,7 +110,7 @@ function render(rows: Library[], version: string, runs: number): string {
 	const lines = [
 		"# W4 in instructions",
 		"",
-		`Main-thread instructions (millions) of one W4 batch — eight 100 ms tools in one reply, then the final reply — counted by ${version} (callgrind) in ${process.version}: the process's second batch (the timed W4 figure) and its third (the "next" row), the median of ${runs} process${runs === 1 ? "" : "es"} per library, with the range. V8's background threads (optimizing compilers, GC helpers) are not counted; when they finish their work moves the main thread's count a little from run to run.`,
+		`Main-thread instructions (millions) of one W4 batch — ${calls === W4_CALLS ? "eight 100 ms tools" : `${calls === 1 ? "one 100 ms tool" : `${calls} 100 ms tools`} (W4 has eight)`} in one reply, then the final reply — counted by ${version} (callgrind) in ${process.version}: the process's second batch (the timed W4 figure) and its third (the "next" row), the median of ${runs} process${runs === 1 ? "" : "es"} per library, with the range. V8's background threads (optimizing compilers, GC helpers) are not counted; when they finish their work moves the main thread's count a little from run to run.`,
 		"",
 		"| library | 2nd batch | range | × floor | over floor | 3rd batch | range | × floor |",
 		"|---|---|---|---|---|---|---|---|",
@@ -125,6 +136,9 @@ async function main(): Promise<void> {
 	const version = valgrindVersion();
 	const runs = Number(values.runs);
 	if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs: a positive integer, got ${values.runs}`);
+	const calls = values.calls === undefined ? W4_CALLS : Number(values.calls);
+	if (!Number.isInteger(calls) || calls < 1)
+		throw new Error(`--calls: a positive integer, got ${values.calls}`);
 	const libraries = selectLibraries(values.only);
 	await prepareWorkers(values["no-build"]);
 	const dir = mkdtempSync(join(tmpdir(), "capstan-callgrind-"));
@@ -134,10 +148,14 @@ async function main(): Promise<void> {
 		for (let run = 0; run < runs; run++)
 			for (const library of libraries) {
 				console.error(`counting ${library} (${run + 1} of ${runs})…`);
-				counted.get(library)!.push(count(library, dir, run));
+				counted.get(library)!.push(count(library, dir, run, calls));
 			}
 		const rows = libraries.map((library) => summarize(counted.get(library)!));
-		const markdown = render(rows, version, runs);
+		const markdown = render(rows, version, runs, calls);
+		if (values.calls !== undefined) {
+			console.log(markdown);
+			return;
+		}
 		mkdirSync(join(here, "results"), { recursive: true });
 		writeFileSync(join(here, "results", "instructions.md"), markdown);
 		const json = rows.map(({ library, median, seconds, thirds }) => ({

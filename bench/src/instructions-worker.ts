@@ -8,14 +8,18 @@ import { parseArgs } from "node:util";
 import { DRIVERS, type LibraryName } from "./libraries.js";
 import { holdReplies, w4 } from "./workloads.js";
 
-const { values } = parseArgs({ options: { lib: { type: "string" } } });
+const { values } = parseArgs({
+	options: { lib: { type: "string" }, calls: { type: "string", default: "0" } },
+});
 const load = DRIVERS[values.lib as LibraryName];
 if (!load) throw new Error(`unknown library ${values.lib}`);
 const driver = await load();
-holdReplies("W4", [0]);
-await w4(driver);
+// W4's size: the number of tool calls in the reply, 0 for the workload's own eight.
+const size = Number(values.calls);
+holdReplies("W4", [size]);
+await w4(driver, size);
 for (let batch = 2; batch <= 3; batch++) {
 	process.cpuUsage();
-	await w4(driver);
+	await w4(driver, size);
 	process.memoryUsage.rss();
 }

@@ -52,7 +52,7 @@ function once(n: number): Promise<Figures> {
 		case "W3":
 			return w3(driver, n);
 		case "W4":
-			return w4(driver);
+			return w4(driver, n);
 		default:
 			throw new Error(`unknown workload ${values.workload}`);
 	}

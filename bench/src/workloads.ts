@@ -61,10 +61,16 @@ const w3Replies = (bytes: number) =>
 		const argumentsJson = `{"data":"${"x".repeat(bytes - W3_WRAPPER)}"}`;
 		return [toolReply([{ id: "call_big", name: "write", argumentsJson }], 64)];
 	});
-// W4 has no size (the worker passes 0).
-const w4Replies = () =>
-	plannedReplies("W4", 0, () => {
-		const calls: PlannedCall[] = Array.from({ length: 8 }, (_, i) => ({
+/**
+ * W4's size is the number of tool calls in its reply; 0, what the bench passes, is the workload as specified
+ * (`W4_CALLS`). Other counts are for measuring how W4's figure depends on them (`worker.js --size`,
+ * `bench:instructions --calls`).
+ */
+export const W4_CALLS = 8;
+const w4Calls = (size: number) => size || W4_CALLS;
+const w4Replies = (size: number) =>
+	plannedReplies("W4", size, () => {
+		const calls: PlannedCall[] = Array.from({ length: w4Calls(size) }, (_, i) => ({
 			id: `call_${i}`,
 			name: "wait",
 			argumentsJson: `{"ms":100}`,
@@ -177,11 +183,12 @@ export async function w3(driver: Driver, bytes: number): Promise<Figures> {
 }
 
 /**
- * W4: one reply asking for 8 calls of a tool that waits 100 ms (real timers); ms for the whole run, when the
- * first tool started, and how long the run went on after the last tool's timer fired (the library's work on
- * the results and the final reply).
+ * W4: one reply asking for 8 calls (`size` calls when not 0) of a tool that waits 100 ms (real timers); ms for
+ * the whole run, when the first tool started, and how long the run went on after the last tool's timer fired
+ * (the library's work on the results and the final reply).
  */
-export async function w4(driver: Driver): Promise<Figures> {
+export async function w4(driver: Driver, size = 0): Promise<Figures> {
+	const calls = w4Calls(size);
 	const starts: number[] = [];
 	const ends: number[] = [];
 	const wait: BenchTool = {
@@ -197,13 +204,13 @@ export async function w4(driver: Driver): Promise<Figures> {
 				}, Number(args.ms));
 			}),
 	};
-	const source = new FakeSource(w4Replies());
+	const source = new FakeSource(w4Replies(size));
 	const start = performance.now();
 	await driver({ source, tools: [wait], maxTurns: 3 });
 	const end = performance.now();
 	check(
-		starts.length === 8 && ends.length === 8,
-		`W4: ${starts.length} of 8 tools ran, ${ends.length} ended`,
+		starts.length === calls && ends.length === calls,
+		`W4: ${starts.length} of ${calls} tools ran, ${ends.length} ended`,
 	);
 	return {
 		ms: end - start,

@@ -10,7 +10,7 @@ import { renderMarkdown } from "../src/report.js";
 import { type Cell, W4_WARM } from "../src/schedule.js";
 import { FakeSource, toolReply } from "../src/source.js";
 import { growthExponent, median } from "../src/stats.js";
-import { asNext, type Figures, w1, w2, w3, w4 } from "../src/workloads.js";
+import { asNext, type Figures, W4_CALLS, w1, w2, w3, w4 } from "../src/workloads.js";
 
 describe("stats", () => {
 	it("fits the exponent of an exact power law", () => {
@@ -68,6 +68,15 @@ describe("every library, tiny sizes", () => {
 			add(library, "W4", 0, { ...f4, ...asNext(await w4(driver)) });
 			add(library, W4_WARM, 0, await w4(driver));
 		});
+
+	it("W4's size is the number of calls in its reply; 0 is the workload's eight", async () => {
+		assert.equal(W4_CALLS, 8);
+		for (const library of ["floor", "capstan"] as const) {
+			const driver = await DRIVERS[library]();
+			// w4 throws unless exactly that many tools started and ended.
+			for (const size of [1, 3]) assert.ok((await w4(driver, size)).ms! >= 99, `${library}, ${size} calls`);
+		}
+	});
 
 	it("a spent budget serves the final reply instead of the plan, and says so", async () => {
 		const source = new FakeSource([toolReply([{ id: "c", name: "echo", argumentsJson: "{}" }])], -1);
