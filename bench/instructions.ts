@@ -102,6 +102,12 @@ function summarize(runs: Counted[]): Library {
 const range = (values: number[]) =>
 	values.length < 2 ? "" : `${millions(Math.min(...values))}–${millions(Math.max(...values))}`;
 
+/** What one batch's reply asks for, as the report's first line says it. */
+function batchTools(calls: number): string {
+	if (calls === W4_CALLS) return "eight 100 ms tools";
+	return `${calls === 1 ? "one 100 ms tool" : `${calls} 100 ms tools`} (W4 has eight)`;
+}
+
 function render(rows: Library[], version: string, runs: number, calls: number): string {
 	const floor = rows.find((r) => r.library === "floor")!;
 	const second = (r: Library) => r.median.second.total;
@@ -110,7 +116,7 @@ function render(rows: Library[], version: string, runs: number, calls: number): 
 	const lines = [
 		"# W4 in instructions",
 		"",
-		`Main-thread instructions (millions) of one W4 batch — ${calls === W4_CALLS ? "eight 100 ms tools" : `${calls === 1 ? "one 100 ms tool" : `${calls} 100 ms tools`} (W4 has eight)`} in one reply, then the final reply — counted by ${version} (callgrind) in ${process.version}: the process's second batch (the timed W4 figure) and its third (the "next" row), the median of ${runs} process${runs === 1 ? "" : "es"} per library, with the range. V8's background threads (optimizing compilers, GC helpers) are not counted; when they finish their work moves the main thread's count a little from run to run.`,
+		`Main-thread instructions (millions) of one W4 batch — ${batchTools(calls)} in one reply, then the final reply — counted by ${version} (callgrind) in ${process.version}: the process's second batch (the timed W4 figure) and its third (the "next" row), the median of ${runs} process${runs === 1 ? "" : "es"} per library, with the range. V8's background threads (optimizing compilers, GC helpers) are not counted; when they finish their work moves the main thread's count a little from run to run.`,
 		"",
 		"| library | 2nd batch | range | × floor | over floor | 3rd batch | range | × floor |",
 		"|---|---|---|---|---|---|---|---|",
