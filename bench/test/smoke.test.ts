@@ -31,6 +31,9 @@ describe("--only", () => {
 		assert.deepEqual(selectLibraries(undefined), LIBRARIES);
 		assert.deepEqual(selectLibraries("pi-agent-core,capstan"), ["floor", "capstan", "pi-agent-core"]);
 		assert.throws(() => selectLibraries("capstan,langchain"), /unknown langchain \(known: floor, capstan/);
+		// The reference loop is no library: measured only when named.
+		assert.ok(!LIBRARIES.includes("reference"));
+		assert.deepEqual(selectLibraries("reference,capstan"), ["floor", "capstan", "reference"]);
 	});
 });
 
@@ -46,7 +49,7 @@ describe("every library, tiny sizes", () => {
 	const add = (library: (typeof LIBRARIES)[number], workload: string, size: number, figures: Figures) =>
 		cells.push({ library, workload, size, gc: false, reps: [figures] });
 
-	for (const library of LIBRARIES)
+	for (const library of [...LIBRARIES, "reference" as const])
 		it(`${library} runs W1-W4 and its figures are there`, async () => {
 			const driver = await DRIVERS[library]();
 			const f1 = await w1(driver, plan.w1Deltas);
@@ -76,6 +79,31 @@ describe("every library, tiny sizes", () => {
 			// w4 throws unless exactly that many tools started and ended.
 			for (const size of [1, 3]) assert.ok((await w4(driver, size)).ms! >= 99, `${library}, ${size} calls`);
 		}
+	});
+
+	it("the reference loop emits capstan's events, in capstan's order", async () => {
+		const calls = [0, 1, 2].map((i) => ({ id: `call_${i}`, name: "wait", argumentsJson: `{"ms":${i}}` }));
+		const wait = {
+			name: "wait",
+			description: "Wait",
+			fields: { ms: "number" as const },
+			run: async () => "waited",
+		};
+		const eventsOf = async (library: "capstan" | "reference") => {
+			const seen: string[] = [];
+			const driver = await DRIVERS[library]();
+			await driver({
+				source: new FakeSource([toolReply(calls)]),
+				tools: [wait],
+				maxTurns: 3,
+				onEvent: (event) =>
+					seen.push([event.type, event.assistantMessageEvent?.type].filter(Boolean).join(":")),
+			});
+			return seen;
+		};
+		const capstan = await eventsOf("capstan");
+		assert.equal(capstan.filter((type) => type === "tool_execution_end").length, 3);
+		assert.deepEqual(await eventsOf("reference"), capstan);
 	});
 
 	it("a spent budget serves the final reply instead of the plan, and says so", async () => {

@@ -74,12 +74,13 @@ function toCapstanTool(t: BenchTool): AgentTool {
 }
 
 /** Runs the conversation through `Agent.prompt`. */
-export const runCapstan: Driver = async ({ source, tools, onTextDelta }: Conversation) => {
+export const runCapstan: Driver = async ({ source, tools, onTextDelta, onEvent }: Conversation) => {
 	const agent = new Agent({ model, streamFn: streamFrom(source), tools: tools.map(toCapstanTool) });
 	if (onTextDelta)
 		agent.subscribe((event) => {
 			if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") onTextDelta();
 		});
+	if (onEvent) agent.subscribe(onEvent);
 	await agent.prompt("go");
 	const last = agent.state.messages.at(-1);
 	if (last?.role !== "assistant" || last.stopReason !== "stop")

@@ -10,6 +10,11 @@ export interface Conversation {
 	maxTurns: number;
 	/** Called for every text delta the library hands its user (proves the stream reached the user). */
 	onTextDelta?: () => void;
+	/**
+	 * Called for every event of the run, where the library's events are capstan's (capstan and the reference
+	 * loop): the tests compare the two runs' events. Absent in every measured run.
+	 */
+	onEvent?: (event: { type: string; assistantMessageEvent?: { type: string } }) => void;
 }
 
 /** Runs a conversation to its end; rejects when the library reports the run failed. */
