@@ -33,7 +33,7 @@ interface Message {
 	[key: string]: unknown;
 }
 /** An event as subscribers get it; `type` is capstan's event name. */
-export interface ReferenceEvent {
+interface ReferenceEvent {
 	type: string;
 	message?: Message;
 	assistantMessageEvent?: { type: string };
@@ -140,6 +140,8 @@ class ReferenceAgent {
 		this.emit({ type: "message_start", message: snapshot });
 		const callAt = new Map<string, number>();
 		const argumentText = new Map<string, string>();
+		// The text each call's streamed arguments were last parsed from: the end reuses that parse.
+		const parsedText = new Map<string, string>();
 		let textAt = -1;
 		void request;
 		for await (const event of this.source.next()) {
@@ -180,6 +182,7 @@ class ReferenceAgent {
 					if (json.endsWith("}"))
 						try {
 							args = JSON.parse(json) as Args;
+							parsedText.set(event.id, json);
 						} catch {}
 					if (args !== block.arguments) put(at, { ...block, arguments: args });
 					update({ type: "toolcall_delta", contentIndex: at, delta: event.delta, arguments: args });
@@ -188,10 +191,14 @@ class ReferenceAgent {
 				case "tool-end": {
 					const at = callAt.get(event.id)!;
 					const block = snapshot.content[at] as CallBlock;
-					let args: Args = {};
-					try {
-						args = JSON.parse(argumentText.get(event.id)!) as Args;
-					} catch {}
+					const json = argumentText.get(event.id)!;
+					let args = block.arguments;
+					if (parsedText.get(event.id) !== json) {
+						args = {};
+						try {
+							args = JSON.parse(json) as Args;
+						} catch {}
+					}
 					const toolCall: CallBlock = { type: "toolCall", id: block.id, name: block.name, arguments: args };
 					put(at, toolCall);
 					update({ type: "toolcall_end", contentIndex: at, toolCall });
