@@ -6,10 +6,11 @@
 import type { ToolResultMessage } from "../core/messages.js";
 import type { PendingApproval } from "./approval.js";
 import type { ToolBatchInput, ToolBatchResult } from "./batch.js";
-import type { PreparedCall } from "./call.js";
+import type { CallPort } from "./call.js";
 import { type CoercedToolResult, coerced } from "./coerce.js";
 import type { SteeringWatch } from "./interrupt.js";
 import { placeholderResult } from "./placeholders.js";
+import type { PreparedCall } from "./prepare.js";
 import type { PlaceholderReason, ToolCallStatus, ToolExecutionEvent } from "./types.js";
 
 /** Where a call stands. `waiting`, `parked` and `approving` calls count as "not started" (no `execute` yet). */
@@ -23,23 +24,77 @@ export type CallPhase =
 	| { kind: "finishing"; since: number; result: CoercedToolResult }
 	| { kind: "settled" };
 
-/** One call of a running batch. */
-export interface CallState {
-	prepared: PreparedCall;
-	phase: CallPhase;
+/**
+ * One call of a running batch, and a running call's view of the batch (`CallPort`). A class, not literals:
+ * one object per call, built while the code is cold, where a literal with this many fields is a slow
+ * runtime path and a port of closures would be one more object per call.
+ */
+export class CallState implements CallPort {
+	phase: CallPhase = WAITING;
+	/** Mirrors `phase.kind === "settled"`: the running call reads it after every await. */
+	settled = false;
 	/** Arguments shown in events (revised ones once `beforeToolCall` revised them). */
 	eventArgs: Record<string, unknown>;
-	abort: AbortController;
+	readonly abort = new AbortController();
+	/** The call's own abort signal (follows the run signal; fired by a steering interrupt). */
+	readonly signal: AbortSignal = this.abort.signal;
 	/**
 	 * Created when first read or fired: Node 20 builds an `AbortSignal` slowly (about 20 µs), and
 	 * most tools never look at `ctx.steeringRequested`.
 	 */
-	steering: AbortController | undefined;
+	steering: AbortController | undefined = undefined;
 	/** Settled or parked: done for scheduling (rule T6) and for the batch's end. */
-	done: boolean;
+	done = false;
 	/** Resolvers of the calls waiting for this one (rule T6); most calls have none, so no promise is made. */
-	waiters: (() => void)[] | undefined;
-	outcome?: { message: ToolResultMessage; status: ToolCallStatus; durationMs: number };
+	waiters: (() => void)[] | undefined = undefined;
+	outcome: { message: ToolResultMessage; status: ToolCallStatus; durationMs: number } | undefined = undefined;
+
+	constructor(
+		readonly run: BatchRun,
+		readonly prepared: PreparedCall,
+	) {
+		this.eventArgs = prepared.eventArgs;
+	}
+
+	get steeringRequested(): AbortSignal {
+		return steeringOf(this).signal;
+	}
+
+	revise(args: Record<string, unknown>, eventArgs: Record<string, unknown>): void {
+		this.run.revised.set(this.prepared.call.id, args);
+		// History records the revision even if steering or abort settles the call before it executes; its
+		// events must show the same arguments (rule T4).
+		this.eventArgs = eventArgs;
+	}
+
+	beginExecute(eventArgs: Record<string, unknown>, interruptible: boolean): void {
+		const { run } = this;
+		this.eventArgs = eventArgs;
+		emitStart(run, this);
+		this.phase = { kind: "executing", since: sinceOf(this.phase, run), interruptible };
+		run.watch?.refresh();
+	}
+
+	beginFinish(result: CoercedToolResult): void {
+		this.phase = { kind: "finishing", since: sinceOf(this.phase, this.run), result };
+	}
+
+	update(partial: CoercedToolResult): void {
+		const { call } = this.prepared;
+		emit(this.run, {
+			type: "tool_execution_update",
+			toolCallId: call.id,
+			toolName: call.name,
+			args: this.eventArgs,
+			partialResult: partial,
+		});
+	}
+
+	settle(result: CoercedToolResult, status: ToolCallStatus): void {
+		settleResult(this.run, this, result, status);
+		// Rule T10: peek after each tool finishes.
+		this.run.watch?.afterSettle();
+	}
 }
 
 /** One running batch: its input, its calls and what it has learned so far. */
@@ -63,22 +118,20 @@ function noop(): void {}
 
 /** A batch's state before anything settles: every call waiting. */
 export function createRun(input: ToolBatchInput, preparedCalls: readonly PreparedCall[]): BatchRun {
+	const states: CallState[] = [];
+	const run: BatchRun = {
+		input,
+		states,
+		remaining: preparedCalls.length,
+		finish: noop,
+		revised: new Map(),
+		interrupted: false,
+	};
 	// An indexed loop, not a `map` callback or `for…of` (a third of the bytecode): once per batch, as cold
 	// code, where every byte is interpreted and then compiled during the run.
-	const states: CallState[] = [];
-	for (let i = 0; i < preparedCalls.length; i++) {
-		const prepared = preparedCalls[i] as PreparedCall;
-		states.push({
-			prepared,
-			phase: WAITING,
-			eventArgs: prepared.eventArgs,
-			abort: new AbortController(),
-			steering: undefined,
-			done: false,
-			waiters: undefined,
-		});
-	}
-	return { input, states, remaining: states.length, finish: noop, revised: new Map(), interrupted: false };
+	for (let i = 0; i < preparedCalls.length; i++)
+		states.push(new CallState(run, preparedCalls[i] as PreparedCall));
+	return run;
 }
 
 /** The call is done (settled, or parked for approval): wake the calls waiting for it, and maybe the batch. */
@@ -161,6 +214,7 @@ export function settle(
 		emitStart(run, state);
 	const durationMs = "since" in phase ? Math.max(0, message.timestamp - phase.since) : 0;
 	state.phase = SETTLED;
+	state.settled = true;
 	state.outcome = { message, status, durationMs };
 	const { toolCallId, toolName, isError } = message;
 	const result = coerced(message.content, message.details, isError);

@@ -30,18 +30,15 @@ import {
 	type CallState,
 	collect,
 	createRun,
-	emit,
-	emitStart,
 	markDone,
 	settlePlaceholder,
 	settleResult,
-	sinceOf,
 	steeringOf,
 	whenDone,
 } from "./batch-run.js";
-import { type CallPort, errorResult, runCall } from "./call.js";
+import { errorResult, runCall } from "./call.js";
 import type { CoercedToolResult } from "./coerce.js";
-import { type SteeringProbe, watchSteering } from "./interrupt.js";
+import { type SteeringProbe, SteeringWatch } from "./interrupt.js";
 import { prepareAll } from "./prepare.js";
 import { type ScheduleClass, scheduleToolBatch } from "./scheduler.js";
 import type {
@@ -189,7 +186,7 @@ function startCall(run: BatchRun, state: CallState): void {
 	// Abort or steering may have settled the call while it waited.
 	if (state.phase.kind !== "waiting" || plan.kind !== "run") return;
 	state.phase = { kind: "approving", since: run.input.now() };
-	runCall(state.prepared, plan, run.input, new BatchCallPort(run, state)).catch((error: unknown) => {
+	runCall(state.prepared, plan, run.input, state).catch((error: unknown) => {
 		// runCall reports every failure through the port; this only guards the one-result-per-call invariant.
 		settleResult(
 			run,
@@ -198,66 +195,6 @@ function startCall(run: BatchRun, state: CallState): void {
 			"error",
 		);
 	});
-}
-
-/**
- * A running call's view of the batch. A class, not a literal: a literal with a getter and eight closures,
- * built once per call, is a slow runtime path while the code is still cold.
- */
-class BatchCallPort implements CallPort {
-	constructor(
-		private readonly run: BatchRun,
-		private readonly state: CallState,
-	) {}
-
-	get signal(): AbortSignal {
-		return this.state.abort.signal;
-	}
-
-	get steeringRequested(): AbortSignal {
-		return steeringOf(this.state).signal;
-	}
-
-	isSettled(): boolean {
-		return this.state.phase.kind === "settled";
-	}
-
-	revise(args: Record<string, unknown>, eventArgs: Record<string, unknown>): void {
-		this.run.revised.set(this.state.prepared.call.id, args);
-		// History records the revision even if steering or abort settles the call before it executes; its
-		// events must show the same arguments (rule T4).
-		this.state.eventArgs = eventArgs;
-	}
-
-	beginExecute(eventArgs: Record<string, unknown>, interruptible: boolean): void {
-		const { run, state } = this;
-		state.eventArgs = eventArgs;
-		emitStart(run, state);
-		state.phase = { kind: "executing", since: sinceOf(state.phase, run), interruptible };
-		run.watch?.refresh();
-	}
-
-	beginFinish(result: CoercedToolResult): void {
-		this.state.phase = { kind: "finishing", since: sinceOf(this.state.phase, this.run), result };
-	}
-
-	update(partial: CoercedToolResult): void {
-		const { call } = this.state.prepared;
-		emit(this.run, {
-			type: "tool_execution_update",
-			toolCallId: call.id,
-			toolName: call.name,
-			args: this.state.eventArgs,
-			partialResult: partial,
-		});
-	}
-
-	settle(result: CoercedToolResult, status: ToolCallStatus): void {
-		settleResult(this.run, this.state, result, status);
-		// Rule T10: peek after each tool finishes.
-		this.run.watch?.check();
-		this.run.watch?.refresh();
-	}
 }
 
 /**
@@ -297,7 +234,7 @@ function startWatch(run: BatchRun): void {
 	// Poll while any tool executes, not only interruptible ones: the cooperative `steeringRequested` signal is
 	// only worth something if non-interruptible tools see it while they still run.
 	const anyExecuting = (): boolean => run.states.some((state) => state.phase.kind === "executing");
-	run.watch = watchSteering(probe, anyExecuting, () => interruptForSteering(run));
+	run.watch = new SteeringWatch(probe, anyExecuting, () => interruptForSteering(run));
 }
 
 /**

@@ -1,48 +1,23 @@
 /**
- * One tool call of a batch: the synchronous preparation every call goes through (rule T2, T3, C5, X1), and
- * the asynchronous body of a call that runs (rule T4, T5, T8, T9). The batch owns state, events and
- * timing; a running call reports its progress through a `CallPort`, and once the batch has settled the call
- * (abort, steering) every later report is discarded.
+ * The asynchronous body of a call that runs (rule T4, T5, T8, T9); its preparation is prepare.ts. The batch
+ * owns state, events and timing; a running call reports its progress through a `CallPort`, and once the
+ * batch has settled the call (abort, steering) every later report is discarded.
  */
 import { errorText } from "../core/abort.js";
 import type { AgentMessage, AssistantMessage, ToolCall } from "../core/messages.js";
 import { runStepDirectly, type StepRunner } from "../core/step-runner.js";
-import { type ApprovalDecision, resolveNeedsApproval } from "./approval.js";
 import { type CoercedToolResult, coerceToolResult } from "./coerce.js";
-import { resolveConcurrency, resolveInterruptible } from "./scheduler.js";
-import { INTENT_FIELD, splitIntent, tracesIntent } from "./specs.js";
+import { type CallPlan, invalidArgumentsText, type PreparedCall } from "./prepare.js";
+import { resolveInterruptible } from "./scheduler.js";
+import { INTENT_FIELD, splitIntent } from "./specs.js";
 import type {
 	AfterToolCallHook,
 	AgentTool,
 	BeforeToolCallHook,
-	PlaceholderReason,
 	ToolCallStatus,
-	ToolConcurrency,
 	ToolExecutionContext,
 } from "./types.js";
-import { compileToolParameters, type ValidationResult } from "./validate.js";
-
-/** What will happen to a call, decided before anything runs. */
-export type CallPlan =
-	| { kind: "skip"; reason: PlaceholderReason; requiredTool?: string }
-	| { kind: "reject"; text: string }
-	| { kind: "run"; tool: AgentTool; args: Record<string, unknown>; concurrency: ToolConcurrency }
-	/** rule T14: the call needs approval and has no decision yet; it waits for a later run. */
-	| { kind: "park"; args: Record<string, unknown> }
-	/** rule T16: a person denied the call; its result says so and why. */
-	| { kind: "deny"; reason: string | undefined }
-	/** An asynchronous validation was still running when the run was aborted; the abort settles the call. */
-	| { kind: "abandoned" };
-
-/** A call after preparation. */
-export interface PreparedCall {
-	call: ToolCall;
-	/** The model's stated intent (rule C5), when intent tracing applies to this call. */
-	intent?: string;
-	/** Arguments as events show them: the model's arguments without the intent field. */
-	eventArgs: Record<string, unknown>;
-	plan: CallPlan;
-}
+import { compileToolParameters } from "./validate.js";
 
 /** What a call needs from the batch while it runs. */
 export interface CallPort {
@@ -51,7 +26,7 @@ export interface CallPort {
 	/** Fires when steering is queued while the call runs (rule T10, cooperative). */
 	readonly steeringRequested: AbortSignal;
 	/** True once the batch settled the call; everything the call reports afterwards is discarded. */
-	isSettled(): boolean;
+	readonly settled: boolean;
 	/**
 	 * `beforeToolCall` revised the arguments (rule T4): `args` is what history should record, `eventArgs` what
 	 * events show from now on — also when the call is skipped or aborted before it executes.
@@ -76,90 +51,12 @@ export interface CallEnvironment {
 	runStep: StepRunner;
 }
 
-/** What a call's preparation is told besides the call itself. */
-export interface CallFacts {
-	tools: readonly AgentTool[];
-	intentTracing: boolean;
-	/** rule X1: the call must not run. */
-	preSkipped: { reason: PlaceholderReason; requiredTool?: string } | undefined;
-	/** rule T16: a person's decision on this call, when the batch resumes a paused one. */
-	decision: ApprovalDecision | undefined;
-}
-
-/**
- * Decide a call's plan (rule T2, T3, E4, C5, X1, T14, T16): pre-skipped calls never run; an unknown name,
- * arguments that did not parse (`argumentsError`) or invalid arguments are rejected with a text the model
- * can act on; a call with a decision runs (approved) or is denied; a call whose tool needs approval for the
- * validated arguments is parked; otherwise the call runs with validated arguments.
- * The intent field is split off first, so `i` never reaches validation or the tool. Synchronous unless the
- * tool's validator is asynchronous (a Standard Schema validator may be).
- */
-export function prepareCall(call: ToolCall, facts: CallFacts): PreparedCall | Promise<PreparedCall> {
-	const { tools, intentTracing, preSkipped, decision } = facts;
-	const tool = toolNamed(tools, call.name);
-	const split = intentTracing && (!tool || tracesIntent(tool)) ? splitIntent(call.arguments) : undefined;
-	// Plain literals, not spreads of a shared base: this runs for every call, mostly as cold code.
-	const base: CallBase = { call, eventArgs: split?.args ?? call.arguments, intent: split?.intent };
-	if (preSkipped || !tool || call.argumentsError) return withPlan(base, unrunnablePlan(call, facts, tool));
-	const validation = compileToolParameters(tool.parameters).validate(base.eventArgs);
-	if (validation instanceof Promise) return plannedLater(base, tool, validation, decision);
-	return withPlan(base, planned(tool, validation, decision));
-}
-
-/** The plan once an asynchronous validator (a Standard Schema one may be) has answered. */
-function plannedLater(
-	base: CallBase,
-	tool: AgentTool,
-	validation: Promise<ValidationResult>,
-	decision: ApprovalDecision | undefined,
-): Promise<PreparedCall> {
-	return validation.then((settled) => withPlan(base, planned(tool, settled, decision)));
-}
-
-/** The first tool of that name; a loop, not `find` with a callback: once per call, mostly as cold code. */
-function toolNamed(tools: readonly AgentTool[], name: string): AgentTool | undefined {
-	for (let i = 0; i < tools.length; i++) if ((tools[i] as AgentTool).name === name) return tools[i];
-	return undefined;
-}
-
-/**
- * The plan of a call that cannot run — pre-skipped, unknown tool, broken arguments. Out of `prepareCall`, so
- * the code every call runs, and V8 compiles while the run goes on, stays small.
- */
-function unrunnablePlan(call: ToolCall, facts: CallFacts, tool: AgentTool | undefined): CallPlan {
-	if (facts.preSkipped) return { kind: "skip", ...facts.preSkipped };
-	if (!tool) return { kind: "reject", text: unknownToolText(call.name, facts.tools) };
-	return { kind: "reject", text: brokenArgumentsText(call.argumentsError ?? "") };
-}
-
-interface CallBase {
-	call: ToolCall;
-	eventArgs: Record<string, unknown>;
-	intent: string | undefined;
-}
-
-function withPlan({ call, eventArgs, intent }: CallBase, plan: CallPlan): PreparedCall {
-	return intent ? { call, eventArgs, intent, plan } : { call, eventArgs, plan };
-}
-
-function planned(
-	tool: AgentTool,
-	validation: ValidationResult,
-	decision: ApprovalDecision | undefined,
-): CallPlan {
-	if (!validation.ok) return { kind: "reject", text: invalidArgumentsText(tool.name, validation.errors) };
-	// Rule T14/T16: approval is judged on validated arguments, before scheduling and before beforeToolCall —
-	// the person decides on what the model asked for; the hook still runs in the approved call's slot.
-	if (decision && !decision.approved) return { kind: "deny", reason: decision.reason };
-	if (!decision && resolveNeedsApproval(tool, validation.value))
-		return { kind: "park", args: validation.value };
-	const concurrency = resolveConcurrency(tool, validation.value);
-	return { kind: "run", tool, args: validation.value, concurrency };
-}
-
 /**
  * The body of a call that runs: `beforeToolCall` (rule T4), `execute` through the step runner (rule L13,
  * T8), result coercion (rule T9), `afterToolCall` (rule T5). Never throws; every outcome goes to `port`.
+ * Without hooks and with the default step runner this is the whole of a call's own code between its
+ * start and its result: it runs once per call, mostly while V8 has no feedback for it, so the common path
+ * calls as few other functions as it can (docs/performance.md).
  */
 export async function runCall(
 	prepared: PreparedCall,
@@ -167,6 +64,7 @@ export async function runCall(
 	env: CallEnvironment,
 	port: CallPort,
 ): Promise<void> {
+	const { tool } = plan;
 	let { args } = plan;
 	let { eventArgs, call: toolCall } = prepared;
 	// No hook, no tick: without `beforeToolCall` the call executes synchronously from the batch's schedule.
@@ -175,50 +73,50 @@ export async function runCall(
 		if (!approved) return;
 		({ args, eventArgs, toolCall } = approved);
 	}
-	if (port.isSettled()) return;
-	port.beginExecute(eventArgs, resolveInterruptible(plan.tool, args));
+	if (port.settled) return;
+	port.beginExecute(eventArgs, tool.interruptible !== undefined && resolveInterruptible(tool, args));
+	const onUpdate = (partial: unknown): void => {
+		if (!port.settled) port.update(coerceToolResult(partial));
+	};
+	const ctx = new ToolContext(toolCall, env.messages, port);
 	let result: CoercedToolResult;
 	try {
-		// The default runner only calls the step: then no step object and no closure per call.
+		// The default runner only calls the step: then no step object and no closure per call. A synchronous
+		// throw from `execute` lands in the `catch` below like a rejection; the tool's own promise is awaited
+		// as it is (a wrapper would add ticks resolving it).
 		const raw = await (env.runStep === runStepDirectly
-			? executeTool(plan.tool, toolCall, args, env, port)
+			? tool.execute(toolCall.id, args, port.signal, onUpdate, ctx)
 			: env.runStep({ kind: "tool", id: toolCall.id, name: toolCall.name }, () =>
-					executeTool(plan.tool, toolCall, args, env, port),
+					executeTool(tool, toolCall.id, args, port.signal, onUpdate, ctx),
 				));
 		result = coerceToolResult(raw);
 	} catch (error) {
 		result = coerceToolResult({ content: [{ type: "text", text: errorText(error) }] }, true);
 	}
-	if (port.isSettled()) return;
-	port.beginFinish(result);
-	const final = env.afterToolCall
-		? await applyAfterToolCall(result, { toolCall, tool: plan.tool, args }, env, port)
-		: result;
-	if (port.isSettled()) return;
+	if (port.settled) return;
+	let final = result;
+	if (env.afterToolCall) {
+		port.beginFinish(result);
+		final = await applyAfterToolCall(result, { toolCall, tool, args }, env, port);
+		if (port.settled) return;
+	}
 	port.settle(final, final.isError ? "error" : "ok");
 }
 
 /**
- * The tool's `execute` as a promise: a synchronous throw becomes a rejection, and the tool's own promise is
- * handed on as it is (an `async` wrapper would add ticks resolving it).
+ * The tool's `execute` as a promise, for a step runner: a synchronous throw becomes a rejection, and the
+ * tool's own promise is handed on as it is (an `async` wrapper would add ticks resolving it).
  */
 function executeTool(
 	tool: AgentTool,
-	toolCall: ToolCall,
+	id: string,
 	args: Record<string, unknown>,
-	env: CallEnvironment,
-	port: CallPort,
+	signal: AbortSignal,
+	onUpdate: (partial: unknown) => void,
+	ctx: ToolExecutionContext,
 ): Promise<unknown> {
 	try {
-		return Promise.resolve(
-			tool.execute(
-				toolCall.id,
-				args,
-				port.signal,
-				(partial) => reportUpdate(port, partial),
-				new ToolContext(toolCall, env.messages, port),
-			),
-		);
+		return Promise.resolve(tool.execute(id, args, signal, onUpdate, ctx));
 	} catch (error) {
 		return Promise.reject(error);
 	}
@@ -282,7 +180,7 @@ async function approveCall(
 		);
 		return undefined;
 	}
-	if (port.isSettled()) return undefined;
+	if (port.settled) return undefined;
 	if (!decision) return unchanged;
 	if ("block" in decision && decision.block) {
 		port.settle(errorResult(blockedText(decision.reason)), "blocked");
@@ -303,7 +201,7 @@ async function reviseCall(
 	const pending = compileToolParameters(plan.tool.parameters).validate(eventArgs);
 	const validation = pending instanceof Promise ? await pending : pending;
 	// An asynchronous validator gave abort or steering time to settle the call: nothing may be recorded then.
-	if (port.isSettled()) return undefined;
+	if (port.settled) return undefined;
 	if (!validation.ok) {
 		port.settle(
 			errorResult(invalidArgumentsText(plan.tool.name, validation.errors, " (as revised by beforeToolCall)")),
@@ -344,33 +242,9 @@ async function applyAfterToolCall(
 	}
 }
 
-function reportUpdate(port: CallPort, partial: unknown): void {
-	if (!port.isSettled()) port.update(coerceToolResult(partial));
-}
-
 /** An error result with one text block. */
 export function errorResult(text: string): CoercedToolResult {
 	return { content: [{ type: "text", text }], isError: true };
-}
-
-function unknownToolText(name: string, tools: readonly AgentTool[]): string {
-	const available = tools.map((tool) => tool.name).join(", ");
-	return (
-		`Tool "${name}" not found. ` +
-		(available ? `Available tools: ${available}.` : "No tools are available in this conversation.")
-	);
-}
-
-function brokenArgumentsText(problem: string): string {
-	return `${problem.replace(/\.\s*$/, "")}. The tool was not executed; send the call again with its arguments as one valid JSON object.`;
-}
-
-function invalidArgumentsText(toolName: string, errors: readonly string[], origin = ""): string {
-	return (
-		`Invalid arguments for tool "${toolName}"${origin}:\n` +
-		errors.map((line) => `- ${line}`).join("\n") +
-		"\nFix these arguments and call the tool again."
-	);
 }
 
 function blockedText(reason: string | undefined): string {

@@ -14,69 +14,81 @@ export interface SteeringProbe {
 /** rule T10: poll interval while tools run, when the probe offers no `subscribe`. */
 export const STEERING_INTERRUPT_POLL_MS = 250;
 
-/** A running watch over the steering queue for one batch. */
-export interface SteeringWatch {
-	/** Peek now; calls `onSteer` (once per watch) if something is queued. */
-	check(): void;
-	/** Re-evaluate whether the poll timer should run (call after the set of running tools changed). */
-	refresh(): void;
-	/** Remove the listener and the timer. Idempotent. */
-	stop(): void;
-}
-
 /**
- * Watch the steering queue: peek once at the start, then with `subscribe` wake-ups are event-driven for the
- * whole batch; otherwise a
- * timer polls every `STEERING_INTERRUPT_POLL_MS` while `shouldPoll()` holds (some tool is executing), so an
- * idle batch owns no timer. Wake-ups are deferred to a microtask: a host's `steer()` call must not run tool
- * abort handlers synchronously inside itself.
+ * A running watch over the steering queue for one batch: peek once at the start, then with `subscribe`
+ * wake-ups are event-driven for the whole batch; otherwise a timer polls every `STEERING_INTERRUPT_POLL_MS`
+ * while `shouldPoll()` holds (some tool is executing), so an idle batch owns no timer. Wake-ups are deferred
+ * to a microtask: a host's `steer()` call must not run tool abort handlers synchronously inside itself. A
+ * class, not closures: one object per batch instead of five functions made while the code is cold.
  */
-export function watchSteering(
-	probe: SteeringProbe,
-	shouldPoll: () => boolean,
-	onSteer: () => void,
-): SteeringWatch {
-	let fired = false;
-	let stopped = false;
-	let timer: ReturnType<typeof setTimeout> | undefined;
-	const check = (): void => {
-		if (fired || stopped || !peekSafely(probe)) return;
-		fired = true;
-		clearTimer();
-		onSteer();
-	};
-	const clearTimer = (): void => {
-		if (timer !== undefined) clearTimeout(timer);
-		timer = undefined;
-	};
-	const unsubscribe = subscribeSafely(probe, () => {
-		void Promise.resolve().then(check);
-	});
-	// A message queued before the watch began (e.g. while the reply streamed) sends no wake-up, and a poll
-	// would only see it after a whole interval: peek once now.
-	check();
-	const refresh = (): void => {
-		if (unsubscribe || fired || stopped || timer !== undefined || !shouldPoll()) return;
-		timer = setTimeout(() => {
-			timer = undefined;
-			check();
-			refresh();
+export class SteeringWatch {
+	private fired = false;
+	private stopped = false;
+	private timer: ReturnType<typeof setTimeout> | undefined = undefined;
+	private readonly unsubscribe: (() => void) | undefined;
+
+	constructor(
+		private readonly probe: SteeringProbe,
+		private readonly shouldPoll: () => boolean,
+		private readonly onSteer: () => void,
+	) {
+		this.unsubscribe = subscribeSafely(probe, () => {
+			void Promise.resolve().then(() => this.check());
+		});
+		// A message queued before the watch began (e.g. while the reply streamed) sends no wake-up, and a poll
+		// would only see it after a whole interval: peek once now.
+		this.check();
+	}
+
+	/** Peek now; calls `onSteer` (once per watch) if something is queued. */
+	check(): void {
+		if (this.fired || this.stopped) return;
+		let queued: boolean;
+		try {
+			queued = this.probe.peek();
+		} catch {
+			// A probe that throws is treated as "nothing queued": a broken queue must not abort the user's tools.
+			queued = false;
+		}
+		if (!queued) return;
+		this.fired = true;
+		this.clearTimer();
+		this.onSteer();
+	}
+
+	/** Rule T10: a tool finished — peek, then re-evaluate the poll timer. */
+	afterSettle(): void {
+		this.check();
+		if (!this.unsubscribe) this.refresh();
+	}
+
+	/** Re-evaluate whether the poll timer should run (call after the set of running tools changed). */
+	refresh(): void {
+		if (this.unsubscribe || this.fired || this.stopped || this.timer !== undefined || !this.shouldPoll())
+			return;
+		this.timer = setTimeout(() => {
+			this.timer = undefined;
+			this.check();
+			this.refresh();
 		}, STEERING_INTERRUPT_POLL_MS);
-	};
-	return {
-		check,
-		refresh,
-		stop() {
-			if (stopped) return;
-			stopped = true;
-			clearTimer();
-			try {
-				unsubscribe?.();
-			} catch {
-				// The batch is over either way; a failing unsubscribe must not turn its result into a rejection.
-			}
-		},
-	};
+	}
+
+	/** Remove the listener and the timer. Idempotent. */
+	stop(): void {
+		if (this.stopped) return;
+		this.stopped = true;
+		this.clearTimer();
+		try {
+			this.unsubscribe?.();
+		} catch {
+			// The batch is over either way; a failing unsubscribe must not turn its result into a rejection.
+		}
+	}
+
+	private clearTimer(): void {
+		if (this.timer !== undefined) clearTimeout(this.timer);
+		this.timer = undefined;
+	}
 }
 
 /** A `subscribe` that throws falls back to polling rather than failing the batch. */
@@ -85,14 +97,5 @@ function subscribeSafely(probe: SteeringProbe, listener: () => void): (() => voi
 		return probe.subscribe?.(listener);
 	} catch {
 		return undefined;
-	}
-}
-
-/** A probe that throws is treated as "nothing queued": a broken queue must not abort the user's tools. */
-function peekSafely(probe: SteeringProbe): boolean {
-	try {
-		return probe.peek();
-	} catch {
-		return false;
 	}
 }

@@ -77,20 +77,25 @@ function buildValidator(schema: JsonSchema, schemaUri: unknown): JsonSchemaValid
 	const withDefaults = mentionsDefault(copy);
 	const surelyValid = flatObjectCheck(copy);
 	return (args) => {
-		const value = jsonCopy(args);
-		if (!value.ok) return value;
-		if (withDefaults) fillDefaults(copy, value.value, resolveRef);
-		if (surelyValid?.(value.value)) return value;
+		// Plain data is copied directly; anything else takes the JSON round trip (see `copyPlainData`).
+		let value = copyPlainData(args, 0);
+		if (value === NOT_PLAIN) {
+			const copied = jsonRoundTrip(args);
+			if (!copied.ok) return copied;
+			value = copied.value;
+		}
+		if (withDefaults) fillDefaults(copy, value, resolveRef);
+		if (surelyValid?.(value)) return { ok: true, value };
 		let result: ValidationResult;
 		try {
 			// shortCircuit off: every bad path is reported, not just the first (rule T3).
-			result = validate(value.value, copy, draft, lookup, false);
+			result = validate(value, copy, draft, lookup, false);
 		} catch (error) {
 			// e.g. a `$ref` to a schema that is not there: only found once an argument reaches it.
 			return { ok: false, errors: [invalidSchemaText(errorText(error))] };
 		}
-		if (result.valid) return { ok: true, value: value.value };
-		return { ok: false, errors: formatSchemaIssues(issuesOf(result.errors, copy), value.value) };
+		if (result.valid) return { ok: true, value };
+		return { ok: false, errors: formatSchemaIssues(issuesOf(result.errors, copy), value) };
 	};
 }
 
@@ -131,9 +136,7 @@ function refResolver(lookup: Record<string, Schema | boolean>): (schema: JsonSch
  * Tool arguments are JSON by contract; a JSON round trip is an exact private copy of them and drops what
  * JSON cannot carry (an `undefined` a hook left in revised arguments reads as an absent key).
  */
-function jsonCopy(args: unknown): { ok: true; value: unknown } | { ok: false; errors: string[] } {
-	const plain = copyPlainData(args, 0);
-	if (plain !== NOT_PLAIN) return { ok: true, value: plain };
+function jsonRoundTrip(args: unknown): JsonSchemaOutcome {
 	try {
 		const text = JSON.stringify(args);
 		if (text !== undefined) return { ok: true, value: JSON.parse(text) as unknown };

@@ -142,7 +142,10 @@ function compileJsonSchema(schema: JsonSchema): CompiledToolParameters<Validatio
 		validate(args) {
 			validator ??= compileJsonSchemaValidator(jsonSchema, schema.$schema);
 			const outcome = validator(args);
-			return outcome.ok ? asObjectResult(outcome.value) : outcome;
+			// The validator's `{ ok: true, value }` is handed on as it is when the value is an object.
+			return outcome.ok && !isJsonObject(outcome.value)
+				? notAnObject(outcome.value)
+				: (outcome as ValidationResult);
 		},
 	};
 }
@@ -154,8 +157,14 @@ function withoutSchemaKeyword(schema: JsonSchema): JsonSchema {
 }
 
 function asObjectResult(value: unknown): ValidationResult {
-	if (typeof value === "object" && value !== null && !Array.isArray(value))
-		return { ok: true, value: value as Record<string, unknown> };
+	return isJsonObject(value) ? { ok: true, value } : notAnObject(value);
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function notAnObject(value: unknown): ValidationResult {
 	return { ok: false, errors: [`root: arguments must be a JSON object (received ${describeValue(value)})`] };
 }
 
