@@ -5,17 +5,26 @@
  * that is most of the time between a model's reply and its first tool starting, and it runs mostly as cold
  * code.
  *
- * The check only ever says "valid" or "ask the validator": a false answer is never reported as an error, so
+ * The check only ever says "valid" or "ask the validator": a refusal is never reported as an error, so
  * every error still comes from the validator, worded as before. It must therefore never accept what the
  * validator would reject, which is why it only takes schemas built from keywords whose meaning is the same
  * in every draft (draft-04 to 2020-12): `type` (one primitive name), `enum` of primitives, `properties`,
  * `required`, boolean `additionalProperties`, and annotations. Anything else — a nested object, an array, a
  * `$ref`, a bound, a pattern — goes to the validator alone.
+ *
+ * Its "valid" is the private copy the validator would have handed on: a field-by-field copy, taken only
+ * when that copy is exactly what a JSON round trip gives — a plain object whose values are strings,
+ * booleans, `null` or finite numbers other than `-0`, and no `__proto__` key. Anything else is refused,
+ * valid or not, and copied and checked the long way. Checking and copying in one pass is most of what a
+ * call's preparation costs while the code is still cold.
  */
 import { isRecord } from "./schema-walk.js";
 
-/** Says `true` when `value` surely satisfies the schema it was built from; `false` means "validate it". */
-export type FlatCheck = (value: unknown) => boolean;
+/**
+ * A private copy of `value` when it surely satisfies the schema the check was built from (and the copy is
+ * exactly a JSON round trip's); `undefined` means "copy and validate it the long way".
+ */
+export type FlatCheck = (value: unknown) => Record<string, unknown> | undefined;
 
 type Primitive = "string" | "number" | "integer" | "boolean" | "null";
 
@@ -53,18 +62,26 @@ export function flatObjectCheck(schema: unknown): FlatCheck | undefined {
 	}
 	const requiredKeys = required as string[];
 	return (value) => {
-		if (!isRecord(value)) return false;
+		if (!isRecord(value)) return undefined;
+		const proto = Object.getPrototypeOf(value);
+		if (proto !== Object.prototype && proto !== null) return undefined;
 		for (let i = 0; i < requiredKeys.length; i++)
-			if (!Object.hasOwn(value, requiredKeys[i] as string)) return false;
+			if (!Object.hasOwn(value, requiredKeys[i] as string)) return undefined;
+		const copy: Record<string, unknown> = {};
 		const keys = Object.keys(value);
 		for (let i = 0; i < keys.length; i++) {
 			const key = keys[i] as string;
+			const field = value[key];
+			const copiesAsIs =
+				typeof field === "number"
+					? Number.isFinite(field) && !Object.is(field, -0)
+					: typeof field === "string" || typeof field === "boolean" || field === null;
+			if (!copiesAsIs || key === "__proto__") return undefined;
 			const rule = fields.get(key);
-			if (rule === undefined) {
-				if (!additionalProperties) return false;
-			} else if (!satisfies(rule, value[key])) return false;
+			if (rule === undefined ? !additionalProperties : !satisfies(rule, field)) return undefined;
+			copy[key] = field;
 		}
-		return true;
+		return copy;
 	};
 }
 

@@ -6,7 +6,8 @@
  * first (it would accept `type: "no-such-type"` silently), defaults are filled into the copy it validates
  * (schema-walk.ts), and its errors — a tree of wrappers ("Property "a" does not match schema.") around leaf
  * failures — are mapped onto the model-readable lines of validation-errors.ts. Arguments of a flat object
- * schema that a few lines can see are valid skip the interpreter (flat-schema.ts).
+ * schema that a few lines can see are valid are copied and accepted by those lines, without the interpreter
+ * (flat-schema.ts).
  */
 import {
 	dereference,
@@ -75,8 +76,11 @@ function buildValidator(schema: JsonSchema, schemaUri: unknown): JsonSchemaValid
 	}
 	const resolveRef = refResolver(lookup);
 	const withDefaults = mentionsDefault(copy);
-	const surelyValid = flatObjectCheck(copy);
+	const flatCheck = flatObjectCheck(copy);
 	return (args) => {
+		// The arguments of a flat schema that are surely valid: copied by the check itself.
+		const checked = withDefaults ? undefined : flatCheck?.(args);
+		if (checked) return { ok: true, value: checked };
 		// Plain data is copied directly; anything else takes the JSON round trip (see `copyPlainData`).
 		let value = copyPlainData(args, 0);
 		if (value === NOT_PLAIN) {
@@ -84,8 +88,10 @@ function buildValidator(schema: JsonSchema, schemaUri: unknown): JsonSchemaValid
 			if (!copied.ok) return copied;
 			value = copied.value;
 		}
-		if (withDefaults) fillDefaults(copy, value, resolveRef);
-		if (surelyValid?.(value)) return { ok: true, value };
+		if (withDefaults) {
+			fillDefaults(copy, value, resolveRef);
+			if (flatCheck?.(value)) return { ok: true, value };
+		}
 		let result: ValidationResult;
 		try {
 			// shortCircuit off: every bad path is reported, not just the first (rule T3).

@@ -122,8 +122,13 @@ describe("the flat-schema check never accepts what the validator rejects (SPEC T
 					fc.tuple(fc.constant(schema), valueFor(schema), fc.constantFrom(...DRAFTS)),
 				),
 				([schema, value, draft]) => {
-					const check = flatObjectCheck(schema);
-					if (check?.(value)) expect(interpreterSays(schema, value, draft)).toBe(true);
+					const checked = flatObjectCheck(schema)?.(value);
+					if (checked) {
+						expect(interpreterSays(schema, value, draft)).toBe(true);
+						// Its copy is what the validator hands on otherwise: the JSON round trip, never the input.
+						expect(checked).toStrictEqual(JSON.parse(JSON.stringify(value)));
+						expect(checked).not.toBe(value);
+					}
 					// With the check in front, the compiled validator still agrees with the interpreter alone.
 					const outcome = compileJsonSchemaValidator(schema, URIS[draft])(value);
 					expect(outcome.ok).toBe(interpreterSays(schema, value, draft, true));
@@ -144,22 +149,46 @@ describe("the flat-schema check never accepts what the validator rejects (SPEC T
 		const check = flatObjectCheck(
 			Type.Object({ path: Type.String(), limit: Type.Optional(Type.Integer()), all: Type.Boolean() }),
 		);
-		expect(check?.({ path: "a", limit: 3, all: false })).toBe(true);
-		expect(check?.({ path: "a", limit: 3.5, all: false })).toBe(false);
-		expect(check?.({ limit: 3, all: false })).toBe(false);
+		expect(check?.({ path: "a", limit: 3, all: false })).toStrictEqual({ path: "a", limit: 3, all: false });
+		expect(check?.({ path: "a", limit: 3.5, all: false })).toBeUndefined();
+		expect(check?.({ limit: 3, all: false })).toBeUndefined();
 		const strict = flatObjectCheck({
 			type: "object",
 			properties: { ms: { type: "number" }, unit: { type: "string", enum: ["s", "ms"] } },
 			required: ["ms"],
 			additionalProperties: false,
 		});
-		expect(strict?.({ ms: 100 })).toBe(true);
-		expect(strict?.({ ms: 100, unit: "ms" })).toBe(true);
-		expect(strict?.({ ms: 100, unit: "h" })).toBe(false);
-		expect(strict?.({ ms: 100, other: 1 })).toBe(false);
-		expect(strict?.({ ms: "100" })).toBe(false);
-		expect(strict?.([100])).toBe(false);
-		expect(flatObjectCheck({ type: "object" })?.({ anything: [1] })).toBe(true);
+		expect(strict?.({ ms: 100 })).toStrictEqual({ ms: 100 });
+		expect(strict?.({ ms: 100, unit: "ms" })).toStrictEqual({ ms: 100, unit: "ms" });
+		expect(strict?.({ ms: 100, unit: "h" })).toBeUndefined();
+		expect(strict?.({ ms: 100, other: 1 })).toBeUndefined();
+		expect(strict?.({ ms: "100" })).toBeUndefined();
+		expect(strict?.([100])).toBeUndefined();
+		expect(flatObjectCheck({ type: "object" })?.({ anything: "x" })).toStrictEqual({ anything: "x" });
+	});
+
+	it("refuses, valid or not, whatever a JSON round trip would not copy as it is", () => {
+		const loose = flatObjectCheck({ type: "object", properties: { n: { type: "number" } } });
+		// A nested value is valid here, but only the long way copies it.
+		expect(loose?.({ anything: [1] })).toBeUndefined();
+		expect(loose?.({ n: -0 })).toBeUndefined();
+		expect(loose?.({ n: Number.POSITIVE_INFINITY })).toBeUndefined();
+		expect(loose?.(JSON.parse('{"__proto__": 1}'))).toBeUndefined();
+		expect(
+			loose?.(
+				new (class Args {
+					n = 1;
+				})(),
+			),
+		).toBeUndefined();
+		expect(loose?.({ n: 1 })).toStrictEqual({ n: 1 });
+		// The long way: the same private copy a round trip gives, and the validator's verdict on it.
+		const validator = compileJsonSchemaValidator(
+			{ type: "object", properties: { n: { type: "number" } } },
+			undefined,
+		);
+		expect(validator({ n: -0 })).toStrictEqual({ ok: true, value: { n: 0 } });
+		expect(validator({ anything: [1] })).toStrictEqual({ ok: true, value: { anything: [1] } });
 	});
 
 	it("leaves everything else to the validator", () => {
