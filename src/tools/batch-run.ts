@@ -36,8 +36,6 @@ export class CallState implements CallPort {
 	/** Arguments shown in events (revised ones once `beforeToolCall` revised them). */
 	eventArgs: Record<string, unknown>;
 	readonly abort = new AbortController();
-	/** The call's own abort signal (follows the run signal; fired by a steering interrupt). */
-	readonly signal: AbortSignal = this.abort.signal;
 	/**
 	 * Created when first read or fired: Node 20 builds an `AbortSignal` slowly (about 20 µs), and
 	 * most tools never look at `ctx.steeringRequested`.
@@ -54,6 +52,14 @@ export class CallState implements CallPort {
 		readonly prepared: PreparedCall,
 	) {
 		this.eventArgs = prepared.eventArgs;
+	}
+
+	/**
+	 * The call's own abort signal (follows the run signal; fired by a steering interrupt). Read on demand:
+	 * Node 20 builds a controller's signal on first read, and a call that never runs never needs it.
+	 */
+	get signal(): AbortSignal {
+		return this.abort.signal;
 	}
 
 	get steeringRequested(): AbortSignal {
