@@ -31,8 +31,6 @@ export type CallPhase =
  */
 export class CallState implements CallPort {
 	phase: CallPhase = WAITING;
-	/** Mirrors `phase.kind === "settled"`: the running call reads it after every await. */
-	settled = false;
 	/** Arguments shown in events (revised ones once `beforeToolCall` revised them). */
 	eventArgs: Record<string, unknown>;
 	readonly abort = new AbortController();
@@ -60,6 +58,11 @@ export class CallState implements CallPort {
 	 */
 	get signal(): AbortSignal {
 		return this.abort.signal;
+	}
+
+	/** The running call reads this after every await: once settled, whatever it reports is discarded. */
+	get settled(): boolean {
+		return this.phase.kind === "settled";
 	}
 
 	get steeringRequested(): AbortSignal {
@@ -220,7 +223,6 @@ export function settle(
 		emitStart(run, state);
 	const durationMs = "since" in phase ? Math.max(0, message.timestamp - phase.since) : 0;
 	state.phase = SETTLED;
-	state.settled = true;
 	state.outcome = { message, status, durationMs };
 	const { toolCallId, toolName, isError } = message;
 	const result = coerced(message.content, message.details, isError);

@@ -74,7 +74,7 @@ export async function runCall(
 		({ args, eventArgs, toolCall } = approved);
 	}
 	if (port.settled) return;
-	port.beginExecute(eventArgs, tool.interruptible !== undefined && resolveInterruptible(tool, args));
+	port.beginExecute(eventArgs, resolveInterruptible(tool, args));
 	const onUpdate = (partial: unknown): void => {
 		if (!port.settled) port.update(coerceToolResult(partial));
 	};

@@ -59,7 +59,7 @@ export class SteeringWatch {
 	/** Rule T10: a tool finished — peek, then re-evaluate the poll timer. */
 	afterSettle(): void {
 		this.check();
-		if (!this.unsubscribe) this.refresh();
+		this.refresh();
 	}
 
 	/** Re-evaluate whether the poll timer should run (call after the set of running tools changed). */

@@ -135,11 +135,8 @@ function planned(
 	// the person decides on what the model asked for; the hook still runs in the approved call's slot.
 	if (decision && !decision.approved) return { kind: "deny", reason: decision.reason };
 	const args = validation.value;
-	// The resolvers are asked only when the tool declares something: most tools declare neither.
-	if (!decision && tool.needsApproval !== undefined && resolveNeedsApproval(tool, args))
-		return { kind: "park", args };
-	const concurrency = tool.concurrency === undefined ? "shared" : resolveConcurrency(tool, args);
-	return { kind: "run", tool, args, concurrency };
+	if (!decision && resolveNeedsApproval(tool, args)) return { kind: "park", args };
+	return { kind: "run", tool, args, concurrency: resolveConcurrency(tool, args) };
 }
 
 /** The plan of a call that cannot run — pre-skipped, unknown tool, broken arguments. */
