@@ -102,7 +102,7 @@ export class CallState implements CallPort {
 	settle(result: CoercedToolResult, status: ToolCallStatus): void {
 		settleResult(this.run, this, result, status);
 		// Rule T10: peek after each tool finishes.
-		this.run.watch?.afterSettle();
+		this.run.watch?.recheck();
 	}
 }
 

@@ -56,8 +56,8 @@ export class SteeringWatch {
 		this.onSteer();
 	}
 
-	/** Rule T10: a tool finished — peek, then re-evaluate the poll timer. */
-	afterSettle(): void {
+	/** Peek, then re-evaluate the poll timer: after each tool settles (rule T10) and on each poll. */
+	recheck(): void {
 		this.check();
 		this.refresh();
 	}
@@ -68,8 +68,7 @@ export class SteeringWatch {
 			return;
 		this.timer = setTimeout(() => {
 			this.timer = undefined;
-			this.check();
-			this.refresh();
+			this.recheck();
 		}, STEERING_INTERRUPT_POLL_MS);
 	}
 

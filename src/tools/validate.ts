@@ -27,6 +27,7 @@
 import { errorText } from "../core/abort.js";
 import type { JsonSchema } from "../core/model.js";
 import { compileJsonSchemaValidator, type JsonSchemaValidator } from "./json-schema.js";
+import { isRecord } from "./schema-walk.js";
 import {
 	isStandardSchema,
 	type StandardSchemaV1,
@@ -143,7 +144,7 @@ function compileJsonSchema(schema: JsonSchema): CompiledToolParameters<Validatio
 			validator ??= compileJsonSchemaValidator(jsonSchema, schema.$schema);
 			const outcome = validator(args);
 			// The validator's `{ ok: true, value }` is handed on as it is when the value is an object.
-			return outcome.ok && !isJsonObject(outcome.value)
+			return outcome.ok && !isRecord(outcome.value)
 				? notAnObject(outcome.value)
 				: (outcome as ValidationResult);
 		},
@@ -157,11 +158,7 @@ function withoutSchemaKeyword(schema: JsonSchema): JsonSchema {
 }
 
 function asObjectResult(value: unknown): ValidationResult {
-	return isJsonObject(value) ? { ok: true, value } : notAnObject(value);
-}
-
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
+	return isRecord(value) ? { ok: true, value } : notAnObject(value);
 }
 
 function notAnObject(value: unknown): ValidationResult {
