@@ -14,15 +14,17 @@
  *
  * Its "valid" is the private copy the validator would have handed on: a field-by-field copy, taken only
  * when that copy is exactly what a JSON round trip gives — a plain object whose values are strings,
- * booleans, `null` or finite numbers other than `-0`, and no `__proto__` key. Anything else is refused,
- * valid or not, and copied and checked the long way. Checking and copying in one pass is most of what a
- * call's preparation costs while the code is still cold.
+ * booleans, `null` or finite numbers other than `-0`, and no `__proto__` key — with the fields' defaults
+ * filled in after the fields present, in the schema's order, as `fillDefaults` (schema-walk.ts) fills them.
+ * Anything else is refused, valid or not, and copied, filled and checked the long way. Checking and copying
+ * in one pass is most of what a call's preparation costs while the code is still cold.
  */
 import { isRecord } from "./schema-walk.js";
 
 /**
- * A private copy of `value` when it surely satisfies the schema the check was built from (and the copy is
- * exactly a JSON round trip's); `undefined` means "copy and validate it the long way".
+ * A private copy of `value`, its missing fields' defaults filled in, when that copy surely satisfies the
+ * schema the check was built from (and is exactly what a JSON round trip and `fillDefaults` give); `undefined`
+ * means "copy, fill and validate it the long way".
  */
 export type FlatCheck = (value: unknown) => Record<string, unknown> | undefined;
 
@@ -32,6 +34,12 @@ interface FieldRule {
 	type: Primitive | undefined;
 	/** Allowed values (`enum`), all primitives: strict equality is the validator's deep equality for them. */
 	allowed: readonly unknown[] | undefined;
+}
+
+/** A field's `default`, filled in when the field is missing: a primitive that satisfies the field's rule. */
+interface FieldDefault {
+	name: string;
+	value: unknown;
 }
 
 const ANNOTATIONS = new Set([
@@ -55,12 +63,20 @@ export function flatObjectCheck(schema: unknown): FlatCheck | undefined {
 	if (!isRecord(properties) || typeof additionalProperties !== "boolean") return undefined;
 	if (!Array.isArray(required) || !required.every((key) => typeof key === "string")) return undefined;
 	const fields = new Map<string, FieldRule>();
+	const defaults: FieldDefault[] = [];
 	for (const name of Object.keys(properties)) {
-		const rule = fieldRule(properties[name]);
+		const field = properties[name];
+		const rule = fieldRule(field);
 		if (!rule) return undefined;
 		fields.set(name, rule);
+		if (!isRecord(field) || !("default" in field)) continue;
+		// A default the copy could not take as it is (an object, `-0`, a `__proto__` field), or one its own
+		// field rejects (every call that leaves the field out then fails), is the validator's to handle.
+		if (name === "__proto__" || !copiesAsIs(field.default) || !satisfies(rule, field.default))
+			return undefined;
+		defaults.push({ name, value: field.default });
 	}
-	const requiredKeys = required as string[];
+	const requiredKeys = (required as string[]).filter((key) => !defaults.some((d) => d.name === key));
 	return (value) => {
 		if (!isRecord(value)) return undefined;
 		const proto = Object.getPrototypeOf(value);
@@ -72,17 +88,24 @@ export function flatObjectCheck(schema: unknown): FlatCheck | undefined {
 		for (let i = 0; i < keys.length; i++) {
 			const key = keys[i] as string;
 			const field = value[key];
-			const copiesAsIs =
-				typeof field === "number"
-					? Number.isFinite(field) && !Object.is(field, -0)
-					: typeof field === "string" || typeof field === "boolean" || field === null;
-			if (!copiesAsIs || key === "__proto__") return undefined;
+			if (!copiesAsIs(field) || key === "__proto__") return undefined;
 			const rule = fields.get(key);
 			if (rule === undefined ? !additionalProperties : !satisfies(rule, field)) return undefined;
 			copy[key] = field;
 		}
+		for (let i = 0; i < defaults.length; i++) {
+			const { name, value: fallback } = defaults[i] as FieldDefault;
+			if (!Object.hasOwn(value, name)) copy[name] = fallback;
+		}
 		return copy;
 	};
+}
+
+/** True for a value a JSON round trip gives back as it is: a string, boolean, `null` or finite non-`-0` number. */
+function copiesAsIs(value: unknown): boolean {
+	return typeof value === "number"
+		? Number.isFinite(value) && !Object.is(value, -0)
+		: typeof value === "string" || typeof value === "boolean" || value === null;
 }
 
 function fieldRule(schema: unknown): FieldRule | undefined {

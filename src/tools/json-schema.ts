@@ -78,8 +78,8 @@ function buildValidator(schema: JsonSchema, schemaUri: unknown): JsonSchemaValid
 	const withDefaults = mentionsDefault(copy);
 	const flatCheck = flatObjectCheck(copy);
 	return (args) => {
-		// The arguments of a flat schema that are surely valid: copied by the check itself.
-		const checked = withDefaults ? undefined : flatCheck?.(args);
+		// The arguments of a flat schema that are surely valid: copied (defaults filled) by the check itself.
+		const checked = flatCheck?.(args);
 		if (checked) return { ok: true, value: checked };
 		// Plain data is copied directly; anything else takes the JSON round trip (see `copyPlainData`).
 		let value = copyPlainData(args, 0);
@@ -88,10 +88,7 @@ function buildValidator(schema: JsonSchema, schemaUri: unknown): JsonSchemaValid
 			if (!copied.ok) return copied;
 			value = copied.value;
 		}
-		if (withDefaults) {
-			fillDefaults(copy, value, resolveRef);
-			if (flatCheck?.(value)) return { ok: true, value };
-		}
+		if (withDefaults) fillDefaults(copy, value, resolveRef);
 		let result: ValidationResult;
 		try {
 			// shortCircuit off: every bad path is reported, not just the first (rule T3).

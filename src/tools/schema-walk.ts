@@ -110,7 +110,9 @@ function fillProperties(
 				writable: true,
 				configurable: true,
 			});
-		if (Object.hasOwn(data, key)) fillNode(sub, data[key], resolveRef, new Set());
+		// Only an object or an array has anything to fill (a primitive's walk would do nothing).
+		if (Object.hasOwn(data, key) && typeof data[key] === "object" && data[key] !== null)
+			fillNode(sub, data[key], resolveRef, new Set());
 	}
 }
 
@@ -137,6 +139,16 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** What a JSON round trip gives for `value`; primitives (most defaults are one) without the round trip. */
 function copyJson(value: unknown): unknown {
-	return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as unknown);
+	switch (typeof value) {
+		case "string":
+		case "boolean":
+		case "undefined":
+			return value;
+		case "number":
+			// As JSON has it: `-0` becomes 0 (`+ 0` does that), a non-finite number `null`.
+			return Number.isFinite(value) ? (value as number) + 0 : null;
+	}
+	return value === null ? null : (JSON.parse(JSON.stringify(value)) as unknown);
 }

@@ -56,6 +56,17 @@ const fieldSchema: fc.Arbitrary<JsonSchema> = fc.oneof(
 		}),
 	},
 	{ weight: 1, arbitrary: fc.record({ type: typeName, description: fc.string(), default: primitive }) },
+	// Defaults that fit their field, so the check fills them in (and, on `-0`, leaves the schema alone).
+	{
+		weight: 2,
+		arbitrary: fc.oneof(
+			fc.record({ type: fc.constant("string"), default: fc.string({ maxLength: 3 }) }),
+			fc.record({ type: fc.constant("integer"), default: fc.integer({ min: -3, max: 3 }) }),
+			fc.record({ type: fc.constant("number"), default: fc.constantFrom(0, -0, 1.5) }),
+			fc.record({ type: fc.constant("boolean"), default: fc.boolean() }),
+			fc.record({ enum: fc.constant(["r", "w"]), default: fc.constantFrom("r", "w", "x") }),
+		),
+	},
 	{
 		weight: 1,
 		arbitrary: fc.record({ type: fc.constant("number"), minimum: fc.integer({ min: -2, max: 2 }) }),
@@ -124,9 +135,13 @@ describe("the flat-schema check never accepts what the validator rejects (SPEC T
 				([schema, value, draft]) => {
 					const checked = flatObjectCheck(schema)?.(value);
 					if (checked) {
-						expect(interpreterSays(schema, value, draft)).toBe(true);
-						// Its copy is what the validator hands on otherwise: the JSON round trip, never the input.
-						expect(checked).toStrictEqual(JSON.parse(JSON.stringify(value)));
+						expect(interpreterSays(schema, value, draft, true)).toBe(true);
+						// Its copy is what the validator hands on otherwise: the JSON round trip with the defaults
+						// filled in (same keys, same order), never the input.
+						const longWay = JSON.parse(JSON.stringify(value)) as unknown;
+						fillDefaults(schema, longWay, () => undefined);
+						expect(checked).toStrictEqual(longWay);
+						expect(Object.keys(checked)).toStrictEqual(Object.keys(longWay as object));
 						expect(checked).not.toBe(value);
 					}
 					// With the check in front, the compiled validator still agrees with the interpreter alone.
@@ -165,6 +180,36 @@ describe("the flat-schema check never accepts what the validator rejects (SPEC T
 		expect(strict?.({ ms: "100" })).toBeUndefined();
 		expect(strict?.([100])).toBeUndefined();
 		expect(flatObjectCheck({ type: "object" })?.({ anything: "x" })).toStrictEqual({ anything: "x" });
+	});
+
+	it("fills in the fields' defaults, after the fields present and in the schema's order", () => {
+		const check = flatObjectCheck(
+			Type.Object({
+				path: Type.String(),
+				limit: Type.Integer({ default: 10 }),
+				all: Type.Optional(Type.Boolean({ default: false })),
+			}),
+		);
+		const filled = check?.({ path: "a" });
+		expect(filled).toStrictEqual({ path: "a", limit: 10, all: false });
+		expect(Object.keys(filled ?? {})).toStrictEqual(["path", "limit", "all"]);
+		expect(check?.({ all: true, path: "a" })).toStrictEqual({ all: true, path: "a", limit: 10 });
+		// A required field with a default may be left out; a field given stays as given.
+		expect(check?.({ path: "a", limit: 3 })).toStrictEqual({ path: "a", limit: 3, all: false });
+		expect(check?.({ limit: 3 })).toBeUndefined();
+		// A default its own field rejects, or one a JSON round trip would change, is the validator's.
+		expect(
+			flatObjectCheck({ type: "object", properties: { n: { type: "integer", default: 1.5 } } }),
+		).toBeUndefined();
+		expect(
+			flatObjectCheck({ type: "object", properties: { n: { type: "number", default: -0 } } }),
+		).toBeUndefined();
+		const validator = compileJsonSchemaValidator(
+			{ type: "object", properties: { n: { type: "integer", default: 1.5 } } },
+			undefined,
+		);
+		expect(validator({}).ok).toBe(false);
+		expect(validator({ n: 2 })).toStrictEqual({ ok: true, value: { n: 2 } });
 	});
 
 	it("refuses, valid or not, whatever a JSON round trip would not copy as it is", () => {
