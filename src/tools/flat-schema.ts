@@ -102,7 +102,7 @@ export function flatObjectCheck(schema: unknown): FlatCheck | undefined {
 }
 
 /** True for a value a JSON round trip gives back as it is: a string, boolean, `null` or finite non-`-0` number. */
-function copiesAsIs(value: unknown): boolean {
+export function copiesAsIs(value: unknown): value is string | boolean | number | null {
 	return typeof value === "number"
 		? Number.isFinite(value) && !Object.is(value, -0)
 		: typeof value === "string" || typeof value === "boolean" || value === null;

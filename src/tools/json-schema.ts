@@ -18,7 +18,7 @@ import {
 } from "@cfworker/json-schema";
 import { errorText } from "../core/abort.js";
 import type { JsonSchema } from "../core/model.js";
-import { flatObjectCheck } from "./flat-schema.js";
+import { copiesAsIs, flatObjectCheck } from "./flat-schema.js";
 import { issuesOf } from "./json-schema-issues.js";
 import { DRAFT_07_META_SCHEMA } from "./meta-schema.js";
 import { fillDefaults, mentionsDefault, withoutFormats } from "./schema-walk.js";
@@ -160,18 +160,8 @@ const PLAIN_COPY_MAX_DEPTH = 200;
  * answers `NOT_PLAIN`, and the caller takes the real round trip.
  */
 function copyPlainData(value: unknown, depth: number): unknown {
-	switch (typeof value) {
-		case "string":
-		case "boolean":
-			return value;
-		case "number":
-			return Number.isFinite(value) && !Object.is(value, -0) ? value : NOT_PLAIN;
-		case "object":
-			break;
-		default:
-			return NOT_PLAIN;
-	}
-	if (value === null) return null;
+	if (copiesAsIs(value)) return value;
+	if (typeof value !== "object") return NOT_PLAIN;
 	if (depth >= PLAIN_COPY_MAX_DEPTH) return NOT_PLAIN;
 	if (Array.isArray(value)) {
 		const copy: unknown[] = new Array(value.length);
