@@ -13,12 +13,20 @@ import { placeholderResult } from "./placeholders.js";
 import type { PreparedCall } from "./prepare.js";
 import type { PlaceholderReason, ToolCallStatus, ToolExecutionEvent } from "./types.js";
 
-/** Where a call stands. `waiting`, `parked` and `approving` calls count as "not started" (no `execute` yet). */
+/**
+ * Where a call stands. `waiting`, `parked`, `approving` and `starting` calls count as "not started" (no
+ * `execute` yet).
+ */
 export type CallPhase =
 	| { kind: "waiting" }
 	/** rule T14: needs a person's approval; done for scheduling, but unsettled. */
 	| { kind: "parked"; args: Record<string, unknown> }
 	| { kind: "approving"; since: number }
+	/**
+	 * `tool_execution_start` is going out. A subscriber may abort or steer from it: the call then settles as
+	 * not started, without a second start event, and `execute` is never called (rule A1, L4).
+	 */
+	| { kind: "starting"; since: number }
 	| { kind: "executing"; since: number; interruptible: boolean }
 	/** `execute` returned `result`; `afterToolCall` is running. */
 	| { kind: "finishing"; since: number; result: CoercedToolResult }
@@ -76,12 +84,16 @@ export class CallState implements CallPort {
 		this.eventArgs = eventArgs;
 	}
 
-	beginExecute(eventArgs: Record<string, unknown>, interruptible: boolean): void {
+	beginExecute(eventArgs: Record<string, unknown>, interruptible: boolean): boolean {
 		const { run } = this;
 		this.eventArgs = eventArgs;
+		const since = sinceOf(this.phase, run);
+		this.phase = { kind: "starting", since };
 		emitStart(run, this);
-		this.phase = { kind: "executing", since: sinceOf(this.phase, run), interruptible };
+		if (this.settled) return false;
+		this.phase = { kind: "executing", since, interruptible };
 		run.watch?.refresh();
+		return true;
 	}
 
 	beginFinish(result: CoercedToolResult): void {
@@ -210,7 +222,10 @@ export function settleResult(
 	settle(run, state, message, status);
 }
 
-/** The one place a call settles: the first settlement wins; start/end events stay paired (rule L4). */
+/**
+ * The one place a call settles: the first settlement wins; start/end events stay paired (rule L4). The call
+ * is settled before its events go out, so a subscriber that aborts or steers from them cannot settle it again.
+ */
 export function settle(
 	run: BatchRun,
 	state: CallState,
@@ -219,11 +234,11 @@ export function settle(
 ): void {
 	const phase = state.phase;
 	if (phase.kind === "settled") return;
-	if (phase.kind === "waiting" || phase.kind === "parked" || phase.kind === "approving")
-		emitStart(run, state);
 	const durationMs = "since" in phase ? Math.max(0, message.timestamp - phase.since) : 0;
 	state.phase = SETTLED;
 	state.outcome = { message, status, durationMs };
+	if (phase.kind === "waiting" || phase.kind === "parked" || phase.kind === "approving")
+		emitStart(run, state);
 	const { toolCallId, toolName, isError } = message;
 	const result = coerced(message.content, message.details, isError);
 	emit(run, { type: "tool_execution_end", toolCallId, toolName, result, isError, status });

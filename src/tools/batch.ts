@@ -247,7 +247,11 @@ function interruptForSteering(run: BatchRun): void {
 	for (const state of run.states) {
 		const phase = state.phase;
 		if (phase.kind === "settled") continue;
-		const notStarted = phase.kind === "waiting" || phase.kind === "parked" || phase.kind === "approving";
+		const notStarted =
+			phase.kind === "waiting" ||
+			phase.kind === "parked" ||
+			phase.kind === "approving" ||
+			phase.kind === "starting";
 		const abandon = notStarted || (phase.kind === "executing" && phase.interruptible);
 		if (abandon) {
 			settlePlaceholder(run, state, "interrupted", notStarted ? "skipped" : "interrupted");

@@ -32,8 +32,11 @@ export interface CallPort {
 	 * events show from now on — also when the call is skipped or aborted before it executes.
 	 */
 	revise(args: Record<string, unknown>, eventArgs: Record<string, unknown>): void;
-	/** The tool is about to execute: emits `tool_execution_start` with `eventArgs`. */
-	beginExecute(eventArgs: Record<string, unknown>, interruptible: boolean): void;
+	/**
+	 * The tool is about to execute: emits `tool_execution_start` with `eventArgs`. False when a subscriber
+	 * settled the call from that event (abort, steering): then the tool must not run.
+	 */
+	beginExecute(eventArgs: Record<string, unknown>, interruptible: boolean): boolean;
 	/** `execute` returned; `afterToolCall` may still run. */
 	beginFinish(result: CoercedToolResult): void;
 	/** An `onUpdate` partial, already coerced. */
@@ -73,8 +76,7 @@ export async function runCall(
 		if (!approved) return;
 		({ args, eventArgs, toolCall } = approved);
 	}
-	if (port.settled) return;
-	port.beginExecute(eventArgs, resolveInterruptible(tool, args));
+	if (port.settled || !port.beginExecute(eventArgs, resolveInterruptible(tool, args))) return;
 	const onUpdate = (partial: unknown): void => {
 		if (!port.settled) port.update(coerceToolResult(partial));
 	};

@@ -289,3 +289,58 @@ describe("Agent.reset()", () => {
 		expect(agent.state.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
 	});
 });
+
+describe("a subscriber that aborts from the run's own events", () => {
+	const toolEvents = (events: readonly AgentEvent[]) =>
+		events.flatMap((e) =>
+			e.type === "tool_execution_start"
+				? [`start:${e.toolCallId}`]
+				: e.type === "tool_execution_end"
+					? [`end:${e.toolCallId}:${e.status}`]
+					: [],
+		);
+	const resultTexts = (agent: Agent) =>
+		agent.state.messages.flatMap((m) =>
+			m.role === "toolResult" ? [(m.content[0] as { text: string }).text.split(" (")[0]] : [],
+		);
+
+	it("SPEC A1, L4: an abort from tool_execution_start keeps that tool from running, with one start and one end per call", async () => {
+		const log: string[] = [];
+		const { agent, events } = agentOn(
+			[{ content: [call("a"), call("b")] }, { content: [text("never")] }],
+			[echoTool("echo", { log })],
+		);
+		let aborted = false;
+		agent.subscribe((e) => {
+			if (e.type === "tool_execution_start" && !aborted) {
+				aborted = true;
+				agent.abort("stop now");
+			}
+		});
+		await agent.prompt("go");
+		expect(log).toEqual([]);
+		const [a, b] = (agent.state.messages[1] as AssistantMessage).content.map((c) =>
+			c.type === "toolCall" ? c.id : "",
+		);
+		expect(toolEvents(events)).toEqual([`start:${a}`, `end:${a}:aborted`, `start:${b}`, `end:${b}:aborted`]);
+		const notExecuted = "Not executed: the run was aborted before this tool call started";
+		expect(resultTexts(agent)).toEqual([notExecuted, notExecuted]);
+		expect(events.at(-1)).toMatchObject({ type: "agent_end", outcome: { type: "aborted", reason: "stop now" } });
+		assertPaired(agent.state.messages);
+	});
+
+	it("SPEC T10, L4: an abort from the start event of a call that steering skips leaves it skipped, its events paired", async () => {
+		const log: string[] = [];
+		const { agent, events } = agentOn([{ content: [call("a")] }], [echoTool("echo", { log })]);
+		agent.subscribe((e) => {
+			if (e.type === "message_update" && e.assistantMessageEvent.type === "toolcall_start")
+				agent.steer("change of plan");
+			if (e.type === "tool_execution_start") agent.abort("stop");
+		});
+		await agent.prompt("go");
+		expect(log).toEqual([]);
+		const id = (agent.state.messages[1] as AssistantMessage).content.find((c) => c.type === "toolCall")?.id;
+		expect(toolEvents(events)).toEqual([`start:${id}`, `end:${id}:skipped`]);
+		assertPaired(agent.state.messages);
+	});
+});

@@ -47,6 +47,8 @@ export interface Played {
 	/** Events seen after the run had settled (must stay empty). */
 	lateEvents: AgentEvent[];
 	outcomeAbortedBeforeEnd: boolean;
+	/** With a stop planned at an event: how many events were recorded when the subscriber stopped the run. */
+	abortedAtEvent: number | undefined;
 	agent?: Agent;
 	/** Each event of the first run as JSON at the moment it was received (SPEC L5). */
 	snapshots: string[];
@@ -166,8 +168,11 @@ class Recorder {
 	abortFired = false;
 	/** When an abort or reset fired (before the run settled). */
 	abortedAt: number | undefined;
+	abortedAtEvent: number | undefined;
 	outcomeAbortedBeforeEnd = false;
 	steeringQueued: () => boolean = () => false;
+	/** Called with every event as it is recorded (a stop planned at an event). */
+	onEvent: (event: AgentEvent) => void = () => {};
 	private resumedTurnEnded = false;
 
 	constructor(
@@ -198,6 +203,7 @@ class Recorder {
 			this.endedAt = this.now();
 			this.outcomeAbortedBeforeEnd = this.abortFired;
 		}
+		this.onEvent(event);
 	};
 
 	settle(): void {
@@ -357,7 +363,7 @@ function scheduleHostActions(scenario: Scenario, recorder: Recorder, host: Host)
 	const stop = scenario.stop;
 	if (stop.kind !== "abort" && stop.kind !== "reset") return;
 	const fire = (): void => {
-		if (recorder.settled) return;
+		if (recorder.settled || recorder.abortFired) return;
 		recorder.abortFired = true;
 		recorder.abortedAt = recorder.now();
 		if (stop.kind === "reset") {
@@ -369,6 +375,17 @@ function scheduleHostActions(scenario: Scenario, recorder: Recorder, host: Host)
 		host.abort(abortReason(stop));
 		host.abort("aborted twice"); // a second abort changes nothing
 	};
+	// Only the Agent hands its subscribers each event as it happens; the bare loop's reader lags behind the run,
+	// so an abort from there may land after the run ended, which the outcome checks cannot tell apart.
+	const trigger = host.agent ? stop.onEvent : undefined;
+	if (trigger) {
+		let seen = 0;
+		recorder.onEvent = (event) => {
+			if (event.type !== trigger.type || ++seen !== trigger.nth || recorder.abortFired) return;
+			recorder.abortedAtEvent = recorder.events.length;
+			fire();
+		};
+	}
 	// `at: 0` aborts synchronously, before the run has done anything.
 	if (stop.at === 0) fire();
 	else setTimeout(fire, stop.at);
@@ -418,6 +435,7 @@ export async function playScenario(scenario: Scenario): Promise<Played & { settl
 		settledAt: recorder.settledAt,
 		lateEvents: recorder.lateEvents,
 		outcomeAbortedBeforeEnd: recorder.outcomeAbortedBeforeEnd,
+		abortedAtEvent: recorder.abortedAtEvent,
 		settled: recorder.settled,
 		initial: recorder.initial,
 		dropped: recorder.dropped,

@@ -53,10 +53,31 @@ export interface ToolPlan {
 /** How the run is stopped from outside, if at all (SPEC A1, A7). */
 export type StopPlan =
 	| { kind: "none" }
-	| { kind: "abort"; at: number; reason: "none" | "string" | "error" }
+	| { kind: "abort"; at: number; reason: "none" | "string" | "error"; onEvent?: EventTrigger | undefined }
 	| { kind: "deadline"; at: number }
 	/** `Agent.reset()` (abort, then empty transcript and queues); with the bare loop it is an abort. */
-	| { kind: "reset"; at: number };
+	| { kind: "reset"; at: number; onEvent?: EventTrigger | undefined };
+
+/**
+ * Stop from inside the run: the Agent's subscriber aborts (or resets) when the `nth` event of `type` arrives,
+ * synchronously, while the loop is still emitting it. `at` still stops the run should that event never come,
+ * and is the only stop with the bare loop (whose reader lags behind the run).
+ */
+export interface EventTrigger {
+	type: (typeof TRIGGER_EVENTS)[number];
+	nth: number;
+}
+
+const TRIGGER_EVENTS = [
+	"turn_start",
+	"message_start",
+	"message_update",
+	"message_end",
+	"tool_execution_start",
+	"tool_execution_update",
+	"tool_execution_end",
+	"turn_end",
+] as const;
 
 /** One whole run. */
 export interface Scenario {
@@ -161,6 +182,12 @@ const toolArb: fc.Arbitrary<ToolPlan> = fc.record({
 
 const time = fc.integer({ min: 0, max: 1500 });
 
+/** Half the time none; else the subscriber stops the run at one of its events (SPEC A1, L4 under re-entry). */
+const triggerArb: fc.Arbitrary<EventTrigger | undefined> = fc.option(
+	fc.record({ type: fc.constantFrom(...TRIGGER_EVENTS), nth: fc.integer({ min: 1, max: 3 }) }),
+	{ nil: undefined },
+);
+
 /** Stops from outside; `none` is as likely as the two others together. */
 export const stopArb: fc.Arbitrary<StopPlan> = fc.oneof(
 	{ weight: 2, arbitrary: fc.constant<StopPlan>({ kind: "none" }) },
@@ -170,10 +197,11 @@ export const stopArb: fc.Arbitrary<StopPlan> = fc.oneof(
 			kind: fc.constant("abort" as const),
 			at: time,
 			reason: fc.constantFrom("none" as const, "string" as const, "error" as const),
+			onEvent: triggerArb,
 		}),
 	},
 	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("deadline" as const), at: time }) },
-	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("reset" as const), at: time }) },
+	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("reset" as const), at: time, onEvent: triggerArb }) },
 );
 
 /** `undefined` most of the time; a value once in `odds` runs. */
@@ -230,7 +258,10 @@ export function scenarioArb(stop: fc.Arbitrary<StopPlan> = stopArb): fc.Arbitrar
 /** Without a stop from outside, a hanging tool or provider would (correctly) keep the run open forever. */
 function withoutEndlessParts(scenario: Scenario): Scenario {
 	if (scenario.stop.kind === "reset" && !isAgent(scenario))
-		return { ...scenario, stop: { kind: "abort", at: scenario.stop.at, reason: "string" } };
+		return {
+			...scenario,
+			stop: { kind: "abort", at: scenario.stop.at, reason: "string", onEvent: scenario.stop.onEvent },
+		};
 	if (scenario.stop.kind !== "none") return scenario;
 	return {
 		...scenario,
