@@ -10,7 +10,7 @@ import { withUniqueToolCallIds } from "./pairing.js";
 import type { ProviderCall } from "./provider-call.js";
 import { ReplySnapshots } from "./reply-snapshot.js";
 import type { RunState } from "./run-state.js";
-import { untilAborted } from "./signals.js";
+import { HookAbandonedError, untilAborted } from "./signals.js";
 
 /** Thrown into a provider's own EventStream when the run aborts, to wake the pending read at once. */
 const ABORTED = Symbol("capstan.aborted");
@@ -39,11 +39,22 @@ export async function streamAssistantReply(state: RunState, call: ProviderCall):
 	}
 }
 
-/** The run's reply guard, resolved once before its first model call (the resolver is a host hook: rule I4). */
+/**
+ * The run's reply guard, resolved once before its first model call (the resolver is a host hook: rule I4).
+ * A run aborted while it resolves gets no guard: the reply step that follows commits the aborted reply, as
+ * it would have without a guard (rule A1), instead of the run failing on an abandoned hook.
+ */
 async function replyGuardOf(state: RunState): Promise<ReplyGuard | undefined> {
 	const resolve = state.config.replyGuard;
 	if (!resolve) return undefined;
-	state.replyGuard ??= { guard: await untilAborted(state, resolve(state.config.model)) };
+	if (state.replyGuard === undefined) {
+		try {
+			state.replyGuard = { guard: await untilAborted(state, resolve(state.config.model)) };
+		} catch (error) {
+			if (error instanceof HookAbandonedError) return undefined;
+			throw error;
+		}
+	}
 	return state.replyGuard.guard;
 }
 

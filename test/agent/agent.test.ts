@@ -343,4 +343,24 @@ describe("a subscriber that aborts from the run's own events", () => {
 		expect(toolEvents(events)).toEqual([`start:${id}`, `end:${id}:skipped`]);
 		assertPaired(agent.state.messages);
 	});
+
+	it("SPEC A1: an abort before the first model call on a model with compat flags is an abort, not a failure", async () => {
+		const scripted = scriptedModel([{ content: [text("hi")] }], {
+			model: { compat: { harmonyLeakGuard: false } },
+		});
+		const agent = new Agent({ model: scripted.model, streamFn: scripted.stream });
+		const events: AgentEvent[] = [];
+		agent.subscribe((e) => {
+			events.push(e);
+			if (e.type === "message_end" && e.message.role === "user") agent.abort("user pressed stop");
+		});
+		await agent.prompt("go");
+		expect(events.at(-1)).toMatchObject({
+			type: "agent_end",
+			outcome: { type: "aborted", reason: "user pressed stop" },
+		});
+		expect(agent.state.messages[1]).toMatchObject({ stopReason: "aborted", errorMessage: "user pressed stop" });
+		expect(agent.state.error).toBeUndefined();
+		expect(scripted.calls).toHaveLength(0);
+	});
 });
