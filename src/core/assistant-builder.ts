@@ -103,6 +103,8 @@ export class AssistantMessageBuilder {
 	private readonly extraKeys: ("responseId" | "stopDetails")[] = [];
 	private readonly blocks: (OpenBlock | undefined)[] = [];
 	private readonly completed = new Set<string>();
+	/** Content indices of the tool calls that reached `toolcall_end` (ids may repeat within a reply). */
+	private readonly completedIndices = new Set<number>();
 	private started = false;
 	private finished = false;
 	// The sink as capstan's own stream, when it is one and its `push` is `EventStream`'s (a subclass may have
@@ -284,6 +286,7 @@ export class AssistantMessageBuilder {
 		this.replace(index, toolCall);
 		this.blocks[index] = undefined;
 		this.completed.add(toolCall.id);
+		this.completedIndices.add(index);
 		this.emit({ type: "toolcall_end", contentIndex: index, toolCall, partial: this.snapshot });
 	}
 
@@ -368,7 +371,7 @@ export class AssistantMessageBuilder {
 		if (this.finished) return this.snapshot;
 		this.start();
 		const verdict = this.snapshot.stopDetails;
-		const message = closeInterruptedMessage(this.snapshot, this.completed, reason, errorMessage, errorKind);
+		const message = closeInterruptedMessage(this.snapshot, this.completedIndices, reason, errorMessage, errorKind);
 		if (reason === "error" && verdict && VERDICT_STOP_TYPES.has(verdict.type)) message.stopDetails = verdict;
 		this.finish(message, { type: "error", reason, error: message });
 		return message;

@@ -2,18 +2,19 @@ import type { AssistantMessage, ErrorKind } from "./messages.js";
 
 /**
  * Rule A4: close a reply that ended in error or abort. Tool calls whose arguments never finished streaming
- * (their id is not in `completedToolCallIds`) are dropped; when content remains, `stopDetails.type` becomes
- * `stream_interrupted_after_content` and the original type is kept as `raw`. Returns a new message.
+ * (their content index is not in `completedToolCalls`) are dropped; when content remains, `stopDetails.type`
+ * becomes `stream_interrupted_after_content` and the original type is kept as `raw`. Returns a new message.
+ * Calls are told apart by index, not id: a provider may repeat an id within one reply (rule I1).
  */
 export function closeInterruptedMessage(
 	partial: AssistantMessage,
-	completedToolCallIds: ReadonlySet<string>,
+	completedToolCalls: ReadonlySet<number>,
 	reason: "error" | "aborted",
 	errorMessage: string,
 	errorKind?: ErrorKind,
 ): AssistantMessage {
 	const content = partial.content.filter(
-		(block) => block.type !== "toolCall" || completedToolCallIds.has(block.id),
+		(block, index) => block.type !== "toolCall" || completedToolCalls.has(index),
 	);
 	const message: AssistantMessage = {
 		...partial,

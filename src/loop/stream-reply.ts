@@ -83,7 +83,7 @@ function commitReply(state: RunState, message: AssistantMessage): AssistantMessa
 }
 
 async function consumeReply(state: RunState, call: ProviderCall): Promise<AssistantMessage> {
-	const completed = new Set<string>();
+	const completed = new Set<number>();
 	if (state.runSignal.aborted) return abortedMessage(state, undefined, completed);
 
 	let stream: AsyncIterable<AssistantMessageEvent>;
@@ -104,8 +104,8 @@ async function consumeReply(state: RunState, call: ProviderCall): Promise<Assist
 interface Reply {
 	readonly state: RunState;
 	readonly snapshots: ReplySnapshots;
-	/** Ids of the calls whose `toolcall_end` arrived (an interrupted reply keeps only those, rule A4). */
-	readonly completed: Set<string>;
+	/** Content indices of the calls whose `toolcall_end` arrived (an interrupted reply keeps only those, rule A4). */
+	readonly completed: Set<number>;
 }
 
 /**
@@ -121,7 +121,7 @@ function takeEvent(
 	const own = snapshots.take(event);
 	if (state.open.message === undefined) emit(state, { type: "message_start", message: own.partial });
 	if (own.type === "start") return undefined;
-	if (own.type === "toolcall_end") completed.add(own.toolCall.id);
+	if (own.type === "toolcall_end") completed.add(own.contentIndex);
 	emit(state, { type: "message_update", message: own.partial, assistantMessageEvent: own });
 	return undefined;
 }
@@ -259,7 +259,7 @@ async function iterateReply(
 function abortedMessage(
 	state: RunState,
 	partial: AssistantMessage | undefined,
-	completed: ReadonlySet<string>,
+	completed: ReadonlySet<number>,
 ): AssistantMessage {
 	return interrupted(
 		state,
@@ -275,7 +275,7 @@ function abortedMessage(
 export function interrupted(
 	state: RunState,
 	partial: AssistantMessage | undefined,
-	completed: ReadonlySet<string>,
+	completed: ReadonlySet<number>,
 	reason: "error" | "aborted",
 	text: string,
 	kind?: ErrorKind,

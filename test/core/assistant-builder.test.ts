@@ -462,6 +462,17 @@ describe("AssistantMessageBuilder.fail (SPEC A4, E3)", () => {
 		expect(await stream.result()).toBe(message);
 	});
 
+	it("tells calls apart by position when a provider repeats an id (SPEC I1)", () => {
+		const { builder } = setup();
+		const first = builder.startToolCall("dup", "read");
+		builder.appendToolCallArguments(first, "{}");
+		builder.endToolCall(first);
+		const second = builder.startToolCall("dup", "write");
+		builder.appendToolCallArguments(second, '{"x": ');
+		const message = builder.fail("error", "connection reset");
+		expect(message.content).toEqual([{ type: "toolCall", id: "dup", name: "read", arguments: {} }]);
+	});
+
 	it("keeps no stop details when nothing was streamed", () => {
 		const { builder } = setup();
 		const message = builder.fail("error", "HTTP 500", "server");

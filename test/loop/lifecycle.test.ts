@@ -174,4 +174,24 @@ describe("run lifecycle", () => {
 		expect(reply.content.map((b) => (b.type === "toolCall" ? b.id : ""))).toEqual(["dup", "dup_2"]);
 		expect(messages.slice(2, 4).map((m) => (m as ToolResultMessage).toolCallId)).toEqual(["dup", "dup_2"]);
 	});
+
+	it("SPEC A4, I1: an interrupted reply that repeats an id keeps the call that finished, not the one cut off", async () => {
+		// `chunkSize: 8` streams the second call's arguments in two deltas; the error lands after the first.
+		const { messages, events } = await runScript(
+			[
+				{
+					content: [call("a", "dup"), call("0123456789", "dup")],
+					chunkSize: 8,
+					error: { message: "connection reset", afterEvents: 6 },
+				},
+			],
+			{ tools: [echoTool()] },
+		);
+		assertPaired(messages);
+		assertBalanced(events);
+		const reply = messages[1] as AssistantMessage;
+		expect(reply.stopReason).toBe("error");
+		expect(reply.content).toEqual([{ ...call("a", "dup") }]);
+		expect(messages.slice(2).map((m) => (m as ToolResultMessage).toolCallId)).toEqual(["dup"]);
+	});
 });
