@@ -25,16 +25,20 @@ export function defaultConvertToLlm(messages: readonly AgentMessage[]): Message[
  * One message through the default conversion; `undefined` when it is not sent. A refused reply is not sent
  * (rule C3), and neither are the results pairing its tool calls (rule A3 placeholders): a tool result whose
  * call the provider never saw is rejected by every provider. `unsentCalls` carries the ids of those calls
- * from the reply to its results, across the calls of one conversion.
+ * from the reply to its results, across the calls of one conversion. It holds the latest reply's calls only:
+ * results follow their own reply, and a later reply may use the same ids again (its results are sent).
  */
 export function convertOne(message: AgentMessage, unsentCalls: Set<string>): Message | undefined {
 	const role = (message as { role?: unknown }).role;
 	if (role === "user") return message as Message;
 	if (role === "toolResult") {
-		return unsentCalls.has((message as ToolResultMessage).toolCallId) ? undefined : (message as Message);
+		return unsentCalls.size > 0 && unsentCalls.has((message as ToolResultMessage).toolCallId)
+			? undefined
+			: (message as Message);
 	}
 	if (role !== "assistant") return undefined;
 	const assistant = message as AssistantMessage;
+	if (unsentCalls.size > 0) unsentCalls.clear();
 	if (!isRefusal(assistant)) return assistant;
 	for (const block of assistant.content) if (block.type === "toolCall") unsentCalls.add(block.id);
 	return undefined;
