@@ -10,7 +10,7 @@ import type { Model } from "../core/model.js";
 import { finishWithStop, type MappedStop } from "../providers/base/stop-reason.js";
 import { buildUsage } from "../providers/base/usage.js";
 import { classifyAiSdkError } from "./errors.js";
-import { mapFinishReason, normalizeUsage } from "./finish.js";
+import { mapFinishReason, normalizeUsage, reportsTokens } from "./finish.js";
 import { AI_SDK_API, encodeMetadata, mergeMetadata, type ProviderMetadata } from "./metadata.js";
 
 /** A stream part of either specification. */
@@ -77,7 +77,9 @@ export class StreamPartDecoder {
 				if (part.id) this.builder.setResponseId(part.id);
 				break;
 			case "finish":
-				this.builder.setUsage(buildUsage(normalizeUsage(part.usage), this.model));
+				// A finish without counts (a server that sent no usage) leaves the usage unknown, not zero.
+				if (reportsTokens(part.usage))
+					this.builder.setUsage(buildUsage(normalizeUsage(part.usage), this.model));
 				this.stop = mapFinishReason(part.finishReason);
 				break;
 			case "error":

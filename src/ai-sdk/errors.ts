@@ -32,6 +32,13 @@ function apiCallError(error: unknown): ApiCallErrorShape | undefined {
 export function classifyAiSdkError(error: unknown): ProviderError {
 	if (error instanceof ProviderError) return error;
 	const api = apiCallError(error);
+	if (api && answered(api.statusCode, error as Error)) {
+		// The request failed on the way (no status, a network cause) or after a 2xx answer, while its body was
+		// read: a dropped connection, not a request the server rejected.
+		return isNetworkFailure((error as { cause?: unknown }).cause)
+			? classifyThrown(error)
+			: new ProviderError("malformed_response", errorText(error), { cause: error });
+	}
 	if (api) {
 		const status = api.statusCode;
 		const kind = status === undefined ? "server" : kindForStatus(status, api.responseBody ?? api.message);
@@ -46,6 +53,20 @@ export function classifyAiSdkError(error: unknown): ProviderError {
 	if (error instanceof Error) return new ProviderError("server", errorText(error), { cause: error });
 	const text = typeof error === "string" ? error : safeJson(error);
 	return classifyStreamError(tryParse(text), text);
+}
+
+/**
+ * An `APICallError` the server's status does not explain: one after a 2xx answer (its body failed), or one with
+ * no status whose cause is a failed `fetch` (the AI SDK's "Cannot connect to API").
+ */
+function answered(status: number | undefined, error: Error): boolean {
+	if (status === undefined) return isNetworkFailure((error as { cause?: unknown }).cause);
+	return status >= 200 && status < 300;
+}
+
+/** What `fetch` throws when the connection fails: a `TypeError`, or an error with a system code. */
+function isNetworkFailure(cause: unknown): boolean {
+	return cause instanceof TypeError || (cause instanceof Error && "code" in cause);
 }
 
 function safeJson(value: unknown): string {

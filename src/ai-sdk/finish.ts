@@ -44,6 +44,19 @@ export function mapFinishReason(
 	return stop;
 }
 
+/** True when a finish part's usage has any count: a server that reports none leaves every field undefined. */
+export function reportsTokens(usage: LanguageModelV2Usage | LanguageModelV3Usage | undefined): boolean {
+	if (!usage) return false;
+	if (typeof usage.inputTokens === "object" && usage.inputTokens !== null) {
+		const { inputTokens, outputTokens } = usage as LanguageModelV3Usage;
+		return [...Object.values(inputTokens), ...Object.values(outputTokens ?? {})].some(
+			(count) => typeof count === "number",
+		);
+	}
+	const v2 = usage as LanguageModelV2Usage;
+	return [v2.inputTokens, v2.outputTokens, v2.totalTokens].some((count) => typeof count === "number");
+}
+
 /** Rule M5: token counts with `input` excluding cached tokens, from V2 or V3 usage. */
 export function normalizeUsage(usage: LanguageModelV2Usage | LanguageModelV3Usage): TokenCounts {
 	if (typeof usage.inputTokens === "object" && usage.inputTokens !== null) {

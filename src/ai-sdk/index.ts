@@ -105,6 +105,8 @@ export function aiSdkStreamFunction(
 				const result = await doStream(languageModel, call).catch((error: unknown) => {
 					throw classifyAiSdkError(error);
 				});
+				// The AI SDK model answers `doStream` once the server answered the request.
+				ctx.markAccepted();
 				const decoder = new StreamPartDecoder(builder, model);
 				const reader = result.stream.getReader();
 				// A model that ignores its abortSignal must not keep this attempt waiting: cancelling the reader

@@ -15,6 +15,7 @@ import { callsOf, textOf, thinkingOf, tokenCountsOf } from "../providers/support
 import { fixturesFor, responseBodies } from "../providers/support/fixtures.js";
 import { serverForFile } from "../providers/support/loopback.js";
 import { testModel } from "../providers/support/models.js";
+import type { ScriptedResponse } from "../providers/support/replay-server.js";
 import { HELLO } from "../providers/support/transcript.js";
 
 const server = serverForFile();
@@ -112,3 +113,46 @@ describe.each(["v3", "v2"] as const)(
 		}
 	},
 );
+
+describe("a connection that fails, through the real provider package, reads as capstan's own provider reads it", () => {
+	const chunk = (delta: object, finish: string | null = null) =>
+		`data: ${JSON.stringify({ id: "x", object: "chat.completion.chunk", created: 1, model: "gpt-5", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+
+	async function both(response: ScriptedResponse) {
+		const baseUrl = `${server.baseUrl}/v1`;
+		server.enqueue(response, response);
+		const own = await collectStream(
+			streamOpenAICompletions(testModel("openai-completions", baseUrl), HELLO, {
+				apiKey: "test-key",
+				maxRetries: 0,
+			}),
+		);
+		const { model, streamFn } = aiSdkModel(PROVIDERS.v3(baseUrl));
+		const bridged = await collectStream(streamFn(model, HELLO, { maxRetries: 0 }));
+		return { own: own.message, bridged: bridged.message };
+	}
+
+	it("a drop mid-reply is a network error with unknown usage (SPEC E3, M5)", async () => {
+		const { own, bridged } = await both({ type: "reset", partial: chunk({ content: "Hel" }) });
+		for (const message of [own, bridged]) {
+			expect(message).toMatchObject({ stopReason: "error", errorKind: "network" });
+			expect(message.usage.unknown).toBe(true);
+		}
+	});
+
+	it("a drop before the first byte of the body is a network error", async () => {
+		const { own, bridged } = await both({ type: "reset" });
+		expect(own.errorKind).toBe("network");
+		expect(bridged.errorKind).toBe("network");
+	});
+
+	it("a reply that never reports usage has unknown usage, not a free call (SPEC M5)", async () => {
+		const body = `${chunk({ content: "Hello" })}${chunk({}, "stop")}data: [DONE]\n\n`;
+		const { own, bridged } = await both({ type: "sse", body, split: false });
+		for (const message of [own, bridged]) {
+			expect(message.stopReason).toBe("stop");
+			expect(message.usage.unknown).toBe(true);
+			expect(message.usage.cost.unknown).toBe(true);
+		}
+	});
+});

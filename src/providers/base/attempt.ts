@@ -88,6 +88,12 @@ export interface ProviderCallContext {
 	readonly signal: AbortSignal;
 	/** Send `request` and yield its SSE events; HTTP errors are thrown as classified `ProviderError`s. */
 	streamSse(request: SseRequest): AsyncGenerator<SseEvent, void, undefined>;
+	/**
+	 * The server accepted the request. `streamSse` says so itself when the response headers arrive; a provider
+	 * that does its own I/O calls this once its request is answered. From then on a reply that ends without
+	 * usage has unknown usage (it was probably billed), not zero, and a failure is not retried.
+	 */
+	markAccepted(): void;
 }
 
 /** The context of one attempt; `firstByteSeen` tells the runner whether a retry is still safe. */
@@ -105,6 +111,11 @@ export class CallContext implements ProviderCallContext {
 		private readonly controller: AbortController,
 		private readonly onAccepted: () => void,
 	) {}
+
+	markAccepted(): void {
+		this.firstByteSeen = true;
+		this.onAccepted();
+	}
 
 	get signal(): AbortSignal {
 		this.signalHandedOut = true;
@@ -155,8 +166,7 @@ export class CallContext implements ProviderCallContext {
 			);
 			throw withHttpAdvice(error, request.method ?? "POST", url);
 		}
-		this.firstByteSeen = true;
-		this.onAccepted();
+		this.markAccepted();
 		const contentType = response.headers.get("content-type");
 		if (isNotAnEventStream(contentType)) {
 			const text = await readBodyText(response.body, this.bodyReadOptions()).catch(() => "");

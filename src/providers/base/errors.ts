@@ -265,7 +265,7 @@ export function classifyThrown(error: unknown): ProviderError {
 			? String((cause as { code: unknown }).code)
 			: undefined;
 	const causeMessage = cause instanceof Error ? cause.message : undefined;
-	const parts = [message, causeMessage && causeMessage !== message ? causeMessage : undefined, code];
+	const parts = [message, causeMessage && !message.includes(causeMessage) ? causeMessage : undefined, code];
 	const text = parts.filter((part): part is string => Boolean(part)).join(": ");
 	return new ProviderError("network", `network error: ${text}`, { cause: error });
 }
