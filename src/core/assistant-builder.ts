@@ -371,7 +371,13 @@ export class AssistantMessageBuilder {
 		if (this.finished) return this.snapshot;
 		this.start();
 		const verdict = this.snapshot.stopDetails;
-		const message = closeInterruptedMessage(this.snapshot, this.completedIndices, reason, errorMessage, errorKind);
+		const message = closeInterruptedMessage(
+			this.snapshot,
+			this.completedIndices,
+			reason,
+			errorMessage,
+			errorKind,
+		);
 		if (reason === "error" && verdict && VERDICT_STOP_TYPES.has(verdict.type)) message.stopDetails = verdict;
 		this.finish(message, { type: "error", reason, error: message });
 		return message;

@@ -325,7 +325,10 @@ describe("a subscriber that aborts from the run's own events", () => {
 		expect(toolEvents(events)).toEqual([`start:${a}`, `end:${a}:aborted`, `start:${b}`, `end:${b}:aborted`]);
 		const notExecuted = "Not executed: the run was aborted before this tool call started";
 		expect(resultTexts(agent)).toEqual([notExecuted, notExecuted]);
-		expect(events.at(-1)).toMatchObject({ type: "agent_end", outcome: { type: "aborted", reason: "stop now" } });
+		expect(events.at(-1)).toMatchObject({
+			type: "agent_end",
+			outcome: { type: "aborted", reason: "stop now" },
+		});
 		assertPaired(agent.state.messages);
 	});
 
@@ -359,7 +362,10 @@ describe("a subscriber that aborts from the run's own events", () => {
 			type: "agent_end",
 			outcome: { type: "aborted", reason: "user pressed stop" },
 		});
-		expect(agent.state.messages[1]).toMatchObject({ stopReason: "aborted", errorMessage: "user pressed stop" });
+		expect(agent.state.messages[1]).toMatchObject({
+			stopReason: "aborted",
+			errorMessage: "user pressed stop",
+		});
 		expect(agent.state.error).toBeUndefined();
 		expect(scripted.calls).toHaveLength(0);
 	});

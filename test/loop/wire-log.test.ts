@@ -58,7 +58,14 @@ describe("WireLog (SPEC C2 incremental conversion)", () => {
 	it("sends the results of a later reply that reuses a refused reply's call id (SPEC C3, I1)", () => {
 		const log = new WireLog();
 		const later = call("r1");
-		const transcript: AgentMessage[] = [user("a"), refused("r1"), result("r1"), user("b"), later, result("r1")];
+		const transcript: AgentMessage[] = [
+			user("a"),
+			refused("r1"),
+			result("r1"),
+			user("b"),
+			later,
+			result("r1"),
+		];
 		expect(log.sync(transcript, [])).toEqual([user("a"), user("b"), later, result("r1")]);
 		expect(defaultConvertToLlm(transcript)).toEqual([user("a"), user("b"), later, result("r1")]);
 	});

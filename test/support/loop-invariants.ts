@@ -179,7 +179,8 @@ function assertOutcome(played: PlayedRun, end: AgentEnd): void {
 		typeof scenario.steps === "object";
 	if (played.outcomeAbortedBeforeEnd && !thrownHook) {
 		const { outcome } = end;
-		if (played.abortedAtEvent === undefined || outcome.type === "aborted") expect(outcome.type).toBe("aborted");
+		if (played.abortedAtEvent === undefined || outcome.type === "aborted")
+			expect(outcome.type).toBe("aborted");
 		else {
 			// A subscriber's abort may land after the run settled how it ends — in the turn_end of a reply that
 			// ended it, or while a run the gate stopped commits what it had dequeued. The earlier ending stands;
