@@ -50,24 +50,49 @@ export async function mcpTools(client: Client, options: McpToolsOptions): Promis
 	return listed.map((tool) => toAgentTool(client, tool, options));
 }
 
-/** Every page of `tools/list`. */
+/**
+ * Every page of `tools/list`, each tool once (by name, the first listing kept). A server that hands back an
+ * empty cursor or one it gave before has no more pages: following it would list the same pages forever.
+ */
 export async function listAllTools(client: Client): Promise<McpTool[]> {
-	const tools: McpTool[] = [];
+	const tools = new Map<string, McpTool>();
+	const followed = new Set<string>();
 	let cursor: string | undefined;
 	do {
 		const page = await client.listTools(cursor === undefined ? undefined : { cursor });
-		tools.push(...page.tools);
+		for (const tool of page.tools) if (!tools.has(tool.name)) tools.set(tool.name, tool);
 		cursor = page.nextCursor;
+		if (cursor === "" || (cursor !== undefined && followed.has(cursor))) break;
+		if (cursor !== undefined) followed.add(cursor);
 	} while (cursor !== undefined);
-	return tools;
+	return [...tools.values()];
 }
 
+/** The longest tool name every provider accepts (OpenAI and Gemini allow 64 characters). */
+const MAX_TOOL_NAME = 64;
+
 /**
- * `<prefix>__<tool>`, with characters providers reject in tool names (they accept `[A-Za-z0-9_-]`) replaced
- * by `_`. Always prefixed, so a tool's name does not change when another server with the same tool is added.
+ * `<prefix>__<tool>`, safe for every provider: characters they reject (they accept `[A-Za-z0-9_-]`) become
+ * `_`, a name that does not start with a letter or `_` (Gemini requires one) gets a leading `_`, and a name
+ * longer than 64 characters is cut and ends in a hash of the whole, so two long names stay apart. Always
+ * prefixed, so a tool's name does not change when another server with the same tool is added.
  */
 export function mcpToolName(prefix: string, tool: string): string {
-	return `${prefix}__${tool}`.replace(/[^A-Za-z0-9_-]/g, "_");
+	let name = `${prefix}__${tool}`.replace(/[^A-Za-z0-9_-]/g, "_");
+	if (!/^[A-Za-z_]/.test(name)) name = `_${name}`;
+	if (name.length <= MAX_TOOL_NAME) return name;
+	const hash = fnv1a(`${prefix}\u0000${tool}`);
+	return `${name.slice(0, MAX_TOOL_NAME - hash.length - 1)}_${hash}`;
+}
+
+/** 32-bit FNV-1a of a string's UTF-16 code units, as 8 hex digits: short, stable, no dependency. */
+function fnv1a(text: string): string {
+	let hash = 0x811c9dc5;
+	for (let i = 0; i < text.length; i++) {
+		hash ^= text.charCodeAt(i);
+		hash = Math.imul(hash, 0x01000193) >>> 0;
+	}
+	return hash.toString(16).padStart(8, "0");
 }
 
 /** One MCP tool as an `AgentTool`. */

@@ -1,6 +1,8 @@
 /** The `mcpServers` configuration check, and `mcpTools` for a host that already has a `Client`. */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import {
 	isHttpServer,
@@ -82,6 +84,46 @@ describe("mcpTools and the mapping", () => {
 
 	it("names are provider-safe", () => {
 		expect(mcpToolName("git-hub", "search.code")).toBe("git-hub__search_code");
+		// Gemini wants a letter or `_` first; OpenAI and Gemini at most 64 characters (MCP allows 128).
+		expect(mcpToolName("1password", "read")).toBe("_1password__read");
+		const long = mcpToolName(
+			"company-internal-knowledge-base",
+			"search_documents_by_semantic_similarity_query",
+		);
+		expect(long).toMatch(/^company-internal-knowledge-base__search_documents_by_se_[0-9a-f]{8}$/);
+		expect(long).toHaveLength(64);
+		const other = mcpToolName(
+			"company-internal-knowledge-base",
+			"search_documents_by_semantic_similarity_other",
+		);
+		expect(other).toHaveLength(64);
+		expect(other).not.toBe(long);
+		expect(
+			mcpToolName("company-internal-knowledge-base", "search_documents_by_semantic_similarity_query"),
+		).toBe(long);
+	});
+
+	it("a server that repeats its page cursor is listed once, not forever", async () => {
+		for (const cursor of ["", "again"]) {
+			const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+			const server = new Server({ name: "pager", version: "1.0.0" }, { capabilities: { tools: {} } });
+			let pages = 0;
+			server.setRequestHandler(ListToolsRequestSchema, () => {
+				pages++;
+				const name = pages % 2 === 1 ? "first" : "second";
+				return { tools: [{ name, inputSchema: { type: "object" } }], nextCursor: cursor };
+			});
+			await server.connect(serverSide);
+			const client = new Client({ name: "host", version: "1.0.0" });
+			await client.connect(clientSide);
+			try {
+				const tools = await mcpTools(client, { prefix: "p" });
+				expect(tools.map((t) => t.name)).toEqual(cursor === "" ? ["p__first"] : ["p__first", "p__second"]);
+				expect(pages).toBe(cursor === "" ? 1 : 2);
+			} finally {
+				await client.close();
+			}
+		}
 	});
 
 	it("structured-only results show the model JSON; binary resources are described, images kept", () => {
