@@ -181,13 +181,14 @@ export class GeminiStreamDecoder {
 		const call = part.functionCall ?? {};
 		const { name, partialArgs, willContinue } = call;
 		if (this.streaming) {
-			if (partialArgs) for (const arg of partialArgs) this.partialArg(arg);
-			if (!name && !partialArgs && !willContinue) {
-				this.endStreamingCall();
+			// A part that names a call starts a new one (its fragments are its own), ending the streamed one
+			// even without the empty `functionCall {}` that usually closes it.
+			if (name) this.endStreamingCall();
+			else {
+				if (partialArgs) for (const arg of partialArgs) this.partialArg(arg);
+				else if (!willContinue) this.endStreamingCall();
 				return;
 			}
-			if (!name) return;
-			this.endStreamingCall();
 		}
 		if (!name) return;
 		this.closeOpen();

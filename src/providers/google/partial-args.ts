@@ -65,12 +65,20 @@ function getAt(root: Record<string, unknown>, segments: Segment[]): unknown {
 	return node;
 }
 
+/**
+ * Set `value` at `segments`. An array index may point at an element or one past the last, never further: the
+ * arguments grow element by element, and an index of 50,000,000 in one 60-byte fragment would otherwise make
+ * an array as long (hundreds of megabytes of `null`s once serialized). Such a fragment is ignored.
+ */
 function setAt(root: Record<string, unknown>, segments: Segment[], value: unknown): void {
 	let node = root as Record<string | number, unknown>;
-	for (let i = 0; i < segments.length - 1; i++) {
+	for (let i = 0; i < segments.length; i++) {
 		const segment = segments[i] as Segment;
+		if (Array.isArray(node) && typeof segment === "number" && segment > node.length) return;
+		if (i === segments.length - 1) break;
 		let next = node[segment];
 		if (next === null || typeof next !== "object") {
+			if (typeof segments[i + 1] === "number" && segments[i + 1] !== 0) return;
 			next = typeof segments[i + 1] === "number" ? [] : {};
 			node[segment] = next;
 		}

@@ -74,6 +74,54 @@ describe("applyPartialArg + PartialArgsJsonWriter", () => {
 	});
 });
 
+describe("fragments that do not fit", () => {
+	it("an array index past the end is ignored: one fragment cannot make a huge array", () => {
+		const { args } = assemble([
+			{ jsonPath: "$.items[0]", numberValue: 1 },
+			{ jsonPath: "$.items[1]", numberValue: 2 },
+			{ jsonPath: "$.items[50000000]", numberValue: 3 },
+			{ jsonPath: "$.other[7].x", numberValue: 4 },
+			{ jsonPath: "$.items[1]", numberValue: 5 },
+		]);
+		expect(args).toEqual({ items: [1, 5] });
+	});
+
+	it("a call that starts while another streams keeps its fragments to itself", () => {
+		const builder = new AssistantMessageBuilder({
+			api: "google-generative-ai",
+			provider: "google",
+			model: "g",
+			timestamp: 0,
+		});
+		const decoder = new GeminiStreamDecoder(builder, geminiModel("http://x"));
+		const part = (functionCall: object) => ({
+			candidates: [{ content: { role: "model", parts: [{ functionCall }] } }],
+		});
+		decoder.handle(
+			part({
+				name: "a",
+				willContinue: true,
+				partialArgs: [{ jsonPath: "$.q", stringValue: "A" }],
+			}) as GeminiChunk,
+		);
+		decoder.handle(
+			part({
+				name: "b",
+				willContinue: true,
+				partialArgs: [{ jsonPath: "$.z", stringValue: "B" }],
+			}) as GeminiChunk,
+		);
+		decoder.handle(part({}) as GeminiChunk);
+		const calls = builder.message.content.map((block) =>
+			block.type === "toolCall" ? [block.name, block.arguments] : [],
+		);
+		expect(calls).toEqual([
+			["a", { q: "A" }],
+			["b", { z: "B" }],
+		]);
+	});
+});
+
 describe("streamed Vertex calls emit toolcall_delta with partial arguments (SPEC E4)", () => {
 	it("google-stream-tool-call-arguments: deltas show the location growing, the end has the whole object", async () => {
 		const fixture = fixtureMatching(["google-vertex"], "tool-call-arguments");
