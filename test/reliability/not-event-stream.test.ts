@@ -33,6 +33,18 @@ describe("a 200 that is not an event stream is a clear, final error (hardening i
 		});
 	}
 
+	it("a gateway's HTML error page on a 5xx reads as its text, not its markup", async () => {
+		const page = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>502: Bad gateway</title><style>${"body{margin:0}".repeat(60)}</style></head><body><h1>Bad gateway</h1><p>The web server reported a bad gateway error.</p></body></html>`;
+		const bad = { type: "http" as const, status: 502, headers: { "content-type": "text/html" }, body: page };
+		const server = await serve(bad, bad, bad);
+		const { message } = await callApi("openai-completions", server.baseUrl, { maxRetries: 0 });
+		expect(message).toMatchObject({ stopReason: "error", errorKind: "server" });
+		expect(message.errorMessage).toMatch(
+			/^HTTP 502[^<]*: 502: Bad gateway Bad gateway The web server reported/,
+		);
+		expect(message.errorMessage).not.toContain("<");
+	});
+
 	it("a JSON error in a 200 states its own kind and message, not retried", async () => {
 		const body = JSON.stringify({ error: { type: "authentication_error", message: "key revoked" } });
 		const json = { type: "http" as const, status: 200, body };

@@ -130,7 +130,8 @@ export function classifyHttpError(
 	const body = tryParseJson(text);
 	const specific = classifyBody?.(body, text, status);
 	const kind = specific?.kind ?? kindForStatus(status, text);
-	const detail = errorBodyMessage(body, text);
+	// A gateway's error page (Cloudflare, nginx) says what happened in its text, not in its markup.
+	const detail = body === undefined && /^\s*</.test(text) ? pageText(text) : errorBodyMessage(body, text);
 	const head = `HTTP ${status}${statusText ? ` ${statusText}` : ""}`;
 	return new ProviderError(kind, detail ? `${head}: ${detail}` : head, {
 		status,
