@@ -25,9 +25,10 @@ export interface ToolDefinition<S extends ToolParameters, TDetails = unknown>
 	/**
 	 * The JSON Schema the model sees, for a Standard Schema validator without its own converter (Valibot:
 	 * `toJsonSchema` of `@valibot/to-json-schema`). Overrides the validator's `~standard.jsonSchema`; the
-	 * validator still decides what is valid.
+	 * validator still decides what is valid. Any object type is taken: converters type their output as an
+	 * interface (`@valibot/to-json-schema`'s `JsonSchema`), which has no index signature.
 	 */
-	jsonSchema?: S extends ZodLikeSchema ? never : S extends StandardSchemaV1 ? JsonSchema : never;
+	jsonSchema?: S extends ZodLikeSchema ? never : S extends StandardSchemaV1 ? object : never;
 	/** Runs the call with validated arguments: defaults filled in, transforms applied. */
 	execute: (
 		toolCallId: string,
@@ -57,7 +58,8 @@ export function tool<const S extends ToolParameters, TDetails = unknown>(
 	definition: ToolDefinition<S, TDetails>,
 ): AgentTool<InferToolArgs<S>, TDetails> {
 	const { parameters, jsonSchema, ...rest } = definition;
-	const resolved = jsonSchema === undefined ? parameters : withJsonSchema(parameters, jsonSchema);
+	const resolved =
+		jsonSchema === undefined ? parameters : withJsonSchema(parameters, jsonSchema as JsonSchema);
 	compileToolParameters(resolved).jsonSchema;
 	return { ...rest, parameters: resolved } as AgentTool<InferToolArgs<S>, TDetails>;
 }

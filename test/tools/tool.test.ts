@@ -4,7 +4,6 @@ import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
-import type { JsonSchema } from "../../src/core/model.js";
 import { scriptedModel } from "../../src/testing/index.js";
 import type { StandardSchemaV1 } from "../../src/tools/standard-schema.js";
 import { tool } from "../../src/tools/tool.js";
@@ -102,7 +101,14 @@ describe("tool() through a real Agent run (SPEC T1, T3)", () => {
 
 	it("Valibot: validated by valibot, the wire schema given as jsonSchema", async () => {
 		const { received, execute } = recorder();
-		const wireSchema: JsonSchema = {
+		// Typed as a converter types its output (`@valibot/to-json-schema`): an interface, no index signature.
+		interface ConverterSchema {
+			$schema?: string;
+			type?: string;
+			properties?: Record<string, ConverterSchema>;
+			required?: string[];
+		}
+		const wireSchema: ConverterSchema = {
 			$schema: "http://json-schema.org/draft-07/schema#",
 			type: "object",
 			properties: { query: { type: "string" }, page: { type: "number" } },
