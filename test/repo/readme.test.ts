@@ -64,6 +64,20 @@ describe("the README's links", () => {
 			"links to missing files",
 		).toEqual([]);
 	});
+
+	it("to a section of the README name a heading it has (GitHub's anchors)", () => {
+		const anchors = new Set(
+			[...README.matchAll(/^#{1,6} (.+)$/gm)].map((m) =>
+				(m[1] as string)
+					.toLowerCase()
+					.replace(/[^\p{L}\p{N} _-]/gu, "")
+					.replace(/ /g, "-"),
+			),
+		);
+		const inPage = [...README.matchAll(/\]\(#([^)\s]+)\)/g)].map((m) => m[1] as string);
+		expect(inPage.length).toBeGreaterThan(0);
+		expect(inPage.filter((anchor) => !anchors.has(anchor))).toEqual([]);
+	});
 });
 
 describe("the README block runner", () => {
