@@ -6,11 +6,12 @@
 import { resolve } from "node:path";
 import { Agent } from "../agent/agent.js";
 import type { Model, RetryInfo, StreamFunction, ThinkingLevel } from "../core/model.js";
+import { registryStream } from "../edge/defaults.js";
 import type { McpConnection } from "../mcp/index.js";
 import type { AgentEvent } from "../protocol/events.js";
 import { MODELS } from "../providers/models.js";
 import type { AgentTool } from "../tools/types.js";
-import { createWorkspaceTools, MUTATING_TOOLS } from "../workspace/index.js";
+import { createWorkspaceTools, environmentWithoutKeys, MUTATING_TOOLS } from "../workspace/index.js";
 import { ApprovalDesk, type ApprovalPolicy, askBeforeRunning } from "./approval.js";
 import type { CliArgs } from "./args.js";
 import type { CliConfig } from "./config.js";
@@ -19,15 +20,28 @@ import {
 	autoplayDemo,
 	createDemoSandbox,
 	DEMO_TEXT,
+	type DemoSandbox,
 	demoModel,
 	LONG_TOOL,
+	removeDemoSandbox,
 	watchBuildTool,
 } from "./demo.js";
 import type { InteractiveHost, ModelDescription, ScriptedDemoInfo, ToolApprover } from "./host.js";
 import { attachMcpTools, mcpServersFor } from "./mcp.js";
-import { catalogModel, catalogSpecs, ModelError, modelSpec, requireKey, resolveModel } from "./models.js";
+import {
+	catalogSpecs,
+	keyFor,
+	type ModelChoice,
+	ModelError,
+	modelSpec,
+	onSameServer,
+	requireKey,
+	resolveModel,
+	type ScopedKey,
+	switchModel,
+} from "./models.js";
 import { explainEnd } from "./outcome.js";
-import { type CliSessions, openSessions } from "./session.js";
+import { type CliSessions, checkSessionFolder, openSessions } from "./session.js";
 import { codingSystemPrompt } from "./system-prompt.js";
 
 /** Default session folder, relative to the working directory. */
@@ -44,118 +58,92 @@ export interface AppInput {
 	demoReporter?: AutoplayReporter;
 }
 
+/** The pieces {@link CliApp.create} assembles. */
+interface AppParts {
+	agent: Agent;
+	cwd: string;
+	version: string;
+	sessions: CliSessions;
+	policy: ApprovalPolicy;
+	desk: ApprovalDesk;
+	/** The `--api-key` key, bound to the server of the model it was given with. */
+	key: ScopedKey | undefined;
+	/** The `--base-url` server's model, when there is one. */
+	server: Model | undefined;
+	retryListeners: Set<(info: RetryInfo) => void>;
+	scripted: ScriptedDemoInfo | undefined;
+	mcp: McpConnection | undefined;
+	sandbox: DemoSandbox | undefined;
+}
+
 /** The assembled command: an {@link InteractiveHost} plus what the other modes need. */
 export class CliApp implements InteractiveHost {
 	readonly scripted?: ScriptedDemoInfo;
+	readonly agent: Agent;
+	readonly cwd: string;
+	readonly version: string;
+	readonly sessions: CliSessions;
 
-	private constructor(
-		readonly agent: Agent,
-		readonly cwd: string,
-		readonly version: string,
-		readonly sessions: CliSessions,
-		private readonly policy: ApprovalPolicy,
-		private readonly desk: ApprovalDesk,
-		private readonly apiKey: string | undefined,
-		private readonly retryListeners: Set<(info: RetryInfo) => void>,
-		scripted: ScriptedDemoInfo | undefined,
-		private readonly mcp: McpConnection | undefined,
-	) {
-		if (scripted) this.scripted = scripted;
+	private constructor(private readonly parts: AppParts) {
+		this.agent = parts.agent;
+		this.cwd = parts.cwd;
+		this.version = parts.version;
+		this.sessions = parts.sessions;
+		if (parts.scripted) this.scripted = parts.scripted;
 	}
 
 	/** Resolve the model and build the agent, its tools and its session file. Throws ModelError/ConfigError. */
 	static async create(input: AppInput): Promise<CliApp> {
-		const { args, config, version } = input;
+		const { args, config } = input;
+		const baseUrl = args.baseUrl ?? config.baseUrl;
 		const choice = await resolveModel({
 			model: args.model ?? config.model,
-			baseUrl: args.baseUrl ?? config.baseUrl,
+			baseUrl,
 			apiKey: args.apiKey,
 			apiKeyEnv: config.apiKeyEnv,
 			contextWindow: config.contextWindow,
 			demo: args.demo,
 		});
-		const scripted = choice.kind === "scripted";
 		// The demo never touches the user's project: its tools, and its sessions unless a folder is named, live
-		// in a fresh temporary directory.
-		const sandbox = scripted ? await createDemoSandbox() : undefined;
-		const cwd = sandbox?.project ?? input.cwd;
-		const autoApprove = scripted || args.yes;
-		const policy: ApprovalPolicy = { autoApprove, approver: undefined };
-		// Provider retries (rule A8) reach whichever mode listens: the TTY shows each with its wait.
-		const retryListeners = new Set<(info: RetryInfo) => void>();
-		// Rule T14: mutating tools pause the run for approval; --yes (read at each call) lets them run.
-		const tools: AgentTool[] = createWorkspaceTools({ cwd }).map((tool) =>
-			MUTATING_TOOLS.has(tool.name) ? askBeforeRunning(tool, policy) : tool,
-		);
-		let model: Model;
-		let streamFn: StreamFunction | undefined;
-		if (choice.kind === "scripted") {
-			const demo = demoModel();
-			model = demo.model;
-			streamFn = demo.stream;
-			tools.push(watchBuildTool());
-		} else model = choice.model;
-		const confirm = new Set(MUTATING_TOOLS);
-		const mcpServers = await mcpServersFor(config.mcpServers, args.mcp, input.cwd);
-		const mcp = mcpServers
-			? await attachMcpTools(mcpServers, tools, confirm, (tool) => askBeforeRunning(tool, policy))
-			: undefined;
-		const agent = new Agent({
-			model,
-			...(streamFn ? { streamFn } : {}),
-			systemPrompt: codingSystemPrompt(cwd, tools, autoApprove),
-			thinkingLevel: args.thinking ?? config.thinking ?? (scripted ? "medium" : "off"),
-			tools,
-			...(args.apiKey ? { getApiKey: () => args.apiKey } : {}),
-			streamOptions: {
-				onRetry: (info) => {
-					for (const listener of retryListeners) listener(info);
-				},
-			},
-		});
-		const sessionDir = resolve(
-			input.cwd,
-			args.sessionDir ?? config.sessionDir ?? sandbox?.sessions ?? DEFAULT_SESSION_DIR,
-		);
-		const sessions = await openSessions({
-			agent,
-			enabled: args.session ?? config.session ?? true,
-			dir: sessionDir,
-			cwd,
-			version,
-		}).catch(async (error: unknown) => {
-			// A session folder that cannot be used ends the command: stop the MCP servers it started.
-			await mcp?.close();
+		// in a fresh temporary directory, removed when the command ends.
+		const sandbox = choice.kind === "scripted" ? await createDemoSandbox() : undefined;
+		try {
+			return new CliApp(await assemble(input, choice, sandbox, baseUrl !== undefined));
+		} catch (error) {
+			if (sandbox) removeDemoSandbox(sandbox);
 			throw error;
-		});
-		const info = scripted ? demoInfo(agent, cwd, choice.reason, input.demoReporter) : undefined;
-		const desk = new ApprovalDesk(agent, policy);
-		return new CliApp(agent, cwd, version, sessions, policy, desk, args.apiKey, retryListeners, info, mcp);
+		}
 	}
 
 	/** Resolves once no run is active and every approval a run paused on is answered (rule T15, T16). */
 	idle(): Promise<void> {
-		return this.desk.idle();
+		return this.parts.desk.idle();
 	}
 
-	/** Close the MCP servers' connections (stdio servers are stopped). */
+	/** Close the MCP servers' connections (stdio servers are stopped) and remove the demo's sandbox. */
 	async close(): Promise<void> {
-		await this.mcp?.close();
+		await this.parts.mcp?.close();
+		this.removeSandbox();
+	}
+
+	/** Remove the demo's sandbox; synchronous, so a forced exit (a second signal) does it too. */
+	removeSandbox(): void {
+		if (this.parts.sandbox) removeDemoSandbox(this.parts.sandbox);
 	}
 
 	/** Tell `listener` of every provider retry; returns the unsubscribe. */
 	onRetry(listener: (info: RetryInfo) => void): () => void {
-		this.retryListeners.add(listener);
-		return () => this.retryListeners.delete(listener);
+		this.parts.retryListeners.add(listener);
+		return () => this.parts.retryListeners.delete(listener);
 	}
 
 	/** True with `--yes` (or in the demo's sandbox). */
 	get autoApprove(): boolean {
-		return this.policy.autoApprove;
+		return this.parts.policy.autoApprove;
 	}
 
 	setApprover(approver: ToolApprover | undefined): void {
-		this.policy.approver = approver;
+		this.parts.policy.approver = approver;
 	}
 
 	describeModel(): ModelDescription {
@@ -173,17 +161,20 @@ export class CliApp implements InteractiveHost {
 	}
 
 	listModels(): string[] {
-		const current = modelSpec(this.agent.state.model);
-		return [current, ...catalogSpecs().filter((spec) => spec !== current)];
+		const { server } = this.parts;
+		const first = [this.agent.state.model, ...(server ? [server] : [])].map(modelSpec);
+		return [...new Set([...first, ...catalogSpecs()])];
 	}
 
 	setModel(spec: string): void {
 		if (this.scripted)
 			throw new ModelError("the scripted demo has no other model: set an API key or --base-url");
-		const current = this.agent.state.model;
-		const model = spec.includes("/") ? catalogModel(spec) : sameServerModel(current, spec);
-		requireKey(model, this.apiKey);
+		const { server, key } = this.parts;
+		const model = switchModel(spec, { current: this.agent.state.model, server });
+		requireKey(model, keyFor(key, model));
 		this.agent.setModel(model);
+		// The server's model last chosen is the one `listModels` offers to go back to.
+		if (server && onSameServer(model, server)) this.parts.server = model;
 	}
 
 	setThinking(level: ThinkingLevel): void {
@@ -195,11 +186,105 @@ export class CliApp implements InteractiveHost {
 	}
 }
 
-/** An id without a provider: the current server's model of that id, or a catalog model found by id. */
-function sameServerModel(current: Model, id: string): Model {
-	if (MODELS[current.provider]?.[id] === undefined && !isCatalogBaseUrl(current))
-		return { ...current, id, name: id };
-	return catalogModel(id);
+/** Build the agent around the resolved model (or the demo's scripted one) and open its sessions. */
+async function assemble(
+	input: AppInput,
+	choice: ModelChoice,
+	sandbox: DemoSandbox | undefined,
+	hasServer: boolean,
+): Promise<AppParts> {
+	const { args, config, version } = input;
+	const scripted = choice.kind === "scripted";
+	const cwd = sandbox?.project ?? input.cwd;
+	const policy: ApprovalPolicy = { autoApprove: scripted || args.yes, approver: undefined };
+	const enabled = args.session ?? config.session ?? true;
+	const dir = resolve(
+		input.cwd,
+		args.sessionDir ?? config.sessionDir ?? sandbox?.sessions ?? DEFAULT_SESSION_DIR,
+	);
+	// Before any MCP server starts: a session folder that cannot be used ends the command (exit 2) at once.
+	if (enabled) checkSessionFolder(dir);
+	const { tools, mcp } = await toolsFor(input, cwd, policy, scripted);
+	const { model, streamFn, key } = connect(choice, args.apiKey);
+	// Provider retries (rule A8) reach whichever mode listens: the TTY shows each with its wait.
+	const retryListeners = new Set<(info: RetryInfo) => void>();
+	const agent = new Agent({
+		model,
+		...(streamFn ? { streamFn } : {}),
+		systemPrompt: codingSystemPrompt(cwd, tools, policy.autoApprove),
+		thinkingLevel: args.thinking ?? config.thinking ?? (scripted ? "medium" : "off"),
+		tools,
+		streamOptions: {
+			onRetry: (info) => {
+				for (const listener of retryListeners) listener(info);
+			},
+		},
+	});
+	// Should the sessions still fail to open, the MCP servers this command started are stopped.
+	const sessions = await openSessions({ agent, enabled, dir, cwd, version }).catch(async (error: unknown) => {
+		await mcp?.close();
+		throw error;
+	});
+	return {
+		agent,
+		cwd,
+		version,
+		sessions,
+		policy,
+		desk: new ApprovalDesk(agent, policy),
+		key,
+		server: hasServer && !scripted ? model : undefined,
+		retryListeners,
+		scripted:
+			choice.kind === "scripted" ? demoInfo(agent, cwd, choice.reason, input.demoReporter) : undefined,
+		mcp,
+		sandbox,
+	};
+}
+
+/** The workspace tools (mutating ones asking first, rule T14), the demo's long tool, and the MCP servers' tools. */
+async function toolsFor(
+	input: AppInput,
+	cwd: string,
+	policy: ApprovalPolicy,
+	scripted: boolean,
+): Promise<{ tools: AgentTool[]; mcp: McpConnection | undefined }> {
+	const { args, config } = input;
+	// The shell must not see the variable the settings name as holding the server's key (nor any *_API_KEY).
+	const env = environmentWithoutKeys(process.env, config.apiKeyEnv ? [config.apiKeyEnv] : []);
+	// --yes is read at each call, so the policy decides when a mutating tool runs.
+	const tools: AgentTool[] = createWorkspaceTools({ cwd, shell: { env } }).map((tool) =>
+		MUTATING_TOOLS.has(tool.name) ? askBeforeRunning(tool, policy) : tool,
+	);
+	if (scripted) tools.push(watchBuildTool());
+	const servers = await mcpServersFor(config.mcpServers, args.mcp, input.cwd);
+	if (!servers) return { tools, mcp: undefined };
+	const confirm = new Set(MUTATING_TOOLS);
+	const mcp = await attachMcpTools(servers, tools, confirm, (tool) => askBeforeRunning(tool, policy));
+	return { tools, mcp };
+}
+
+/** The model and how its requests go out: the demo's script, or the providers with the `--api-key` key scoped. */
+function connect(
+	choice: ModelChoice,
+	apiKey: string | undefined,
+): { model: Model; streamFn: StreamFunction | undefined; key: ScopedKey | undefined } {
+	if (choice.kind === "scripted") {
+		const demo = demoModel();
+		return { model: demo.model, streamFn: demo.stream, key: undefined };
+	}
+	const { model } = choice;
+	if (!apiKey) return { model, streamFn: undefined, key: undefined };
+	const key: ScopedKey = { key: apiKey, provider: model.provider, baseUrl: model.baseUrl };
+	return { model, streamFn: streamWithScopedKey(key), key };
+}
+
+/** The provider registry's stream, with the `--api-key` key on requests to the server it belongs to only. */
+function streamWithScopedKey(key: ScopedKey): StreamFunction {
+	return (model, context, options) => {
+		const apiKey = keyFor(key, model);
+		return registryStream(model, context, apiKey === undefined ? options : { ...options, apiKey });
+	};
 }
 
 function isCatalogBaseUrl(model: Model): boolean {

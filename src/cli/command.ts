@@ -6,7 +6,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { endRunningCommands } from "../workspace/index.js";
 import { CliApp } from "./app.js";
 import { type CliArgs, type CliMode, HELP, parseCliArgs, UsageError } from "./args.js";
 import { ConfigError, loadConfig } from "./config.js";
@@ -16,7 +15,7 @@ import { EXIT } from "./outcome.js";
 import { type Output, type PrintStyle, runOnce } from "./print.js";
 import { runRpc } from "./rpc.js";
 import { latestSessionPath, SessionError } from "./session.js";
-import { traceRenderer } from "./trace.js";
+import { SignalHandler } from "./signals.js";
 
 /** The process the command runs in: its streams, environment and directory (a test may pass its own). */
 export interface CliProcess {
@@ -101,14 +100,32 @@ async function runMode(
 	proc: CliProcess,
 	out: Output,
 ): Promise<number> {
-	installSignalHandlers(app);
-	if (mode === "rpc") {
-		return runRpc(app, proc.stdin, out.stdout, resume);
+	const signals = new SignalHandler(app.agent);
+	const offForcedExit = signals.onForcedExit(() => app.removeSandbox());
+	try {
+		if (mode === "rpc") return await runRpc(app, proc.stdin, out.stdout, { resume, signals });
+		if (mode === "interactive") {
+			// Loaded here, so a file that cannot be read ends the command before the TTY mode starts; a batch it
+			// left without results runs in the TTY mode, where a mutating call can be asked about (rule T15).
+			if (resume !== undefined)
+				for (const warning of app.sessions.load(resume)) out.stderr(`capstan: ${warning}\n`);
+			return await runInteractive(app, { signals });
+		}
+		return await runPrint(app, mode, args, resume, proc, out);
+	} finally {
+		offForcedExit();
+		signals.dispose();
 	}
-	if (mode === "interactive") {
-		if (resume !== undefined) await resumeWithTrace(app, resume, out);
-		return runInteractive(app);
-	}
+}
+
+async function runPrint(
+	app: CliApp,
+	mode: CliMode,
+	args: CliArgs,
+	resume: string | undefined,
+	proc: CliProcess,
+	out: Output,
+): Promise<number> {
 	// Words on a terminal without -p get a readable trace; -p prints only the answer.
 	const traced = app.scripted !== undefined || (args.mode === undefined && terminal(proc));
 	const style: PrintStyle = mode === "json" ? "json" : traced ? "trace" : "answer";
@@ -135,19 +152,6 @@ function announceDemo(app: CliApp, style: PrintStyle, out: Output): void {
 	write(`${lines.join("\n")}\n`);
 }
 
-/**
- * Load a session before the TTY mode starts; a batch it left without results runs now (rule L6), shown as a
- * trace, so the interactive mode opens on a settled transcript.
- */
-async function resumeWithTrace(app: CliApp, path: string, out: Output): Promise<void> {
-	const unsubscribe = app.agent.subscribe(traceRenderer({ write: out.stdout, color: out.color }));
-	try {
-		for (const warning of await app.sessions.resume(path)) out.stderr(`capstan: ${warning}\n`);
-	} finally {
-		unsubscribe();
-	}
-}
-
 function terminal(proc: CliProcess): boolean {
 	return proc.stdin.isTTY === true && proc.stdout.isTTY === true;
 }
@@ -156,20 +160,4 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 	const chunks: Buffer[] = [];
 	for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
 	return Buffer.concat(chunks).toString("utf8");
-}
-
-/** First Ctrl-C aborts the run (exit 130 once it has wound down); a second one exits at once. */
-function installSignalHandlers(app: CliApp): void {
-	let interrupted = false;
-	const onSignal = (signal: NodeJS.Signals): void => {
-		if (interrupted) {
-			// Node runs no exit hook on a signal: end the shell commands' process groups ourselves.
-			endRunningCommands();
-			process.exit(EXIT.interrupted);
-		}
-		interrupted = true;
-		app.agent.abort(`interrupted (${signal})`);
-	};
-	process.on("SIGINT", onSignal);
-	process.on("SIGTERM", onSignal);
 }

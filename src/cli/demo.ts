@@ -11,6 +11,7 @@
  * The script reacts to the transcript rather than to fixed positions, so a person typing their own steer or
  * follow-up in the interactive mode still gets a coherent run, and extra prompts get an honest echo.
  */
+import { readdirSync, rmSync } from "node:fs";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,6 +39,8 @@ export const AUTO_STEER_DELAY_MS = 500;
 
 /** The demo's fresh temporary directory: the tiny project the tools work in, and its session files beside it. */
 export interface DemoSandbox {
+	/** The temporary directory holding both. */
+	root: string;
 	project: string;
 	sessions: string;
 }
@@ -57,7 +60,24 @@ export async function createDemoSandbox(): Promise<DemoSandbox> {
 	);
 	await mkdir(join(dir, "src"));
 	await writeFile(join(dir, "src", "winch.ts"), "export const torque = (rope: number) => rope * 2;\n");
-	return { project: dir, sessions: join(root, "sessions") };
+	return { root, project: dir, sessions: join(root, "sessions") };
+}
+
+/**
+ * Remove the sandbox when the command ends (synchronous, so a forced exit can do it too): the project always;
+ * the whole directory unless a session file was written in it, whose path the user was shown.
+ */
+export function removeDemoSandbox(sandbox: DemoSandbox): void {
+	rmSync(sandbox.project, { recursive: true, force: true });
+	if (!holdsFiles(sandbox.sessions)) rmSync(sandbox.root, { recursive: true, force: true });
+}
+
+function holdsFiles(dir: string): boolean {
+	try {
+		return readdirSync(dir).length > 0;
+	} catch {
+		return false;
+	}
 }
 
 /**

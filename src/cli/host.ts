@@ -63,6 +63,12 @@ export interface SessionControl {
 	/** Saved sessions of this project, newest first. */
 	list(): Promise<SessionSummary[]>;
 	/**
+	 * Load a saved session into the agent and keep writing to it, running nothing: a batch it left without
+	 * results is the caller's to run (after showing the history and installing its approver). Not allowed
+	 * during a run. Throws a clear Error when the file cannot be loaded; returns the load warnings.
+	 */
+	load(path: string): string[];
+	/**
 	 * Load a saved session into the agent and keep writing to it. If it ended between a tool call and its
 	 * result, the agent resumes that batch before returning. Not allowed during a run. Returns the load
 	 * warnings (e.g. a torn last line that was skipped).
@@ -106,9 +112,12 @@ export interface InteractiveHost {
 	readonly version: string;
 	/** The model in use, as of now. */
 	describeModel(): ModelDescription;
-	/** Every `provider/id` `setModel` accepts from the catalog (the current model first). */
+	/** Models `setModel` accepts as `provider/id`: the current one first, then the `--base-url` server's, then the catalog. */
 	listModels(): string[];
-	/** Switch model from the next run (`provider/id`, or an id for the current provider); throws a clear Error when unknown or keyless. */
+	/**
+	 * Switch model from the next run: a `provider/id` of {@link listModels}, a bare id on the current server, or
+	 * any id of the `--base-url` server (slashes allowed); throws a clear Error when unknown or keyless.
+	 */
 	setModel(spec: string): void;
 	/** Set the thinking level; applies from the next model call. */
 	setThinking(level: ThinkingLevel): void;

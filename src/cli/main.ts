@@ -4,11 +4,17 @@ import { main } from "./command.js";
 /** The `capstan` bin: runs the command on this process and exits with its code. */
 import { EXIT } from "./outcome.js";
 
-// A closed pipe (`capstan -p … | head -1`) is the reader's choice, not an error worth a stack trace.
-process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+/**
+ * A closed pipe (`capstan -p … | head -1`) is the reader's choice, not an error worth a stack trace; any other
+ * failure to write the output (a full disk, `> /dev/full`) means the answer was lost: one line, exit 1.
+ */
+function outputFailed(error: NodeJS.ErrnoException): never {
 	if (error.code === "EPIPE") process.exit(EXIT.ok);
-	throw error;
-});
+	process.stderr.write(`capstan: cannot write the output: ${error.message}\n`);
+	process.exit(EXIT.runError);
+}
+
+process.stdout.on("error", outputFailed);
 
 main({
 	argv: process.argv.slice(2),
@@ -21,7 +27,11 @@ main({
 	(code) => {
 		// A tool that ignored its abort may have left a shell command behind (rule I4): it ends with us.
 		endRunningCommands();
-		process.stdout.write("", () => process.exit(code));
+		// The callback runs once everything before it is written, or failed to be.
+		process.stdout.write("", (error) => {
+			if (error) outputFailed(process.stdout.errored ?? error);
+			process.exit(code);
+		});
 	},
 	(error: unknown) => {
 		process.stderr.write(

@@ -2,7 +2,8 @@
  * Which model the command talks to. In order: `--base-url` (an OpenAI-compatible server, or a catalog
  * model sent to another address when `--model provider/id` names one), `--model provider/id` from the
  * catalog, then the first provider whose key is in the environment (ANTHROPIC → OPENAI → GEMINI/GOOGLE),
- * and with none of these the scripted demo. Keys are only ever read from the environment or `--api-key`.
+ * and with none of these the scripted demo. Keys are only ever read from the environment or `--api-key`, and
+ * an `--api-key` key only goes to the server of the model it was given with ({@link keyFor}).
  */
 import type { Model } from "../core/model.js";
 import { API_KEY_ENV_VARS, resolveApiKey } from "../providers/base/env.js";
@@ -104,6 +105,63 @@ export function requireKey(model: Model, apiKey: string | undefined): void {
 /** `provider/id` for a model. */
 export function modelSpec(model: Model): string {
 	return `${model.provider}/${model.id}`;
+}
+
+/**
+ * An `--api-key` key and the server of the model it was given with. It is sent only to that server (same
+ * provider, same base URL): a model switched to on another server uses that provider's own variable, so the
+ * key never reaches a provider it was not meant for.
+ */
+export interface ScopedKey {
+	key: string;
+	provider: string;
+	baseUrl: string | undefined;
+}
+
+/** The scoped key for a request to `model`, or undefined when the model is on another server. */
+export function keyFor(scoped: ScopedKey | undefined, model: Model): string | undefined {
+	if (scoped === undefined) return undefined;
+	return scoped.provider === model.provider && scoped.baseUrl === model.baseUrl ? scoped.key : undefined;
+}
+
+/** Where `/model` and RPC `setModel` can switch to: the current model and the `--base-url` server's. */
+export interface ModelPlaces {
+	current: Model;
+	/** The last model used on the `--base-url` server (undefined without one). */
+	server: Model | undefined;
+}
+
+/**
+ * The model a switch to `spec` means. With a `--base-url` server: `<its provider>/<id>` (the spelling
+ * `listModels` shows) is that server's model of that id; so is a bare id while the current model is on the
+ * server, and any spec the catalog does not know, so server ids with slashes (`qwen/qwen3-8b`, `hf.co/…`)
+ * work; otherwise a catalog `provider/id` or bare id is the catalog model. Throws ModelError when nothing fits.
+ */
+export function switchModel(spec: string, places: ModelPlaces): Model {
+	const { current, server } = places;
+	if (server === undefined) return catalogModel(spec);
+	const label = `${server.provider}/`;
+	if (spec.startsWith(label) && spec.length > label.length)
+		return serverModel(server, spec.slice(label.length));
+	if (!spec.includes("/") && onSameServer(current, server)) return serverModel(server, spec);
+	try {
+		return catalogModel(spec);
+	} catch {
+		return serverModel(server, spec);
+	}
+}
+
+/** Whether two models go to the same server (the same provider label at the same base URL). */
+export function onSameServer(a: Model, b: Model): boolean {
+	return a.provider === b.provider && a.baseUrl === b.baseUrl;
+}
+
+/** The server's model of `id`: a catalog model sent there keeps its catalog data, any other id the server's. */
+function serverModel(server: Model, id: string): Model {
+	if (id === server.id) return server;
+	const address = server.baseUrl === undefined ? {} : { baseUrl: server.baseUrl };
+	if (MODELS[server.provider]?.[id] !== undefined) return { ...getModel(server.provider, id), ...address };
+	return { ...server, id, name: id };
 }
 
 async function baseUrlModel(request: ModelRequest): Promise<Model> {

@@ -3,13 +3,16 @@
  * AgentEvent as `{type:"event", event}`, one `{type:"response", id, command, ok, data?|error?}` per command,
  * and `{type:"approval_request", …}` when a mutating tool waits for the client's `approve`/`deny` (the run
  * has then ended `awaiting_approval`, rule T15; the last answer resumes it). A bad line
- * gets an error response and the loop reads on; end of input waits for the run, then exits 0. The protocol
- * is documented in docs/rpc.md.
+ * gets an error response and the loop reads on; end of input waits for the run, then exits 0 (a signal with
+ * no run active ends it the same way, exit 130). The protocol is documented in docs/rpc.md.
  */
 import { createInterface } from "node:readline";
+import { ApprovalPendingError } from "../agent/agent.js";
 import type { CliApp } from "./app.js";
 import { isThinkingLevel, THINKING_LEVELS } from "./args.js";
 import type { ApprovalRequest } from "./host.js";
+import { EXIT } from "./outcome.js";
+import type { SignalHooks } from "./signals.js";
 
 /** A command as read from one line. */
 interface Command {
@@ -23,13 +26,22 @@ class CommandError extends Error {}
 
 type Handler = (command: Command) => Promise<unknown> | unknown;
 
-/** Run the RPC loop until `input` ends; resolves to the exit code. */
+/** What {@link runRpc} may be given besides its streams. */
+export interface RpcOptions {
+	/** A session to load first (`--resume`/`--continue`). */
+	resume?: string | undefined;
+	/** A signal with no run active ends the loop as end of input does, with exit code 130. */
+	signals?: SignalHooks;
+}
+
+/** Run the RPC loop until `input` ends (exit 0) or a signal stops it (exit 130); resolves to the exit code. */
 export async function runRpc(
 	app: CliApp,
 	input: NodeJS.ReadableStream,
 	write: (line: string) => void,
-	resume?: string,
+	options: RpcOptions = {},
 ): Promise<number> {
+	const { resume, signals } = options;
 	const send = (value: unknown): void => write(`${JSON.stringify(value)}\n`);
 	const session = new RpcSession(app, send);
 	send({
@@ -42,12 +54,22 @@ export async function runRpc(
 	});
 	if (resume !== undefined) await session.resumeInBackground(resume);
 	const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-	for await (const line of lines) {
-		if (line.trim() === "") continue;
-		await session.handleLine(line);
+	let stopped = false;
+	const offStop = signals?.onStop(() => {
+		stopped = true;
+		lines.close();
+	});
+	try {
+		for await (const line of lines) {
+			if (line.trim() === "") continue;
+			await session.handleLine(line);
+			if (stopped) break;
+		}
+	} finally {
+		offStop?.();
 	}
 	await session.finish();
-	return 0;
+	return stopped ? EXIT.interrupted : EXIT.ok;
 }
 
 /** The state of one RPC connection: the agent's events, pending approvals, the command table. */
@@ -161,6 +183,9 @@ class RpcSession {
 			listSessions: async () => ({ sessions: await app.sessions.list() }),
 			resume: async (c) => {
 				if (agent.state.isStreaming) throw new CommandError("a run is active: abort it or wait");
+				// Like prompt: a run paused for approval is still this transcript's (docs/rpc.md, Approvals).
+				const pending = agent.state.pendingApprovals;
+				if (pending.length > 0) throw new ApprovalPendingError("resume", pending);
 				const warnings = await app.sessions.resume(text(c, "path"));
 				return { session: app.sessions.current ?? null, messages: agent.state.messages.length, warnings };
 			},

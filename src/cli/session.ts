@@ -2,8 +2,11 @@
  * The command's session file (`capstan/sessions`): created with the first message (so a command that never
  * prompts leaves no empty file), every message appended as its `message_end` fires — before any mode shows
  * it — `/clear` starting a new file, and `--resume`/`--continue` reopening a file to go on in it; a batch
- * the file left without results runs first (rule L6, Q4).
+ * the file left without results runs first (rule L6, Q4). A folder that could never hold the file is refused
+ * up front, so the command ends before running instead of failing at every message.
  */
+import { accessSync, constants, statSync } from "node:fs";
+import { dirname } from "node:path";
 import type { Agent } from "../agent/agent.js";
 import type { AgentMessage } from "../core/messages.js";
 import { findDanglingBatch } from "../loop/pairing.js";
@@ -41,7 +44,41 @@ export interface CliSessions extends SessionControl {
 
 /** Start session bookkeeping for an agent (no file is written until its first run starts). */
 export async function openSessions(setup: SessionSetup): Promise<CliSessions> {
+	if (setup.enabled) checkSessionFolder(setup.dir);
 	return new FileSessions(setup);
+}
+
+/**
+ * Throw a {@link SessionError} unless `dir` is a writable folder or could be created (its nearest existing
+ * ancestor is a writable folder). Creates nothing: the folder appears with the first session file.
+ */
+export function checkSessionFolder(dir: string): void {
+	const problem = folderProblem(dir);
+	if (problem !== undefined)
+		throw new SessionError(
+			`cannot write sessions to ${dir}: ${problem}; choose another folder with --session-dir, or --no-session`,
+		);
+}
+
+function folderProblem(dir: string): string | undefined {
+	for (let path = dir; ; path = dirname(path)) {
+		let isFolder: boolean;
+		try {
+			isFolder = statSync(path).isDirectory();
+		} catch (error) {
+			// Missing, or under a file (ENOTDIR): the ancestor that exists tells what is wrong.
+			const code = (error as NodeJS.ErrnoException).code;
+			if ((code === "ENOENT" || code === "ENOTDIR") && dirname(path) !== path) continue;
+			return (error as Error).message;
+		}
+		if (!isFolder) return `${path} is not a directory`;
+		try {
+			accessSync(path, constants.W_OK | constants.X_OK);
+			return undefined;
+		} catch {
+			return `${path} is not writable`;
+		}
+	}
 }
 
 class FileSessions implements CliSessions {
@@ -79,14 +116,19 @@ class FileSessions implements CliSessions {
 		});
 	}
 
-	async resume(path: string): Promise<string[]> {
-		const { agent } = this.setup;
+	load(path: string): string[] {
 		const loaded = loadOrExplain(path);
-		agent.replaceMessages(loaded.messages);
+		this.setup.agent.replaceMessages(loaded.messages);
 		this.closeFile();
 		if (this.enabled) this.record(openSessionFile(path));
-		if (findDanglingBatch(agent.state.messages) !== undefined) await agent.continue();
 		return loaded.warnings.map((warning) => `${path}: ${warning}`);
+	}
+
+	async resume(path: string): Promise<string[]> {
+		const { agent } = this.setup;
+		const warnings = this.load(path);
+		if (findDanglingBatch(agent.state.messages) !== undefined) await agent.continue();
+		return warnings;
 	}
 
 	async clear(): Promise<void> {

@@ -130,15 +130,19 @@ function shellSettings(shell: ShellOptions): ShellSettings {
 }
 
 /**
- * The environment minus API keys (`*_API_KEY`, which covers every variable capstan's providers read): a model
- * running `env` must not copy a key into the transcript, the session file or the provider's logs.
+ * The environment minus API keys (`*_API_KEY`, which covers every variable capstan's providers read) and the
+ * variables named in `alsoHidden` (a key variable of another name, e.g. a server's `apiKeyEnv`): a model
+ * running `env` must not copy a key into the transcript, the session file or the provider's logs. Other
+ * credentials (`GITHUB_TOKEN`, …) stay: the commands the agent runs may need them, and capstan does not own them.
  */
 export function environmentWithoutKeys(
 	env: Record<string, string | undefined>,
+	alsoHidden: readonly string[] = [],
 ): Record<string, string | undefined> {
+	const hidden = new Set(alsoHidden);
 	const kept: Record<string, string | undefined> = {};
 	for (const [name, value] of Object.entries(env)) {
-		if (!/_API_KEY$/i.test(name)) kept[name] = value;
+		if (!/_API_KEY$/i.test(name) && !hidden.has(name)) kept[name] = value;
 	}
 	return kept;
 }

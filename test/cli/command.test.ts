@@ -2,7 +2,7 @@
  * The command's front door, run in-process through `main()` with its own streams (the same function the
  * bin calls): help, version, and every bad command line or settings file exits 2 with one clear line.
  */
-import { writeFileSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { beforeEach, describe, expect, it, vi } from "vitest";
@@ -94,5 +94,44 @@ describe("bad usage exits 2 with a clear line", () => {
 		expect(stderr).toMatch(
 			new RegExp(`^capstan: ${join(cwd, ".config", "capstan", "config.json")} is not valid JSON`),
 		);
+	});
+});
+
+describe("a session folder that cannot be created", () => {
+	it.each([
+		["is a file", "afile", /afile is not a directory/],
+		["is under a file", "afile/sessions", /afile is not a directory/],
+	])("%s: exit 2 with one line, before anything runs", async (_, dir, reason) => {
+		const cwd = tempProject();
+		writeFileSync(join(cwd, "afile"), "");
+		const { code, stdout, stderr } = await run(["--demo", "-p", "hi", "--session-dir", dir], cwd);
+		expect(code).toBe(2);
+		expect(stdout).toBe("");
+		expect(stderr).toMatch(new RegExp(`^capstan: cannot write sessions to ${join(cwd, dir)}: .*\n$`));
+		expect(stderr).toMatch(reason);
+		expect(stderr).toContain("--session-dir, or --no-session");
+	});
+});
+
+describe("the demo's sandbox", () => {
+	const sandboxes = (dir: string) => readdirSync(dir).filter((name) => name.startsWith("capstan-demo-"));
+
+	it("is removed when the command ends, also with --no-session and after an early failure", async () => {
+		const cwd = tempProject(); // also TMPDIR, where the sandbox is made
+		expect((await run(["--demo", "-p", "hi", "--no-session"], cwd)).code).toBe(0);
+		expect(sandboxes(cwd)).toEqual([]);
+		writeFileSync(join(cwd, "afile"), "");
+		expect((await run(["--demo", "-p", "hi", "--session-dir", "afile"], cwd)).code).toBe(2);
+		expect(sandboxes(cwd)).toEqual([]);
+	});
+
+	it("keeps only the session written in it, whose path was shown", async () => {
+		const cwd = tempProject();
+		const { code, stdout } = await run(["--demo", "-p", "hi"], cwd);
+		expect(code).toBe(0);
+		const [sandbox, ...others] = sandboxes(cwd);
+		expect(others).toEqual([]);
+		expect(readdirSync(join(cwd, sandbox ?? ""))).toEqual(["sessions"]);
+		expect(stdout).toContain(`session: ${join(cwd, sandbox ?? "", "sessions")}/`);
 	});
 });

@@ -3,10 +3,11 @@
  * `CliApp.create` the command uses: model description and switching, thinking, sessions, approval policy.
  */
 import { join } from "node:path";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CliApp } from "../../src/cli/app.js";
 import { parseCliArgs } from "../../src/cli/args.js";
 import { API_KEY_ENV_VARS } from "../../src/providers/base/env.js";
+import { textReply } from "../providers/openai-completions/synthetic.js";
 import { firstBodyMatching } from "../providers/support/fixtures.js";
 import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
 import { cleanUpAfterEach, tempProject } from "./support.js";
@@ -98,5 +99,103 @@ describe("the InteractiveHost of the command", () => {
 		expect(
 			host.explainEnd({ type: "agent_end", messages: [], outcome: { type: "aborted", reason: "Esc" } }),
 		).toBe("aborted: Esc");
+	});
+});
+
+/** One request that would have left the machine: where to, and the key it carried. */
+interface Outgoing {
+	url: string;
+	key: string | null;
+}
+
+/**
+ * Catch requests at the network boundary: loopback goes through, anything else is recorded with its key
+ * header and answered 400 (the real provider code builds the request; nothing leaves the machine).
+ */
+function interceptRemoteRequests(): Outgoing[] {
+	const sent: Outgoing[] = [];
+	const realFetch = globalThis.fetch;
+	vi.stubGlobal("fetch", async (input: string | URL | Request, init: RequestInit = {}) => {
+		const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+		if (new URL(url).hostname === "127.0.0.1") return realFetch(input, init);
+		const headers = new Headers(init.headers);
+		sent.push({ url, key: headers.get("authorization") ?? headers.get("x-api-key") });
+		return new Response('{"error":{"message":"intercepted"}}', {
+			status: 400,
+			headers: { "content-type": "application/json" },
+		});
+	});
+	return sent;
+}
+
+afterEach(() => {
+	vi.unstubAllGlobals();
+});
+
+describe("--api-key goes only to the server of the model it was given with", () => {
+	it("a switch to another provider sends that provider's own key; the same server keeps the flag's", async () => {
+		vi.stubEnv("OPENAI_API_KEY", "sk-openai-env");
+		const sent = interceptRemoteRequests();
+		const host = await app([
+			"--model",
+			"anthropic/claude-sonnet-4-5",
+			"--api-key",
+			"sk-ant-flag",
+			"--no-session",
+		]);
+		host.setModel("openai/gpt-5-mini");
+		await host.agent.prompt("hi");
+		host.setModel("anthropic/claude-haiku-4-5");
+		await host.agent.prompt("hi");
+		expect(sent).toEqual([
+			{ url: "https://api.openai.com/v1/responses", key: "Bearer sk-openai-env" },
+			{ url: "https://api.anthropic.com/v1/messages", key: "sk-ant-flag" },
+		]);
+	});
+
+	it("a --base-url server's key does not stand in for a catalog model's: that one needs its own", async () => {
+		const sent = interceptRemoteRequests();
+		const server = await serve({ type: "sse", body: textReply("Hi."), split: false });
+		const host = await app([
+			...["--base-url", `${server.baseUrl}/v1`, "--model", "m", "--api-key", "server-key", "--no-session"],
+		]);
+		expect(() => host.setModel("openai/gpt-5-mini")).toThrow(/no API key for openai\/gpt-5-mini/);
+		vi.stubEnv("OPENAI_API_KEY", "sk-openai-env");
+		host.setModel("openai/gpt-5-mini");
+		await host.agent.prompt("hi");
+		host.setModel("openai-compatible/m");
+		await host.agent.prompt("hi again");
+		expect(sent).toEqual([{ url: "https://api.openai.com/v1/responses", key: "Bearer sk-openai-env" }]);
+		expect(server.requests.map((request) => request.headers.authorization)).toEqual(["Bearer server-key"]);
+	});
+});
+
+describe("switching models on a --base-url server", () => {
+	it("takes the server's ids with slashes and its listed spelling, and goes back after a catalog model", async () => {
+		vi.stubEnv("ANTHROPIC_API_KEY", "sk-ant-env");
+		const server = await serve({ type: "sse", body: textReply("Back on the server."), split: false });
+		const baseUrl = `${server.baseUrl}/v1`;
+		const host = await app(["--base-url", baseUrl, "--model", "qwen/qwen3-8b", "--no-session"]);
+		expect(host.describeModel()).toMatchObject({ spec: "openai-compatible/qwen/qwen3-8b", baseUrl });
+
+		host.setModel("hf.co/unsloth/Qwen3-8B-GGUF:Q4_K_M");
+		expect(host.describeModel()).toMatchObject({ id: "hf.co/unsloth/Qwen3-8B-GGUF:Q4_K_M", baseUrl });
+		host.setModel("openai/gpt-oss-20b"); // a catalog provider's name, but no catalog model: the server's id
+		expect(host.describeModel()).toMatchObject({ provider: "openai-compatible", id: "openai/gpt-oss-20b" });
+		host.setModel(host.listModels()[0] ?? ""); // the exact spelling listModels returns as current
+		expect(host.describeModel().id).toBe("openai/gpt-oss-20b");
+
+		host.setModel("anthropic/claude-sonnet-4-5");
+		expect(host.describeModel()).toMatchObject({ provider: "anthropic", id: "claude-sonnet-4-5" });
+		expect(host.describeModel().baseUrl).toBeUndefined();
+		// The way back: the server's model is listed right after the current one.
+		expect(host.listModels().slice(0, 2)).toEqual([
+			"anthropic/claude-sonnet-4-5",
+			"openai-compatible/openai/gpt-oss-20b",
+		]);
+		host.setModel("openai-compatible/qwen/qwen3-8b");
+		await host.agent.prompt("hi");
+		expect(JSON.parse(server.requests[0]?.body ?? "{}")).toMatchObject({ model: "qwen/qwen3-8b" });
+		expect(host.agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
 	});
 });

@@ -63,6 +63,7 @@ function setup(
 			current: undefined,
 			enabled: false,
 			list: async () => [],
+			load: () => [],
 			resume: async () => [],
 			clear: () => agent.reset(),
 		},

@@ -3,11 +3,17 @@
  * (tmux). Type the prompt, queue a follow-up and steer while the long tool runs, see the interrupt, abort with
  * Esc, exit with Ctrl+C twice, then `--continue` and `/resume` the saved sessions and see their history.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AssistantMessage } from "../../src/core/messages.js";
+import { createSessionFile } from "../../src/sessions/index.js";
+import { textReply } from "../providers/openai-completions/synthetic.js";
+import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
 import { hasTmux, TmuxPane } from "./interactive-tmux.js";
+
+closeServersAfterEach();
 
 const root = resolve(import.meta.dirname, "../..");
 const tsx = join(root, "node_modules/.bin/tsx");
@@ -95,4 +101,75 @@ describe.skipIf(!tmux)("capstan interactive mode in a pseudo-terminal (scripted 
 		const older = await next.waitFor("— end of saved history —", 2);
 		expect(older.slice(older.indexOf("— resuming"))).toMatch(/⏹ watch_build +aborted/);
 	}, 90_000);
+});
+
+/** A session that ended between a `shell` call and its result (a crash): its last reply waits for the call. */
+function sessionWithPendingShell(dir: string, cwd: string): string {
+	const file = createSessionFile({
+		cwd,
+		dir,
+		model: { provider: "openai-compatible", id: "m", api: "openai-completions" },
+	});
+	const reply: AssistantMessage = {
+		role: "assistant",
+		content: [
+			{ type: "toolCall", id: "call_s1", name: "shell", arguments: { command: "echo hi > made.txt" } },
+		],
+		api: "openai-completions",
+		provider: "openai-compatible",
+		model: "m",
+		usage: {
+			input: 1,
+			output: 1,
+			cacheRead: 0,
+			cacheWrite: 0,
+			totalTokens: 2,
+			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+		},
+		stopReason: "toolUse",
+		timestamp: 1,
+	};
+	file.append({ role: "user", content: "make the file", timestamp: 0 });
+	file.append(reply);
+	file.close();
+	return file.path;
+}
+
+describe.skipIf(!tmux)("capstan --resume in a pseudo-terminal (loopback server)", () => {
+	let dir: string;
+	let pane: TmuxPane | undefined;
+	beforeAll(() => {
+		dir = mkdtempSync(join(tmpdir(), "capstan-tui-resume-"));
+		for (const sub of ["project", "home", "sessions"]) mkdirSync(join(dir, sub));
+	});
+	afterAll(() => {
+		pane?.close();
+		rmSync(dir, { recursive: true, force: true });
+	});
+
+	it("SPEC L6, T15: a resumed batch's mutating call is asked about, not refused; yes runs it", async () => {
+		const server = await serve({ type: "sse", body: textReply("Made it."), split: false });
+		const project = join(dir, "project");
+		const path = sessionWithPendingShell(join(dir, "sessions"), project);
+		const model = `--base-url ${server.baseUrl}/v1 --model m`;
+		pane = new TmuxPane(`${tsx} ${main} ${model} --session-dir ${join(dir, "sessions")} --resume ${path}`, {
+			cwd: project,
+			env: { HOME: join(dir, "home"), TERM: "xterm-256color", NO_COLOR: "1" },
+			socketDir: dir,
+		});
+		const asked = await pane.waitFor("? Run shell: echo hi > made.txt? [y/N/a=always]");
+		expect(asked).toContain("— end of saved history —"); // the history first, then the question
+		expect(asked).not.toMatch(/^usage: /m); // no trace line from a run outside the TTY mode
+		expect(existsSync(join(project, "made.txt"))).toBe(false);
+		pane.text("y");
+		await pane.waitFor("Made it.");
+		expect(readFileSync(join(project, "made.txt"), "utf8")).toBe("hi\n");
+		const sent = JSON.parse(server.requests[0]?.body ?? "{}") as {
+			messages: { role: string; content: string }[];
+		};
+		expect(sent.messages.at(-1)).toMatchObject({
+			role: "tool",
+			content: expect.stringContaining("[exit code 0]"),
+		});
+	}, 60_000);
 });

@@ -14,10 +14,12 @@ import {
 import { ConfigError, parseConfig } from "../../src/cli/config.js";
 import { DEMO_TEXT, demoReply } from "../../src/cli/demo.js";
 import type { ApprovalRequest } from "../../src/cli/host.js";
+import { catalogModel, keyFor, modelSpec, switchModel } from "../../src/cli/models.js";
 import { EXIT, exitCodeFor, explainEnd } from "../../src/cli/outcome.js";
 import { summarizeArgs, usageLine } from "../../src/cli/trace.js";
 import type { AssistantMessage, Message, ToolResultMessage } from "../../src/core/messages.js";
 import type { AgentEvent } from "../../src/protocol/events.js";
+import { openaiCompatible } from "../../src/providers/openai-completions/compatible.js";
 import { scriptedModel, textReply, toolReply } from "../../src/testing/scripted-model.js";
 import type { AgentTool } from "../../src/tools/types.js";
 
@@ -178,6 +180,41 @@ describe("approval of mutating tools (SPEC T14–T16 needsApproval)", () => {
 		});
 		expect(asked).toBe(false);
 		expect(writes).toEqual(["a.txt"]);
+	});
+});
+
+describe("where a model switch goes (setModel, /model)", () => {
+	const server = openaiCompatible({ baseUrl: "http://127.0.0.1:9/v1", model: "qwen3:8b" }).model;
+	const claude = catalogModel("anthropic/claude-sonnet-4-5");
+	const where = (spec: string, on: "server" | "catalog") => {
+		const model = switchModel(spec, { current: on === "server" ? server : claude, server });
+		return `${modelSpec(model)}${model.baseUrl === server.baseUrl ? " @server" : ""}`;
+	};
+	it.each([
+		["llama3.2", "server", "openai-compatible/llama3.2 @server"],
+		["qwen/qwen3-8b", "server", "openai-compatible/qwen/qwen3-8b @server"],
+		["openai-compatible/qwen/qwen3-8b", "catalog", "openai-compatible/qwen/qwen3-8b @server"],
+		["hf.co/org/repo:Q4", "catalog", "openai-compatible/hf.co/org/repo:Q4 @server"],
+		["openai/gpt-oss-20b", "server", "openai-compatible/openai/gpt-oss-20b @server"],
+		["anthropic/claude-haiku-4-5", "server", "anthropic/claude-haiku-4-5"],
+		["claude-haiku-4-5", "catalog", "anthropic/claude-haiku-4-5"],
+		["llama3.2", "catalog", "openai-compatible/llama3.2 @server"],
+	] as const)("%s, while on the %s model → %s", (spec, on, expected) => {
+		expect(where(spec, on)).toBe(expected);
+	});
+
+	it("without a --base-url server only the catalog is there", () => {
+		expect(() => switchModel("qwen/qwen3-8b", { current: claude, server: undefined })).toThrow(
+			/Unknown provider "qwen"/,
+		);
+	});
+
+	it("an --api-key key belongs to one server: same provider and base URL", () => {
+		const key = { key: "k", provider: "anthropic", baseUrl: claude.baseUrl };
+		expect(keyFor(key, catalogModel("anthropic/claude-haiku-4-5"))).toBe("k");
+		expect(keyFor(key, catalogModel("openai/gpt-5-mini"))).toBeUndefined();
+		expect(keyFor(key, { ...claude, baseUrl: "http://127.0.0.1:9" })).toBeUndefined();
+		expect(keyFor(undefined, claude)).toBeUndefined();
 	});
 });
 

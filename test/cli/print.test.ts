@@ -3,12 +3,13 @@
  * the loopback replay server serving recorded provider streams (`--base-url` for an OpenAI-compatible
  * server, or a catalog Anthropic model sent to the loopback address).
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/protocol/events.js";
 import { anthropicFacts } from "../providers/anthropic/facts.js";
 import { chatFacts } from "../providers/openai-completions/facts.js";
+import { chunk, DONE, textReply, usageChunk } from "../providers/openai-completions/synthetic.js";
 import { firstBodyMatching } from "../providers/support/fixtures.js";
 import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
 import { jsonResponse } from "../providers/support/replay-server.js";
@@ -16,6 +17,7 @@ import {
 	cleanUpAfterEach,
 	jsonLines,
 	runCli,
+	runCliWithStdout,
 	tempProject,
 	unbalancedEvents,
 	unpairedCalls,
@@ -106,6 +108,19 @@ describe("print mode (-p) against an OpenAI-compatible server (--base-url)", () 
 		expect(models).toEqual(["cfg", "flag"]);
 	});
 
+	it.skipIf(!existsSync("/dev/full"))("exits 1 with one line when the answer cannot be written", async () => {
+		const server = await serve({ type: "sse", body: CHAT_TEXT, split: false });
+		const run = await runCliWithStdout(
+			["-p", "hi", "--base-url", `${server.baseUrl}/v1`, "--model", "m", "--no-session"],
+			{ cwd: tempProject() },
+			"/dev/full",
+		);
+		expect(run).toEqual({
+			code: 1,
+			stderr: expect.stringMatching(/^capstan: cannot write the output: ENOSPC.*\n$/),
+		});
+	});
+
 	it("exits 1 with the reason on stderr when the run ends in an error (refused key)", async () => {
 		const server = await serve(
 			jsonResponse(401, { error: { message: "Incorrect API key provided", type: "auth" } }),
@@ -136,6 +151,45 @@ describe("print mode (-p) against an OpenAI-compatible server (--base-url)", () 
 		expect(run.stderr).toBe(
 			"capstan: the conversation no longer fits the model's context window: start over with /clear (interactive) or a new session (run without --continue/--resume), or pick a model with a larger window\n",
 		);
+	});
+});
+
+/** A SYNTHETIC Chat Completions reply calling the CLI's `shell` tool. */
+function shellCall(command: string): string {
+	const call = { index: 0, id: "call_s1", type: "function", function: { name: "shell", arguments: "" } };
+	return (
+		chunk({ role: "assistant", content: null, tool_calls: [call] }) +
+		chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify({ command }) } }] }) +
+		chunk({}, "tool_calls") +
+		usageChunk(10, 5) +
+		DONE
+	);
+}
+
+describe("the server's key variable (apiKeyEnv) and the shell", () => {
+	it("sends the key to the server but hides its variable from the commands the agent runs", async () => {
+		const server = await serve(
+			{ type: "sse", body: shellCall("env"), split: false },
+			{ type: "sse", body: textReply("Listed."), split: false },
+		);
+		const cwd = tempProject();
+		writeFileSync(
+			join(cwd, "capstan.json"),
+			JSON.stringify({ baseUrl: `${server.baseUrl}/v1`, model: "m", apiKeyEnv: "VLLM_TOKEN" }),
+		);
+		const run = await runCli(["-p", "show the environment", "--yes"], {
+			cwd,
+			env: { VLLM_TOKEN: "tok-vllm-secret" },
+		});
+		expect(run.code).toBe(0);
+		expect(server.requests.map((r) => r.headers.authorization)).toEqual([
+			"Bearer tok-vllm-secret",
+			"Bearer tok-vllm-secret",
+		]);
+		const second = JSON.parse(server.requests[1]?.body ?? "{}") as ChatBody;
+		const listing = JSON.stringify(second.messages.at(-1));
+		expect(listing).toContain("PATH=");
+		expect(listing).not.toContain("tok-vllm-secret");
 	});
 });
 

@@ -178,7 +178,7 @@ describe("approval of mutating tools over RPC (real Chat Completions path)", () 
 });
 
 describe("a run paused for approval over RPC", () => {
-	it("SPEC T17: prompt is refused while a call waits; abort ends the paused run, every call paired", async () => {
+	it("SPEC T17: prompt and resume are refused while a call waits; abort ends the paused run, every call paired", async () => {
 		const server = await serve(
 			{ type: "sse", body: writeFileCall("never.txt", "no"), split: false },
 			{ type: "sse", body: textReply("Fresh start."), split: false },
@@ -194,6 +194,16 @@ describe("a run paused for approval over RPC", () => {
 			ok: false,
 			error: expect.stringContaining("await approval: write_file (call_w1)"),
 		});
+		// Loading another session would strand the waiting call's request: refused like prompt.
+		rpc.send({ id: 21, type: "resume", path: join(cwd, "other.jsonl") });
+		expect(await rpc.response(21)).toMatchObject({
+			ok: false,
+			error: expect.stringContaining(
+				"resume() cannot start: 1 tool call(s) await approval: write_file (call_w1)",
+			),
+		});
+		rpc.send({ id: 22, type: "getState" });
+		expect((await rpc.response(22)).data).toMatchObject({ pendingApprovals: ["call_w1"] });
 		rpc.send({ id: 3, type: "abort", reason: "changed my mind" });
 		expect(await rpc.response(3)).toMatchObject({ ok: true });
 		expect(
@@ -212,6 +222,32 @@ describe("a run paused for approval over RPC", () => {
 		expect(existsSync(join(cwd, "never.txt"))).toBe(false);
 		expect(server.requests).toHaveLength(2);
 		expect(await rpc.end()).toBe(0);
+	});
+});
+
+describe("signals over RPC (SIGINT/SIGTERM, exit 130)", () => {
+	it("SIGINT while idle ends the session as end of input would, with exit 130", async () => {
+		const rpc = new RpcClient(startCli(["--rpc", "--demo", "--no-session"], { cwd: tempProject() }));
+		await rpc.waitFor((line) => line.type === "ready");
+		rpc.child.kill("SIGINT");
+		expect(await rpc.exited).toBe(130);
+	});
+
+	it("a SIGINT aborts the run and the session goes on; a later run's single SIGINT aborts it too", async () => {
+		const rpc = new RpcClient(startCli(["--rpc", "--demo", "--no-session"], { cwd: tempProject() }));
+		const aborted = (e: Record<string, unknown>) => (e.outcome as { type: string }).type === "aborted";
+		for (const id of [1, 2]) {
+			rpc.send({ id, type: "prompt", message: "Look around." });
+			await rpc.event("tool_execution_start", (e) => e.toolName === "watch_build");
+			rpc.child.kill("SIGINT");
+			expect(await rpc.event("agent_end", aborted)).toMatchObject({
+				outcome: { reason: "interrupted (SIGINT)" },
+			});
+			rpc.send({ id: 10 + id, type: "reset" });
+			expect(await rpc.response(10 + id)).toMatchObject({ ok: true });
+		}
+		rpc.child.kill("SIGTERM"); // idle now: the session ends
+		expect(await rpc.exited).toBe(130);
 	});
 });
 

@@ -5,7 +5,7 @@
  * its transform cache there); the demo's sandboxes are found in the output and removed after the test.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach } from "vitest";
@@ -99,6 +99,31 @@ export function runCli(args: readonly string[], options: RunOptions): Promise<Ru
 			children.delete(child);
 			resolveRun({ code, stdout, stderr });
 		});
+	});
+}
+
+/** Run the command with its stdout opened on `path` (e.g. `/dev/full`); resolves to its exit code and stderr. */
+export function runCliWithStdout(
+	args: readonly string[],
+	options: RunOptions,
+	path: string,
+): Promise<{ code: number | null; stderr: string }> {
+	const fd = openSync(path, "w");
+	const child = spawn(process.execPath, ["--import", TSX, MAIN, ...args], {
+		cwd: options.cwd,
+		env: cleanEnv(options.cwd, options.env),
+		stdio: ["pipe", fd, "pipe"],
+	});
+	closeSync(fd); // the child has its own copy
+	let stderr = "";
+	child.stderr?.setEncoding("utf8");
+	child.stderr?.on("data", (chunk: string) => {
+		stderr += chunk;
+	});
+	child.stdin?.end(options.input ?? "");
+	return new Promise((resolveRun, reject) => {
+		child.on("error", reject);
+		child.on("close", (code) => resolveRun({ code, stderr }));
 	});
 }
 

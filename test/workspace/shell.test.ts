@@ -169,6 +169,10 @@ describe("shell", () => {
 			HOME: "/h",
 		});
 		expect(env).toEqual({ PATH: process.env.PATH, HOME: "/h" });
+		// A key variable of another name (a server's `apiKeyEnv`) is hidden when named; other tokens stay.
+		expect(
+			environmentWithoutKeys({ VLLM_TOKEN: "tok", GITHUB_TOKEN: "gh", HOME: "/h" }, ["VLLM_TOKEN"]),
+		).toEqual({ GITHUB_TOKEN: "gh", HOME: "/h" });
 		process.env.CAPSTAN_TEST_API_KEY = "sk-test-secret";
 		try {
 			const result = await call(shellTool({ cwd }), { command: "env" });

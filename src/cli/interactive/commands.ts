@@ -17,8 +17,8 @@ export interface CommandContext {
 	style: Palette;
 	totals: UsageTotals;
 	print(lines: readonly string[]): void;
-	/** Show a saved conversation after it was loaded. */
-	showHistory(): void;
+	/** Show a saved conversation after it was loaded, then run a batch it left without results (rule L6). */
+	showLoaded(): void;
 	exit(code: number): void;
 }
 
@@ -197,10 +197,8 @@ async function resumeCommand(arg: string, ctx: CommandContext): Promise<void> {
 			arg === "" ? "no other saved session to resume" : `no session ${arg}; /sessions lists them`,
 		);
 	ctx.print([s.dim(`— resuming ${chosen.path} —`)]);
-	const warnings = await host.sessions.resume(chosen.path);
-	for (const warning of warnings) ctx.print([s.yellow(`warning: ${warning}`)]);
-	ctx.totals.reset(host.agent.state.messages);
-	ctx.showHistory();
+	for (const warning of host.sessions.load(chosen.path)) ctx.print([s.yellow(`warning: ${warning}`)]);
+	ctx.showLoaded();
 }
 
 async function clearCommand(_: string, ctx: CommandContext): Promise<void> {

@@ -4,6 +4,7 @@
  */
 import { type AgentMessage, userMessage } from "../../core/messages.js";
 import type { RetryInfo } from "../../core/model.js";
+import { findDanglingBatch } from "../../loop/pairing.js";
 import type { AgentEvent } from "../../protocol/events.js";
 import type { InteractiveHost } from "../host.js";
 import type { Palette } from "./ansi.js";
@@ -68,7 +69,10 @@ export class InteractiveController {
 		this.totals.reset(host.agent.state.messages);
 	}
 
-	/** Show the banner and any loaded history; install the approver. Returns the unsubscribe function. */
+	/**
+	 * Show the banner and any loaded history; install the approver; then run a batch the loaded session left
+	 * without results. Returns the unsubscribe function.
+	 */
 	start(): () => void {
 		const { host, style: s } = this;
 		const model = host.describeModel();
@@ -90,6 +94,7 @@ export class InteractiveController {
 		const offRetry = (host as InteractiveHost & InteractiveHostExtras).onRetry?.((info) =>
 			this.view.retry(info),
 		);
+		this.runLeftBatch();
 		this.render();
 		return () => {
 			unsubscribe();
@@ -133,6 +138,17 @@ export class InteractiveController {
 		}
 		this.render();
 		this.finish(code);
+	}
+
+	/**
+	 * A loaded session that ended between tool calls and their results runs that batch now (rule L6): after its
+	 * history is shown and with the approver installed, so a mutating call is asked about, not refused.
+	 */
+	private runLeftBatch(): void {
+		const agent = this.host.agent;
+		if (agent.state.isStreaming || findDanglingBatch(agent.state.messages) === undefined) return;
+		agent.continue().catch((error: unknown) => this.say(`could not resume: ${String(error)}`));
+		this.updateTicker();
 	}
 
 	private onEvent(event: AgentEvent): void {
@@ -284,7 +300,11 @@ export class InteractiveController {
 				this.screen.print(lines);
 				this.schedule();
 			},
-			showHistory: () => this.showHistory(),
+			showLoaded: () => {
+				this.totals.reset(this.host.agent.state.messages);
+				this.showHistory();
+				this.runLeftBatch();
+			},
 			exit: (code: number) => void this.exit(code),
 		};
 	}

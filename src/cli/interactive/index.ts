@@ -3,6 +3,8 @@
  * tests pass their own streams through `options`.
  */
 import type { InteractiveHost } from "../host.js";
+import { EXIT } from "../outcome.js";
+import type { SignalHooks } from "../signals.js";
 import { CSI, createPalette, wantsColor } from "./ansi.js";
 import { InteractiveController } from "./controller.js";
 import { type KeyInput, keyAction, readKeys } from "./keys.js";
@@ -15,11 +17,13 @@ export interface InteractiveOptions {
 	input?: NodeJS.ReadStream;
 	output?: NodeJS.WriteStream;
 	env?: NodeJS.ProcessEnv;
+	/** SIGINT/SIGTERM: with no run they leave as `/exit` does (exit 130); a forced exit still restores the terminal. */
+	signals?: SignalHooks;
 }
 
 /**
  * Run the interactive mode until the user exits; resolves with the exit code. The terminal is restored
- * (cooked mode, cursor shown, bracketed paste off) on every way out.
+ * (cooked mode, cursor shown, bracketed paste off) on every way out, a forced exit on a second signal included.
  */
 export async function runInteractive(
 	host: InteractiveHost,
@@ -37,13 +41,23 @@ export async function runInteractive(
 	);
 	const onResize = (): void => controller.resized();
 	output.on("resize", onResize);
-	try {
-		return await controller.done;
-	} finally {
+	let restored = false;
+	const restore = (): void => {
+		if (restored) return;
+		restored = true;
 		output.off("resize", onResize);
 		stopKeys();
 		stop();
 		screen.clear();
 		output.write(CSI.bracketedPasteOff);
+	};
+	const offStop = options.signals?.onStop(() => void controller.exit(EXIT.interrupted));
+	const offForcedExit = options.signals?.onForcedExit(restore);
+	try {
+		return await controller.done;
+	} finally {
+		offStop?.();
+		offForcedExit?.();
+		restore();
 	}
 }
