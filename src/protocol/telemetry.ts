@@ -5,7 +5,7 @@
  *
  * Every fact is derived from the run's own events; times come from the run's injected clock (rule L13).
  */
-import type { AgentMessage, AssistantMessage, ErrorKind, StopReason, Usage } from "../core/messages.js";
+import type { AgentMessage, AssistantMessage, ErrorKind, Message, StopReason, Usage } from "../core/messages.js";
 import type { Model } from "../core/model.js";
 import type { Step } from "../core/step-runner.js";
 import type { ToolCallStatus, ToolResult } from "../tools/types.js";
@@ -124,8 +124,17 @@ export interface RunStartInfo {
 
 /** Content of one model call, given to sinks only with `recordContent`. */
 export interface ModelCallContent {
-	/** The agent-level transcript before the call, as the events showed it (before `transformContext`). */
+	/**
+	 * The agent-level transcript before the call, as the events showed it (before `transformContext`); replies a
+	 * reply guard discarded are not in it, as they are not in the transcript.
+	 */
 	input: readonly AgentMessage[];
+	/**
+	 * The messages the model was sent for this call: after `transformContext` and `convertToLlm`, without
+	 * refused replies (rule C3), with arguments `beforeToolCall` revised (rule T4). What `gen_ai.input.messages`
+	 * reports.
+	 */
+	request: readonly Message[];
 	output: AssistantMessage;
 }
 

@@ -1,4 +1,4 @@
-import type { AgentMessage, AssistantMessage } from "../core/messages.js";
+import type { AgentMessage, AssistantMessage, Message } from "../core/messages.js";
 import type { Model } from "../core/model.js";
 import type { Step, StepRunner } from "../core/step-runner.js";
 import type { AgentContext, AgentEvent } from "../protocol/events.js";
@@ -61,6 +61,8 @@ export class RunTelemetry {
 	private readonly sinks: RunSink[] = [];
 	/** The agent-level transcript, kept only when content goes to sinks. */
 	private readonly transcript: AgentMessage[] | undefined;
+	/** The messages of the model call in flight, copied only when content goes to sinks. */
+	private request: readonly Message[] = [];
 	private turns = 0;
 	private callBoundary: number;
 	private call: OpenCall | undefined;
@@ -153,7 +155,7 @@ export class RunTelemetry {
 					this.call.firstTokenAt = this.now();
 				break;
 			case "message_end":
-				this.onMessageEnd(event.message);
+				this.onMessageEnd(event.message, event.discarded === true);
 				break;
 			case "tool_execution_start":
 				this.openTools.set(event.toolCallId, {
@@ -172,18 +174,29 @@ export class RunTelemetry {
 		}
 	}
 
-	private onMessageEnd(message: AgentMessage): void {
+	/**
+	 * The messages the loop sends for the next model call (rule C1's output), called just before the call. Kept
+	 * (as a copy: the loop's wire log grows in place) only when content goes to sinks.
+	 */
+	modelRequest(messages: readonly Message[]): void {
+		if (this.transcript) this.request = messages.slice();
+	}
+
+	private onMessageEnd(message: AgentMessage, discarded: boolean): void {
 		const endedAt = this.now();
 		if (isAssistant(message)) {
 			const call = this.call ?? { startedAt: this.callBoundary, firstTokenAt: undefined };
 			this.call = undefined;
 			const record = modelCallRecord(this.modelCalls.length, message, call, endedAt);
 			this.modelCalls.push(record);
-			const content = this.transcript ? { input: this.transcript.slice(), output: message } : undefined;
+			const content = this.transcript
+				? { input: this.transcript.slice(), request: this.request, output: message }
+				: undefined;
 			this.guard(() => this.options.onModelCall?.(record));
 			for (const sink of this.sinks) this.guard(() => sink.modelCall(record, content));
 		}
-		this.transcript?.push(message);
+		// A discarded reply (rule X4) was never added to the transcript, and the next call does not send it.
+		if (!discarded) this.transcript?.push(message);
 		this.callBoundary = endedAt;
 	}
 

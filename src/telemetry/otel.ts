@@ -227,7 +227,7 @@ function describeChat(span: Span, record: ModelCallRecord, content: ModelCallCon
 	});
 	if (content) {
 		span.setAttributes({
-			"gen_ai.input.messages": JSON.stringify(toInputMessages(content.input)),
+			"gen_ai.input.messages": JSON.stringify(toInputMessages(content.request)),
 			"gen_ai.output.messages": JSON.stringify(toOutputMessages(content.output)),
 		});
 	}

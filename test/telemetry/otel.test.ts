@@ -19,7 +19,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AgentTool, TelemetryOptions, Usage } from "../../src/index.js";
 import { type OpenTelemetryOptions, openTelemetry } from "../../src/otel.js";
 import { type ScriptedReply, scriptedModel, textReply } from "../../src/testing/index.js";
-import { echoTool, runScript, startScript } from "../support/run.js";
+import { assistant, echoTool, runScript, startScript } from "../support/run.js";
 
 afterEach(() => {
 	vi.useRealTimers();
@@ -210,6 +210,58 @@ describe("OpenTelemetry spans, GenAI semantic conventions — SPEC X3", () => {
 		const echo = withContent.one("execute_tool echo");
 		expect(JSON.parse(String(echo.attributes["gen_ai.tool.call.arguments"]))).toEqual({ text: "a" });
 		expect(echo.attributes["gen_ai.tool.call.result"]).toBe("echo:a");
+	});
+
+	it("a chat span's input is what the model was sent: after transformContext, without a refused reply — SPEC X3, C1, C3", async () => {
+		const t = tracing();
+		const secret = "sk-proj-0123456789abcdef0123456789abcdef";
+		const refused = {
+			...assistant([{ type: "text", text: "REFUSED-TEXT" }], "error"),
+			stopDetails: { type: "refusal" as const },
+		};
+		await runScript([{ content: [call("echo", { text: secret })] }, textReply("done")], {
+			messages: [{ role: "user", content: "first", timestamp: 0 }, refused],
+			tools: [echoTool("echo")],
+			config: {
+				// The host scrubs tool results before they leave for the model.
+				transformContext: (messages) =>
+					messages.map((m) =>
+						m.role === "toolResult" ? { ...m, content: [{ type: "text" as const, text: "[scrubbed]" }] } : m,
+					),
+				telemetry: { recordContent: true, sinks: [openTelemetry(t.tracer)] },
+			},
+		});
+		const inputs = t
+			.byName("chat scripted-model")
+			.map((span) => String(span.attributes["gen_ai.input.messages"]));
+		expect(inputs).toHaveLength(2);
+		for (const input of inputs) expect(input).not.toContain("REFUSED-TEXT");
+		expect(inputs[1]).not.toContain(`echo:${secret}`);
+		expect(inputs[1]).toContain("[scrubbed]");
+	});
+
+	it("a reply the reply guard discarded has its own chat span but is no later call's input — SPEC X3, X4", async () => {
+		const t = tracing();
+		await runScript(
+			[textReply("LEAKED <|channel|>"), { content: [call("echo", { text: "a" })] }, textReply("done")],
+			{
+				tools: [echoTool("echo")],
+				config: {
+					replyGuard: () => ({
+						check: (reply, attempt) =>
+							attempt === 0 && JSON.stringify(reply.content).includes("LEAKED")
+								? { type: "retry", discarded: reply }
+								: { type: "commit", message: reply },
+					}),
+					telemetry: { recordContent: true, sinks: [openTelemetry(t.tracer)] },
+				},
+			},
+		);
+		const chats = t.byName("chat scripted-model");
+		expect(chats).toHaveLength(3);
+		expect(String(chats[0]?.attributes["gen_ai.output.messages"])).toContain("LEAKED");
+		for (const chat of chats)
+			expect(String(chat.attributes["gen_ai.input.messages"])).not.toContain("LEAKED");
 	});
 
 	it("error status with error.type: a failed model call, an aborted tool, an aborted run — SPEC X3", async () => {
