@@ -25,9 +25,16 @@ interface Waiter {
 export class RestateAwaiter {
 	readonly #waiting = new Set<Waiter>();
 	#driving = false;
+	/** Why the attempt is over (cancelled, suspended, aborted by the SDK), once it is. */
+	#over: { error: unknown } | undefined;
 
-	/** A plain promise of `promise`'s outcome, safe to await anywhere (also inside a `ctx.run` action). */
+	/**
+	 * A plain promise of `promise`'s outcome, safe to await anywhere (also inside a `ctx.run` action). Once the
+	 * attempt is over, every wait fails with the error that ended it: Restate delivers a cancellation to one
+	 * await only, and a run that went on would call the model and start new tools after its cancel.
+	 */
 	wait<T>(promise: restate.RestatePromise<T>): Promise<T> {
+		if (this.#over) return Promise.reject(this.#over.error);
 		return new Promise<T>((resolve, reject) => {
 			this.#waiting.add({ promise, resolve: resolve as (value: unknown) => void, reject });
 			void this.#drive();
@@ -55,11 +62,17 @@ export class RestateAwaiter {
 			}
 		} catch (error) {
 			// The attempt is over (suspended, cancelled or aborted by the SDK): nothing waiting can complete in it.
+			this.#over = { error };
 			for (const waiter of this.#waiting) waiter.reject(error);
 			this.#waiting.clear();
 		} finally {
 			this.#driving = false;
 		}
+	}
+
+	/** Throw the error that ended the attempt, if one did: the handler must fail with it, writing nothing. */
+	throwIfOver(): void {
+		if (this.#over) throw this.#over.error;
 	}
 }
 

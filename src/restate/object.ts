@@ -212,6 +212,9 @@ async function runConversation(
 		inbox: runInbox,
 		...(onEvent ? { onEvent: (event, position) => onEvent(event, position, source) } : {}),
 	});
+	// Cancelled (or suspended) mid-run: the loop saw its steps fail and wound down, but the invocation is over;
+	// it ends with Restate's error and without a transcript, as a cancel promises (docs/durable.md).
+	awaiter.throwIfOver();
 	ctx.set(TRANSCRIPT, result.messages);
 	if (result.outcome.type === "awaiting_approval") ctx.set(PENDING_APPROVALS, result.outcome.pending);
 	else ctx.clear(PENDING_APPROVALS);

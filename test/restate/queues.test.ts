@@ -113,6 +113,26 @@ describeWithRestate("capstan/restate: steering, follow-up and abort through the 
 		expect(await client.pending("abort-1")).toEqual({ steer: 0, followUp: 0, abort: 0, active: null });
 	});
 
+	it("a cancel through the admin API ends the run: no model call after it, no result, no transcript written", {
+		timeout: 60_000,
+	}, async () => {
+		const { run, open } = await runUntilGate("cancel-1");
+		const modelCalls = () => countLines(countFile).filter((line) => /^model \d+ start$/.test(line)).length;
+		const before = modelCalls();
+		const cancel = await fetch(
+			`${urls.adminUrl}/invocations/${encodeURIComponent(run.invocationId)}/cancel`,
+			{ method: "PATCH" },
+		);
+		expect(cancel.ok).toBe(true);
+		// Let the cancellation reach the worker while the tool still waits, then let the tool finish.
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		open();
+		const failed = await client.result(run).catch((error: unknown) => error);
+		expect(failed).toBeInstanceOf(Error);
+		expect(modelCalls()).toBe(before);
+		expect(await client.transcript("cancel-1")).toEqual([]);
+	});
+
 	it("refuses what it cannot deliver, with a clear error and nothing queued", {
 		timeout: 30_000,
 	}, async () => {
