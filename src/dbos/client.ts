@@ -4,7 +4,7 @@
  * runs of a dead worker to the live ones.
  */
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
-import pg from "pg";
+import type pg from "pg";
 import { type AgentMessage, userMessage } from "../core/messages.js";
 import {
 	type ApprovalDecisions,
@@ -12,7 +12,13 @@ import {
 	type DurableRunInput,
 	type DurableRunResult,
 } from "../durable/index.js";
-import { type DbosRunEvent, ensureEventsTable, type RunEventsOptions, readRunEvents } from "./events.js";
+import {
+	createEventsPool,
+	type DbosRunEvent,
+	ensureEventsTable,
+	type RunEventsOptions,
+	readRunEvents,
+} from "./events.js";
 import { DEFAULT_AGENT_QUEUE, messageTopic } from "./workflow.js";
 
 /** Options of `DbosAgentRuns.connect`. */
@@ -48,7 +54,7 @@ export class DbosAgentRuns {
 
 	/** Connect to the workers' database (no DBOS launch: this process runs no workflow). */
 	static async connect(options: DbosAgentRunsOptions): Promise<DbosAgentRuns> {
-		const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4 });
+		const pool = createEventsPool(options.databaseUrl);
 		try {
 			await ensureEventsTable(pool);
 			const client = await DBOSClient.create({

@@ -5,7 +5,7 @@
  * core's replay-stable position (`seq`, `delta`) and inserted with ON CONFLICT DO NOTHING, so a takeover's
  * replay never shows a reader an event twice.
  */
-import type pg from "pg";
+import pg from "pg";
 import type { DurableEventPosition } from "../durable/index.js";
 import type { AgentEvent } from "../protocol/events.js";
 
@@ -28,6 +28,18 @@ export interface RunEventsOptions {
 }
 
 const TABLE = "capstan.run_events";
+
+/**
+ * The pool for the events table. An idle connection the server drops (a restart, a failover, a proxy's idle
+ * timeout) makes a pool emit `error`; without a listener Node turns that into an uncaught exception that ends
+ * the process. The pool has already discarded the connection and opens a new one for the next query, so the
+ * error needs no handling beyond being heard.
+ */
+export function createEventsPool(databaseUrl: string): pg.Pool {
+	const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+	pool.on("error", () => {});
+	return pool;
+}
 
 /** Create the events table if it is missing (every worker and client may race to do it: one lock). */
 export async function ensureEventsTable(pool: pg.Pool): Promise<void> {

@@ -3,7 +3,7 @@
  * Every model call and tool execution is a DBOS step named by its step id; the queues are DBOS messages.
  */
 import { DBOS } from "@dbos-inc/dbos-sdk";
-import pg from "pg";
+import type pg from "pg";
 import {
 	type DurableAgent,
 	type DurableInbox,
@@ -13,7 +13,7 @@ import {
 	type DurableTopic,
 	runDurableAgent,
 } from "../durable/index.js";
-import { ensureEventsTable, RunEventWriter } from "./events.js";
+import { createEventsPool, ensureEventsTable, RunEventWriter } from "./events.js";
 
 /** The queue runs are enqueued on (and taken over through) unless an agent names its own. */
 export const DEFAULT_AGENT_QUEUE = "capstan-agents";
@@ -141,7 +141,7 @@ export interface DbosWorker {
  */
 export async function launchDbosWorker(options: DbosWorkerOptions): Promise<DbosWorker> {
 	if (eventsPool) throw new Error("capstan/dbos: this process already launched a worker");
-	const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4 });
+	const pool = createEventsPool(options.databaseUrl);
 	try {
 		await ensureEventsTable(pool);
 		await migrateOnce(pool, options.databaseUrl);

@@ -1,4 +1,5 @@
 // The worker and client API of capstan/dbos in one process, against a real PostgreSQL.
+import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
 	DbosAgentRuns,
@@ -82,5 +83,26 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 		await expect(launchDbosWorker({ applicationName: "x", databaseUrl: database.url })).rejects.toThrow(
 			/already launched/,
 		);
+	});
+
+	it("a server that drops its idle connections does not end the process; the next read reconnects", async () => {
+		const runId = await agent.start(input);
+		await runs.result(runId);
+		const read = async () => {
+			const events = [];
+			for await (const event of runs.events(runId)) events.push(event);
+			return events.length;
+		};
+		const count = await read();
+		// Every other connection to the test database goes, as in a restart, a failover or a proxy's idle timeout.
+		const admin = new pg.Client({ connectionString: database.url });
+		await admin.connect();
+		await admin.query(
+			"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND backend_type = 'client backend'",
+		);
+		await admin.end();
+		// The pools hear of it as an 'error' event; unheard, Node would end this process with it.
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		expect(await read()).toBe(count);
 	});
 });
