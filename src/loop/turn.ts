@@ -100,9 +100,8 @@ async function settleReply(
 	});
 	state.pausedContinuations = nextPausedCount(decision, calls.length > 0, state.pausedContinuations);
 
-	const judged =
-		requirement &&
-		(decision.type === "runTools" || decision.type === "turnComplete" || decision.type === "continuePaused");
+	// A paused turn (rule S3) is not the model's answer yet: its continuation is, so only that is judged.
+	const judged = requirement && (decision.type === "runTools" || decision.type === "turnComplete");
 	let verdict: SoftVerdict | undefined;
 	if (judged) {
 		const judgement = judgeSoftTurn(requirement, calls, state.soft);

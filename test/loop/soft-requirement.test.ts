@@ -144,6 +144,16 @@ describe("SPEC X1 soft tool requirement — golden traces", () => {
 		expect(scripted.calls[1]?.options.toolChoice).toEqual({ type: "tool", name: "plan" });
 	});
 
+	it("SPEC S3: paused turns are not judged; the continuation that answers is, with nothing forced before it", async () => {
+		const paused = { content: [text("searching…")], stopDetails: { type: "pause_turn" as const } };
+		const { events, scripted } = await runScript(
+			[paused, paused, paused, paused, { content: [call("plan")] }, { content: [text("done")] }],
+			{ tools: tools(), config },
+		);
+		expect(events.at(-1)).toMatchObject({ type: "agent_end", outcome: { type: "completed" } });
+		expect(scripted.calls.map((c) => c.options.toolChoice)).toEqual(Array(6).fill(undefined));
+	});
+
 	it("four failures: after 3 forced turns without compliance the run fails with a clear error", async () => {
 		const { events, scripted, messages } = await runScript(
 			[
