@@ -100,8 +100,11 @@ async function settleReply(
 	});
 	state.pausedContinuations = nextPausedCount(decision, calls.length > 0, state.pausedContinuations);
 
-	// A paused turn (rule S3) is not the model's answer yet: its continuation is, so only that is judged.
-	const judged = requirement && (decision.type === "runTools" || decision.type === "turnComplete");
+	// A paused reply without calls (rule S3) is not the model's answer: its continuation is, so only that is
+	// judged. One that used up the continuations ends the run as S3 says, not with a forced call.
+	const paused = reply.stopDetails?.type === "pause_turn";
+	const judged =
+		requirement && (decision.type === "runTools" || (decision.type === "turnComplete" && !paused));
 	let verdict: SoftVerdict | undefined;
 	if (judged) {
 		const judgement = judgeSoftTurn(requirement, calls, state.soft);

@@ -154,6 +154,14 @@ describe("SPEC X1 soft tool requirement — golden traces", () => {
 		expect(scripted.calls.map((c) => c.options.toolChoice)).toEqual(Array(6).fill(undefined));
 	});
 
+	it("SPEC S3: a backend that pauses forever still costs 1 + 8 calls, the requirement forcing none", async () => {
+		const paused = { content: [text("searching…")], stopDetails: { type: "pause_turn" as const } };
+		const { events, scripted } = await runScript(Array(12).fill(paused), { tools: tools(), config });
+		expect(scripted.calls).toHaveLength(9);
+		expect(scripted.calls.every((c) => c.options.toolChoice === undefined)).toBe(true);
+		expect(events.at(-1)).toMatchObject({ type: "agent_end" });
+	});
+
 	it("four failures: after 3 forced turns without compliance the run fails with a clear error", async () => {
 		const { events, scripted, messages } = await runScript(
 			[
