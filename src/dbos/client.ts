@@ -171,7 +171,7 @@ export class DbosAgentRuns {
 
 	/**
 	 * Hand runs to the live workers: every unfinished run of `executorId` (a worker known dead), or the given
-	 * run ids, goes back on the queue, and a live worker replays it from its journal. DBOS recovers a worker's
+	 * run ids, goes back on its own queue (or `queueName`), and a live worker replays it from its journal. DBOS recovers a worker's
 	 * runs when it restarts with the same executor id; this is for a worker that does not come back.
 	 * Resolves to the run ids handed over.
 	 */
@@ -179,15 +179,27 @@ export class DbosAgentRuns {
 		from: { executorId: string } | { runIds: string[] },
 		options: { queueName?: string } = {},
 	): Promise<string[]> {
-		const runIds =
+		const runs =
 			"runIds" in from
-				? from.runIds
+				? await Promise.all(
+						from.runIds.map((id) => this.#client.getWorkflow(id).then((run) => ({ id, run }))),
+					)
 				: (await this.#client.listWorkflows({ executorId: from.executorId, status: "PENDING" })).map(
-						(run) => run.workflowID,
+						(run) => ({
+							id: run.workflowID,
+							run,
+						}),
 					);
-		if (runIds.length === 0) return [];
-		await this.#client.resumeWorkflows(runIds, { queueName: options.queueName ?? DEFAULT_AGENT_QUEUE });
-		return runIds;
+		if (runs.length === 0) return [];
+		// Each run goes back on the queue it was started on: an agent registered with a queue of its own is
+		// polled there only, and a run put on the default queue would wait forever.
+		const byQueue = new Map<string, string[]>();
+		for (const { id, run } of runs) {
+			const queue = options.queueName ?? run?.queueName ?? DEFAULT_AGENT_QUEUE;
+			byQueue.set(queue, [...(byQueue.get(queue) ?? []), id]);
+		}
+		for (const [queueName, ids] of byQueue) await this.#client.resumeWorkflows(ids, { queueName });
+		return runs.map(({ id }) => id);
 	}
 
 	/** Close the connections. */

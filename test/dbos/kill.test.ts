@@ -15,7 +15,7 @@ import {
 import type { AgentMessage } from "../../src/index.js";
 import { countingAgent, withoutTimestamps } from "../durable/support/agent.js";
 import { user } from "../support/run.js";
-import { createDatabase, describeWithPostgres } from "./support/postgres.js";
+import { createDatabase, describeWithPostgres, KILL_QUEUE } from "./support/postgres.js";
 import { type Spawned, spawnScript, startWorker, waitForFile } from "./support/processes.js";
 
 const input = { prompts: [user("pay the bill")] };
@@ -70,10 +70,13 @@ describeWithPostgres(
 			const w1 = await startWorker({ ...env, CAPSTAN_EXECUTOR: "w1", CAPSTAN_HANG_IN_CHARGE: "1" });
 			processes.push(w1);
 			runs = await DbosAgentRuns.connect({ databaseUrl: database.url, applicationName: "capstan-kill-test" });
-			ids.reported = await runs.start("kill-test", input, { runId: "run-reported" });
-			ids.rerun = await runs.start("kill-test-idempotent", input, { runId: "run-rerun" });
-			ids.steered = await runs.start("kill-test", input, { runId: "run-steered" });
-			ids.aborted = await runs.start("kill-test", input, { runId: "run-aborted" });
+			ids.reported = await runs.start("kill-test", input, { runId: "run-reported", queueName: KILL_QUEUE });
+			ids.rerun = await runs.start("kill-test-idempotent", input, {
+				runId: "run-rerun",
+				queueName: KILL_QUEUE,
+			});
+			ids.steered = await runs.start("kill-test", input, { runId: "run-steered", queueName: KILL_QUEUE });
+			ids.aborted = await runs.start("kill-test", input, { runId: "run-aborted", queueName: KILL_QUEUE });
 			// The steered and aborted runs will wait inside t3 on the second worker.
 			for (const id of [ids.steered, ids.aborted]) writeFileSync(join(dir, `gate-${id}`), "");
 			for (const id of Object.values(ids)) await waitForFile(join(dir, `inside-charge-${id}`), processes);

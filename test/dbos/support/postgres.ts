@@ -51,3 +51,6 @@ export async function createDatabase(
 		},
 	};
 }
+
+/** The queue the kill tests' agents are registered on (not the default one). */
+export const KILL_QUEUE = "kill-queue";

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import { launchDbosWorker, registerDbosAgent } from "../../../src/dbos/index.js";
 import { countingAgent } from "../../durable/support/agent.js";
+import { KILL_QUEUE } from "./postgres.js";
 
 const env = (name: string): string => {
 	const value = process.env[name];
@@ -27,6 +28,8 @@ const run = (): string => DBOS.workflowID ?? "none";
 for (const idempotentCharge of [false, true]) {
 	registerDbosAgent({
 		name: idempotentCharge ? "kill-test-idempotent" : "kill-test",
+		// A queue of their own: no worker polls the default queue, so a run taken over must go back on this one.
+		queueName: KILL_QUEUE,
 		agent: () =>
 			countingAgent({
 				count: (key) => appendFileSync(join(dir, "counts"), `${executor} ${run()} ${key}\n`),
