@@ -11,8 +11,15 @@ import type { SessionFile } from "./file.js";
 export function recordSession(agent: Agent, file: SessionFile): () => void {
 	const existing = agent.state.messages;
 	for (const message of existing.slice(file.messageCount)) file.append(message);
-	/** The last assistant reply written and its index, to notice its revision at `turn_end`. */
+	/**
+	 * The last assistant reply written and its index, to notice its revision at `turn_end`. It starts as the
+	 * transcript's own last reply (the file's message i is the agent's message i): a batch that reply left
+	 * without results runs on `continue()` (rule L6), and `beforeToolCall` may revise it there (rule T4).
+	 */
 	let lastReply: { message: AgentMessage; index: number } | undefined;
+	for (let i = existing.length - 1; i >= 0 && lastReply === undefined; i--)
+		if ((existing[i] as { role?: unknown }).role === "assistant")
+			lastReply = { message: existing[i] as AgentMessage, index: i };
 	return agent.subscribe((event) => {
 		if (event.type === "message_end" && !event.discarded) {
 			if ((event.message as { role?: unknown }).role === "assistant") {

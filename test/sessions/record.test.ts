@@ -12,6 +12,7 @@ import {
 } from "../../src/sessions/index.js";
 import { type ScriptedReply, scriptedModel, textReply, toolReply } from "../../src/testing/index.js";
 import { createWorkspaceTools, type ShellDetails } from "../../src/workspace/index.js";
+import { assistant, user } from "../support/run.js";
 import { assertPaired } from "../support/trace.js";
 import { MODEL, tempCwd } from "./support.js";
 
@@ -91,6 +92,36 @@ describe("recordSession", () => {
 		const loaded = loadSession(file.path);
 		expect(loaded.messages).toEqual(agent.state.messages);
 		const reply = loaded.messages[1] as { content: { arguments?: unknown }[] };
+		expect(reply.content[0]?.arguments).toEqual({ path: "safe.txt" });
+	});
+
+	it("SPEC L6, T4: a resumed batch that beforeToolCall revises is revised in the file too", async () => {
+		const cwd = tempCwd();
+		writeFileSync(join(cwd, "safe.txt"), "safe\n");
+		// A session that ended between a tool call and its result.
+		const crashed = createSessionFile({ cwd, model: MODEL });
+		crashed.append(user("read"));
+		crashed.append(
+			assistant(
+				[{ type: "toolCall", id: "c1", name: "read_file", arguments: { path: "other.txt" } }],
+				"toolUse",
+			),
+		);
+		crashed.close();
+		const loaded = loadSession(crashed.path).messages;
+		const scripted = scriptedModel([textReply("done")]);
+		const agent = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools: createWorkspaceTools({ cwd }),
+			messages: loaded,
+			beforeToolCall: () => ({ args: { path: "safe.txt" } }),
+		});
+		const file = openSessionFile(crashed.path);
+		recordSession(agent, file);
+		await agent.continue();
+		expect(loadSession(file.path).messages).toEqual(agent.state.messages);
+		const reply = agent.state.messages[1] as { content: { arguments?: unknown }[] };
 		expect(reply.content[0]?.arguments).toEqual({ path: "safe.txt" });
 	});
 
