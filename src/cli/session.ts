@@ -217,7 +217,14 @@ function loadOrExplain(path: string): ReturnType<typeof loadSession> {
 
 /** The newest session of the folder, for `--continue`; a clear error when there is none. */
 export function latestSessionPath(sessions: CliSessions): string {
-	const latest = latestSession(sessions.dir);
+	let latest: ReturnType<typeof latestSession>;
+	try {
+		latest = latestSession(sessions.dir);
+	} catch (error) {
+		throw new SessionError(
+			`the newest session in ${sessions.dir} cannot be continued: ${error instanceof Error ? error.message : String(error)}`,
+		);
+	}
 	if (!latest)
 		throw new SessionError(`no session to continue in ${sessions.dir}: start one without --continue`);
 	return latest.path;

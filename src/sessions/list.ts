@@ -22,23 +22,10 @@ export const PREVIEW_CHARS = 80;
  * is an empty list; files that are not readable sessions are left out.
  */
 export function listSessions(dir: string): SessionSummary[] {
-	let names: string[];
-	try {
-		names = readdirSync(dir).filter((name) => name.endsWith(".jsonl"));
-	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-		throw error;
-	}
 	const summaries: SessionSummary[] = [];
-	for (const name of names) {
-		const path = join(dir, name);
+	for (const path of sessionFiles(dir)) {
 		try {
-			const modifiedAt = statSync(path).mtime;
-			const { header, messages } = loadSession(path);
-			const summary: SessionSummary = { path, header, messageCount: messages.length, modifiedAt };
-			const preview = firstUserText(messages);
-			if (preview !== undefined) summary.preview = preview;
-			summaries.push(summary);
+			summaries.push(summarize(path, statSync(path).mtime));
 		} catch {
 			// Not a session this capstan can read: a picker shows the others.
 		}
@@ -49,9 +36,38 @@ export function listSessions(dir: string): SessionSummary[] {
 	);
 }
 
-/** The most recently written session in `dir`, or undefined when there is none (`capstan --continue`). */
+/**
+ * The most recently written session in `dir`, or undefined when there is none (`capstan --continue`). The
+ * newest `*.jsonl` file is the one meant: when it cannot be read (a newer capstan's format, a damaged header)
+ * this throws why, rather than going on with an older conversation.
+ */
 export function latestSession(dir: string): SessionSummary | undefined {
-	return listSessions(dir)[0];
+	let newest: { path: string; modifiedAt: Date } | undefined;
+	for (const path of sessionFiles(dir)) {
+		const modifiedAt = statSync(path).mtime;
+		if (!newest || modifiedAt > newest.modifiedAt) newest = { path, modifiedAt };
+	}
+	return newest && summarize(newest.path, newest.modifiedAt);
+}
+
+/** The `*.jsonl` files of `dir`; none when it does not exist. */
+function sessionFiles(dir: string): string[] {
+	try {
+		return readdirSync(dir)
+			.filter((name) => name.endsWith(".jsonl"))
+			.map((name) => join(dir, name));
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+		throw error;
+	}
+}
+
+function summarize(path: string, modifiedAt: Date): SessionSummary {
+	const { header, messages } = loadSession(path);
+	const summary: SessionSummary = { path, header, messageCount: messages.length, modifiedAt };
+	const preview = firstUserText(messages);
+	if (preview !== undefined) summary.preview = preview;
+	return summary;
 }
 
 function firstUserText(messages: readonly unknown[]): string | undefined {

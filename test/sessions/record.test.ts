@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Agent, type AgentMessage, type ToolResultMessage } from "../../src/index.js";
@@ -184,6 +184,7 @@ describe("listSessions and latestSession", () => {
 		recent.append({ role: "user", content: "second", timestamp: 3 });
 		recent.close();
 		writeFileSync(join(dir, "broken.jsonl"), "not a session\n");
+		utimesSync(join(dir, "broken.jsonl"), 1, 1); // older than both sessions
 		writeFileSync(join(dir, "notes.txt"), "ignored\n");
 		const list = listSessions(dir);
 		expect(list.map((s) => s.path)).toEqual([recent.path, old.path]);
@@ -196,5 +197,23 @@ describe("listSessions and latestSession", () => {
 		expect(latestSession(dir)?.path).toBe(recent.path);
 		expect(listSessions(join(cwd, "missing"))).toEqual([]);
 		expect(latestSession(join(cwd, "missing"))).toBeUndefined();
+	});
+
+	it("latestSession says why the newest session cannot be read instead of picking an older one", () => {
+		const cwd = tempCwd();
+		const dir = join(cwd, "sessions");
+		const old = createSessionFile({ cwd, dir, model: MODEL });
+		old.append({ role: "user", content: "OLD conversation", timestamp: 1 });
+		old.close();
+		utimesSync(old.path, 1000, 1000);
+		const newer = createSessionFile({ cwd, dir, model: MODEL });
+		newer.append({ role: "user", content: "new", timestamp: 2 });
+		newer.close();
+		// The newest file is a later capstan's format.
+		const [head, ...rest] = readFileSync(newer.path, "utf8").split("\n");
+		const header = { ...JSON.parse(head as string), version: 999 };
+		writeFileSync(newer.path, [JSON.stringify(header), ...rest].join("\n"));
+		expect(() => latestSession(dir)).toThrow(/newer|version|upgrade/i);
+		expect(listSessions(dir).map((s) => s.path)).toEqual([old.path]);
 	});
 });
