@@ -106,7 +106,7 @@ export interface AgentLoopConfig {
 	 * OpenTelemetry spans (`capstan/otel`). Unset: no collector is created and no per-event work is done.
 	 */
 	telemetry?: TelemetryOptions;
-	/** rule X6: a gate before every model call. */
+	/** rule X6: a gate before every turn's model call (a reply guard's retries within the turn are not gated). */
 	beforeModelCall?: (
 		ctx: BeforeModelCallContext,
 	) => Awaitable<{ stop: true; reason?: string } | undefined | undefined>;
