@@ -113,6 +113,20 @@ describe("redactSecrets", () => {
 		expect(out).toContain("echoed");
 	});
 
+	it("masks credentials a tool or proxy echoes in other shapes: any auth scheme, bare name=value, GitHub and Hugging Face tokens", () => {
+		const text = [
+			"Authorization: token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+			"api_key=abcdef123456",
+			"ANTHROPIC_API_KEY=plainvalue987",
+			"token: hf_abcdefghijklmnopqrstuvwxyz",
+			"cloned with github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+		].join("\n");
+		const out = redactSecrets(text);
+		for (const secret of ["ghp_", "abcdef123456", "plainvalue987", "hf_", "github_pat_"])
+			expect(out).not.toContain(secret);
+		expect(out).toContain("cloned with");
+	});
+
 	it("leaves ordinary text alone and ignores empty or tiny secrets", () => {
 		const text = "HTTP 400: max_tokens must be at most 8192 (skip this)";
 		expect(redactSecrets(text, ["", "a"])).toBe(text);

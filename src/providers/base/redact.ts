@@ -11,17 +11,26 @@ export const REDACTED = "[redacted]";
 /** Secrets shorter than this are not masked literally (they would mask ordinary words). */
 const MIN_SECRET_LENGTH = 6;
 
-/** Vendor key shapes: OpenAI/Anthropic/OpenRouter/Groq-style `sk-…`/`gsk_…`, Google `AIza…`, xAI `xai-…`. */
+/**
+ * Vendor key shapes: OpenAI/Anthropic/OpenRouter/Groq-style `sk-…`/`gsk_…`, Google `AIza…`, xAI `xai-…`,
+ * Hugging Face `hf_…`, GitHub `ghp_…`/`gho_…`/`ghs_…`/`github_pat_…` (a tool's or proxy's credential echoed).
+ */
 const KEY_SHAPES =
-	/\b(?:sk-[A-Za-z0-9_-]{12,}|gsk_[A-Za-z0-9]{12,}|xai-[A-Za-z0-9]{12,}|AIza[0-9A-Za-z_-]{20,})/g;
+	/\b(?:sk-[A-Za-z0-9_-]{12,}|gsk_[A-Za-z0-9]{12,}|xai-[A-Za-z0-9]{12,}|AIza[0-9A-Za-z_-]{20,}|hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g;
 
-/** Query parameters that carry credentials (`?key=`, `&api_key=`, `access_token=`, SAS `sig=`, …). */
+/**
+ * Parameters that carry credentials, in a query (`?key=`, `&api_key=`, SAS `sig=`, …) or on their own as
+ * `name=value` in echoed text (`api_key=…`, `ANTHROPIC_API_KEY=…`).
+ */
 const SECRET_QUERY =
-	/([?&](?:key|api[_-]?key|apikey|access[_-]?token|token|auth|sig|signature|secret|password|client[_-]?secret)=)[^&#\s"'<>]+/gi;
+	/((?:^|[?&\s"'{,;(])(?:[A-Za-z0-9]+_)*(?:key|api[_-]?key|apikey|access[_-]?token|token|auth|sig|signature|secret|password|client[_-]?secret)=)[^&#\s"'<>]+/gim;
 
-/** Credential headers as they appear in echoed text: `x-api-key: …`, `"authorization":"Bearer …"`. */
+/**
+ * Credential headers as they appear in echoed text: `x-api-key: …`, `"authorization":"Bearer …"`,
+ * `Authorization: token …` (any one-word scheme before the credential).
+ */
 const SECRET_HEADER =
-	/((?:authorization|proxy-authorization|x-api-key|x-goog-api-key|api-key)["']?\s*[:=]\s*["']?)(?:(?:Bearer|Basic)\s+)?[^\s"',;}]+/gi;
+	/((?:authorization|proxy-authorization|x-api-key|x-goog-api-key|api-key)["']?\s*[:=]\s*["']?)(?:[A-Za-z]+\s+)?[^\s"',;}]+/gi;
 
 /** A bearer token anywhere in the text. */
 const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/-]+=*/g;
