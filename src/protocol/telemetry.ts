@@ -5,7 +5,14 @@
  *
  * Every fact is derived from the run's own events; times come from the run's injected clock (rule L13).
  */
-import type { AgentMessage, AssistantMessage, ErrorKind, Message, StopReason, Usage } from "../core/messages.js";
+import type {
+	AgentMessage,
+	AssistantMessage,
+	ErrorKind,
+	Message,
+	StopReason,
+	Usage,
+} from "../core/messages.js";
 import type { Model } from "../core/model.js";
 import type { Step } from "../core/step-runner.js";
 import type { ToolCallStatus, ToolResult } from "../tools/types.js";
