@@ -5,6 +5,7 @@
  */
 import { abortReasonText, errorText } from "../core/abort.js";
 import { AssistantMessageBuilder } from "../core/assistant-builder.js";
+import { computeCost, isPriceUnknown } from "../core/cost.js";
 import { EventStream } from "../core/event-stream.js";
 import type { AssistantMessageEvent, AssistantMessageEventStream } from "../core/events.js";
 import type { AssistantMessage, ErrorKind, StopDetails, Usage } from "../core/messages.js";
@@ -34,6 +35,10 @@ export interface ScriptedReply {
 	 * error message (`stopReason: "error"`, the details kept, `explanation` as the error text), rule S5.
 	 */
 	stopDetails?: StopDetails;
+	/**
+	 * The reply's usage, kept on error replies too. Without a `cost`, the counts are priced by the model's price
+	 * table (`options.model.cost`) as a provider's are; the default scripted model's prices are zero.
+	 */
 	usage?: Partial<Usage>;
 	responseId?: string;
 	/** Characters per text/thinking delta (default 4) and per tool-argument delta (default 8). */
@@ -142,7 +147,7 @@ export function scriptedModel(script: Script, options: ScriptedModelOptions = {}
 			options: record ? { ...streamOptions } : streamOptions,
 		};
 		if (record) calls.push(call);
-		const reply = chooseReply(script, call, options.onExhausted ?? "error");
+		const reply = priced(chooseReply(script, call, options.onExhausted ?? "error"), callModel);
 		if (reply.throws === "sync") throw new Error(reply.error?.message ?? "scripted stream function threw");
 		const events: AssistantMessageEventStream = new EventStream<AssistantMessageEvent, AssistantMessage>();
 		markImmutableSnapshots(events); // only the builder pushes into it (rule L5)
@@ -154,6 +159,22 @@ export function scriptedModel(script: Script, options: ScriptedModelOptions = {}
 		return events;
 	};
 	return { model, stream, calls };
+}
+
+/**
+ * Rule M5: a reply's token counts priced by the model's price table, as a provider's are — unless the script
+ * gives the cost itself, or the model has no prices (the default scripted model's are all zero).
+ */
+function priced(reply: ScriptedReply, model: Model): ScriptedReply {
+	const { usage } = reply;
+	if (!usage || usage.cost !== undefined || isPriceUnknown(model.cost)) return reply;
+	const counts = {
+		input: usage.input ?? 0,
+		output: usage.output ?? 0,
+		cacheRead: usage.cacheRead ?? 0,
+		cacheWrite: usage.cacheWrite ?? 0,
+	};
+	return { ...reply, usage: { ...usage, cost: computeCost(counts, model.cost) } };
 }
 
 function chooseReply(
@@ -260,11 +281,12 @@ class ScriptedPlayback {
 			this.events.end();
 			return;
 		}
+		// Usage first: a reply that fails after its content was still generated, and billed.
+		if (reply.usage) builder.setUsage(reply.usage);
 		if (reply.error) {
 			builder.fail("error", reply.error.message, reply.error.kind);
 			return;
 		}
-		if (reply.usage) builder.setUsage(reply.usage);
 		if (reply.responseId !== undefined) builder.setResponseId(reply.responseId);
 		builder.setStopDetails(reply.stopDetails);
 		const refusal = reply.stopDetails && REFUSALS[reply.stopDetails.type];

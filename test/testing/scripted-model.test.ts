@@ -138,6 +138,42 @@ describe("scriptedModel replies (SPEC E2)", () => {
 		expect(message.responseId).toBe("resp_7");
 	});
 
+	it("prices usage by the model's price table unless the script gives the cost (SPEC M5)", async () => {
+		const prices = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
+		const scripted = scriptedModel(
+			[
+				{ ...textReply("a"), usage: { input: 1_000_000, output: 1_000_000 } },
+				{
+					...textReply("b"),
+					usage: {
+						input: 1,
+						output: 1,
+						cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.5 },
+					},
+				},
+			],
+			{ model: { cost: prices } },
+		);
+		const first = await scripted.stream(scripted.model, context(user("hi"))).result();
+		expect(first.usage.cost).toEqual({ input: 3, output: 15, cacheRead: 0, cacheWrite: 0, total: 18 });
+		const second = await scripted.stream(scripted.model, context(user("hi"))).result();
+		expect(second.usage.cost.total).toBe(0.5);
+		// The default scripted model has no prices: its replies cost what the script says.
+		const { stream } = await play({ ...textReply("c"), usage: { input: 5, output: 5 } });
+		expect((await stream.result()).usage.cost.total).toBe(0);
+	});
+
+	it("keeps a failing reply's usage: its tokens were generated (and billed)", async () => {
+		const { stream } = await play({
+			...textReply("partial"),
+			usage: { input: 7, output: 2 },
+			error: { message: "connection reset" },
+		});
+		const message = await stream.result();
+		expect(message.stopReason).toBe("error");
+		expect(message.usage).toMatchObject({ input: 7, output: 2 });
+	});
+
 	it("ends a refusal as an error message that keeps the refusal details (SPEC S5)", async () => {
 		const { events } = await play({ ...textReply("I can't"), stopDetails: { type: "refusal" } });
 		const message = terminal(events);
