@@ -104,7 +104,8 @@ class OtelRunSink implements RunSink {
 					...optional("gen_ai.request.temperature", run.request.temperature),
 					...optional("gen_ai.request.max_tokens", run.request.maxTokens),
 					...serverAttributes(run.model.baseUrl),
-					...(run.recordContent && run.systemPrompt !== undefined
+					// An empty system prompt is no instruction: the attribute would show one empty text part.
+					...(run.recordContent && run.systemPrompt
 						? { "gen_ai.system_instructions": JSON.stringify(toSystemInstructions(run.systemPrompt)) }
 						: {}),
 				},

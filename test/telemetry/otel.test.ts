@@ -16,7 +16,7 @@ import {
 	SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { AgentTool, TelemetryOptions, Usage } from "../../src/index.js";
+import { Agent, type AgentTool, type TelemetryOptions, type Usage } from "../../src/index.js";
 import { type OpenTelemetryOptions, openTelemetry } from "../../src/otel.js";
 import { type ScriptedReply, scriptedModel, textReply } from "../../src/testing/index.js";
 import { assistant, echoTool, runScript, startScript } from "../support/run.js";
@@ -238,6 +238,18 @@ describe("OpenTelemetry spans, GenAI semantic conventions — SPEC X3", () => {
 		for (const input of inputs) expect(input).not.toContain("REFUSED-TEXT");
 		expect(inputs[1]).not.toContain(`echo:${secret}`);
 		expect(inputs[1]).toContain("[scrubbed]");
+	});
+
+	it("no system prompt, no gen_ai.system_instructions (not one empty part) — SPEC X3", async () => {
+		const t = tracing();
+		const scripted = scriptedModel([textReply("hi")]);
+		const agent = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			telemetry: { recordContent: true, sinks: [openTelemetry(t.tracer)] },
+		});
+		await agent.prompt("hello");
+		expect(t.one("invoke_agent").attributes["gen_ai.system_instructions"]).toBeUndefined();
 	});
 
 	it("a reply the reply guard discarded has its own chat span but is no later call's input — SPEC X3, X4", async () => {
