@@ -85,7 +85,18 @@ export function checkContinuable(
 			"agentLoopContinue: the context ends with an assistant message that has no unanswered tool calls; add a user message (or use agentLoop with a prompt) to continue",
 		);
 	}
+	// Rule T17: the results would land after that message, and every provider rejects a call whose result
+	// does not follow it directly.
+	if (dangling && messages.slice(messages.lastIndexOf(dangling.assistant)).some(isUserMessage)) {
+		throw new Error(
+			`agentLoopContinue: tool calls have no results (${idList(dangling.calls)}) but a user message follows them; a provider rejects results after it. Remove the messages after the calls, or answer the calls before adding a message.`,
+		);
+	}
 	return checkedDecisions(approvals, dangling?.calls ?? []);
+}
+
+function isUserMessage(message: AgentMessage): boolean {
+	return (message as { role?: unknown }).role === "user";
 }
 
 /** Rule T16: decisions arrive from outside (often parsed JSON); a wrong id or shape fails before the run. */

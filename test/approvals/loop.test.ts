@@ -247,6 +247,21 @@ describe("resuming a paused batch", () => {
 		expect(model.calls).toHaveLength(0);
 	});
 
+	it("SPEC T17: continuing unanswered calls that a user message already follows throws instead of sending results after it", async () => {
+		const tools = [guarded()];
+		const { transcript } = await paused(tools, call("write", "a"));
+		const model = scriptedModel([textReply("never")]);
+		expect(() =>
+			agentLoopContinue(
+				{ messages: [...transcript, user("hello?")], tools },
+				{ model: model.model, streamFn: model.stream },
+				undefined,
+				{ approvals: { call_1: { approved: true } } },
+			),
+		).toThrow(/no results \(call_1\) but a user message follows them/);
+		expect(model.calls).toHaveLength(0);
+	});
+
 	it("SPEC T16, A7: a resume after the deadline writes deadline placeholders for approved calls; denials stay", async () => {
 		const log: string[] = [];
 		const tools = [echoTool("write", { needsApproval: true, log })];
