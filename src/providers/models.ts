@@ -10,8 +10,8 @@
  * - `thinkingAlwaysOn: true` — the model always thinks; `thinkingLevel: "off"` cannot disable it.
  * - `effortLevels: string[]` — effort values the model accepts (clamping target for rule X5).
  * - `supportsTemperature: true` — the model still takes `temperature` (current Anthropic models do not).
- * - `rejectsForcedToolChoice: true` — the model errors on a forced tool choice (Claude Sonnet 5.5); a
- *   `required` or named choice is sent as `auto` instead.
+ * - `rejectsForcedToolChoice: true` — the model errors on a forced tool choice (Claude Opus 5.5, Sonnet 5.5,
+ *   Fable 5.1); a `required` or named choice is sent as `auto` instead.
  * - `supportsAutomaticCaching: false` — an Anthropic-compatible server without top-level `cache_control`
  *   (automatic caching): with a context manager the tail breakpoint goes on the last block instead (rule X2).
  */
@@ -44,7 +44,12 @@ const ADAPTIVE: ModelCompat = {
 	thinkingMode: "adaptive",
 	effortLevels: ["low", "medium", "high", "xhigh", "max"],
 };
-const ADAPTIVE_ALWAYS_ON: ModelCompat = { ...ADAPTIVE, thinkingAlwaysOn: true };
+/** Claude Opus 5.5 and Fable 5.1: thinking cannot be disabled, and forced tool use is an error. */
+const ADAPTIVE_ALWAYS_ON: ModelCompat = {
+	...ADAPTIVE,
+	thinkingAlwaysOn: true,
+	rejectsForcedToolChoice: true,
+};
 const BUDGET: ModelCompat = { thinkingMode: "budget" };
 
 const ANTHROPIC: Entry[] = [

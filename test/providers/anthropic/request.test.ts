@@ -305,9 +305,15 @@ describe("Anthropic request body", () => {
 		});
 
 		it("a model that rejects forced tool use (compat.rejectsForcedToolChoice) gets auto instead", () => {
-			const sonnet55 = getModel("anthropic", "claude-sonnet-5-5");
-			const body = buildAnthropicRequest(sonnet55, { messages: [], tools }, { toolChoice: "required" });
-			expect(body.tool_choice).toEqual({ type: "auto" });
+			// Anthropic's "What's new in Claude Opus 5.5": forced tool use returns an error there and on Fable 5.1.
+			for (const id of ["claude-sonnet-5-5", "claude-opus-5-5", "claude-fable-5-1"]) {
+				const body = buildAnthropicRequest(
+					getModel("anthropic", id),
+					{ messages: [], tools },
+					{ toolChoice: "required" },
+				);
+				expect(body.tool_choice, id).toEqual({ type: "auto" });
+			}
 		});
 
 		it("a model without reasoning gets no thinking config", () => {
