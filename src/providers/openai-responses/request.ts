@@ -227,6 +227,10 @@ function assistantItems(model: Model, message: AssistantMessage): ResponseInputI
 			if (sameModel || !isReasoningItem(block.data)) out.push(block.data as unknown as ResponseInputItem);
 		}
 	}
+	// A reasoning item goes back only with the item it led to: one the reply ended after (cut off by
+	// `max_output_tokens` or an abort, or followed by nothing but blank text) is refused with a 400 ("provided
+	// without its required following item"), on this request and every later one.
+	while (out.length > 0 && isReasoningItem(out[out.length - 1])) out.pop();
 	return out;
 }
 

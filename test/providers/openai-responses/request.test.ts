@@ -328,6 +328,21 @@ describe("SPEC C4: replay across models and providers", () => {
 			},
 		]);
 	});
+
+	it("SPEC I5: a reasoning item the reply ended after (length, abort, blank text) is not replayed without its following item", () => {
+		const user = { role: "user" as const, content: "go on", timestamp: 1 };
+		for (const tail of [[], [{ type: "text" as const, text: "  \n" }]]) {
+			const cut = {
+				...assistant([{ type: "providerBlock", api: "openai-responses", data: reasoningItem }, ...tail]),
+				stopReason: "length" as const,
+			};
+			const body = buildResponsesRequest(model, { messages: [user, cut, user] });
+			expect(JSON.stringify(body.input)).not.toContain('"reasoning"');
+		}
+		// Followed by its output item, the reasoning item goes back as it came.
+		const whole = buildResponsesRequest(model, { messages: [user, ownReply] });
+		expect(JSON.stringify(whole.input)).toContain('"rs_1"');
+	});
 });
 
 describe("tool results with images", () => {
