@@ -170,8 +170,11 @@ export function convertMessages(
 		if (message.role === "user") pushUser(userContent(model, message.content));
 		else {
 			const converted = assistantMessage(model, compat, message);
-			if (converted) out.push(converted);
-			afterToolResult = false;
+			// A reply that sends nothing (an empty failed one, or thinking only) leaves the tool message last.
+			if (converted) {
+				out.push(converted);
+				afterToolResult = false;
+			}
 		}
 	}
 	flushImages();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { ToolResultMessage } from "../../../src/core/messages.js";
 import {
 	buildOpenAICompletionsRequest,
 	resolveCompat,
@@ -264,6 +265,34 @@ describe("Chat Completions request body", () => {
 		const id = wireToolCallId("call_1|fc_abc", "mistral9");
 		expect(id).toMatch(/^[a-zA-Z0-9]{9}$/);
 		expect(wireToolCallId("gSIMJiOkT", "mistral9")).toBe("gSIMJiOkT");
+	});
+
+	it("Mistral: the assistant between tool and user also when a failed, empty reply sits between them", () => {
+		const mistral = testModel("https://api.mistral.ai/v1", {
+			id: "mistral-small-latest",
+			provider: "mistral",
+		});
+		const [first, reply, withImage] = context.messages;
+		// Text only: an image would go in a user message of its own, after an acknowledgement anyway.
+		const result = {
+			...(withImage as ToolResultMessage),
+			content: [{ type: "text" as const, text: "contents" }],
+		};
+		const failed = { ...assistant([]), stopReason: "error" as const, errorMessage: "HTTP 429" };
+		const messages = [
+			first,
+			reply,
+			result,
+			failed,
+			{ role: "user" as const, content: "try again", timestamp: 5 },
+		];
+		const body = buildOpenAICompletionsRequest(mistral, {
+			...context,
+			messages: messages as typeof context.messages,
+		});
+		const roles = body.messages.map((m) => m.role);
+		const tool = roles.indexOf("tool");
+		expect(roles.slice(tool, tool + 2)).toEqual(["tool", "assistant"]);
 	});
 
 	it("OpenRouter: reasoning object, reasoning_details with the signature replayed to the same model", () => {
