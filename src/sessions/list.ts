@@ -45,7 +45,9 @@ export function latestSession(dir: string): SessionSummary | undefined {
 	let newest: { path: string; modifiedAt: Date } | undefined;
 	for (const path of sessionFiles(dir)) {
 		const modifiedAt = statSync(path).mtime;
-		if (!newest || modifiedAt > newest.modifiedAt) newest = { path, modifiedAt };
+		const time = modifiedAt.getTime() - (newest?.modifiedAt.getTime() ?? Number.NEGATIVE_INFINITY);
+		// Written in the same millisecond: the later-created one, whose name (its creation time) sorts last.
+		if (!newest || time > 0 || (time === 0 && path > newest.path)) newest = { path, modifiedAt };
 	}
 	return newest && summarize(newest.path, newest.modifiedAt);
 }
