@@ -1,6 +1,5 @@
 import { createReadStream } from "node:fs";
 import { open, stat } from "node:fs/promises";
-import { createInterface } from "node:readline";
 import type { AgentTool } from "../tools/types.js";
 import {
 	BINARY_SNIFF_BYTES,
@@ -123,6 +122,62 @@ interface LinesRead {
 /** Up to this size a read goes on to the end after its range to count the lines, for the note and the UI. */
 const COUNT_LINES_UP_TO_BYTES = 16 * 1024 * 1024;
 
+/**
+ * The file's lines as `readline` splits them (at `\n`, `\r\n` or a lone `\r`), each with its length in bytes
+ * and its text kept to the first `keepBytes` bytes. A file that is one huge line then costs `keepBytes` of
+ * memory: `readline` builds every line whole, and one past 512 MB fails with a RangeError no caller can catch.
+ */
+async function* linesOf(
+	absolute: string,
+	keepBytes: number,
+	signal: AbortSignal,
+): AsyncGenerator<{ text: string; bytes: number }> {
+	const input = createReadStream(absolute, { signal });
+	let parts: Buffer[] = [];
+	let kept = 0;
+	let bytes = 0;
+	let afterCR = false;
+	const add = (chunk: Buffer, from: number, to: number): void => {
+		bytes += to - from;
+		const take = Math.min(to - from, keepBytes - kept);
+		if (take > 0) {
+			parts.push(chunk.subarray(from, from + take));
+			kept += take;
+		}
+	};
+	const take = (): { text: string; bytes: number } => {
+		const line = { text: Buffer.concat(parts).toString("utf8"), bytes };
+		parts = [];
+		kept = 0;
+		bytes = 0;
+		return line;
+	};
+	try {
+		for await (const chunk of input as AsyncIterable<Buffer>) {
+			let start = afterCR && chunk[0] === 0x0a ? 1 : 0;
+			afterCR = false;
+			let lf = chunk.indexOf(0x0a, start);
+			let cr = chunk.indexOf(0x0d, start);
+			while (lf !== -1 || cr !== -1) {
+				const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+				add(chunk, start, end);
+				yield take();
+				start = end + 1;
+				if (end === cr) {
+					if (start === chunk.length) afterCR = true;
+					else if (chunk[start] === 0x0a) start++;
+				}
+				if (lf !== -1 && lf < start) lf = chunk.indexOf(0x0a, start);
+				if (cr !== -1 && cr < start) cr = chunk.indexOf(0x0d, start);
+			}
+			add(chunk, start, chunk.length);
+		}
+		if (bytes > 0) yield take();
+	} finally {
+		input.destroy();
+	}
+}
+
 /** Stream the file line by line, so a large log costs only the range asked for, not the whole file. */
 async function readLines(
 	absolute: string,
@@ -130,36 +185,30 @@ async function readLines(
 	maxBytes: number,
 	signal: AbortSignal,
 ): Promise<LinesRead> {
-	const input = createReadStream(absolute, { encoding: "utf8", signal });
-	const reader = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
 	const countAll = range.fileBytes <= COUNT_LINES_UP_TO_BYTES;
 	const lines: string[] = [];
 	let used = 0;
 	let lineNo = 0;
 	let stopped: { truncated: boolean; cutLine: boolean } | undefined;
 	let reachedEnd = true;
-	try {
-		for await (const line of reader) {
-			lineNo++;
-			if (stopped !== undefined || lineNo < range.startLine) continue;
-			if (range.endLine !== undefined && lineNo > range.endLine) {
-				stopped = { truncated: false, cutLine: false };
-			} else if (used + Buffer.byteLength(line) + 1 > maxBytes) {
-				const cutLine = lines.length === 0;
-				if (cutLine) lines.push(Buffer.from(line).subarray(0, maxBytes).toString("utf8"));
-				stopped = { truncated: true, cutLine };
-			} else {
-				lines.push(line);
-				used += Buffer.byteLength(line) + 1;
-			}
-			if (stopped !== undefined && !countAll) {
-				reachedEnd = false;
-				break;
-			}
+	for await (const { text, bytes } of linesOf(absolute, maxBytes, signal)) {
+		lineNo++;
+		if (stopped !== undefined || lineNo < range.startLine) continue;
+		if (range.endLine !== undefined && lineNo > range.endLine) {
+			stopped = { truncated: false, cutLine: false };
+		} else if (used + bytes + 1 > maxBytes) {
+			// `text` holds at most the line's first `maxBytes` bytes: the cut line as it is shown.
+			const cutLine = lines.length === 0;
+			if (cutLine) lines.push(text);
+			stopped = { truncated: true, cutLine };
+		} else {
+			lines.push(text);
+			used += bytes + 1;
 		}
-	} finally {
-		reader.close();
-		input.destroy();
+		if (stopped !== undefined && !countAll) {
+			reachedEnd = false;
+			break;
+		}
 	}
 	throwIfAborted(signal);
 	const read: LinesRead = { lines, ...(stopped ?? { truncated: false, cutLine: false }) };

@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { createReadStream } from "node:fs";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import {
 	type ListDirDetails,
@@ -53,6 +55,28 @@ describe("read_file", () => {
 		expect(textOf(result)).toBe(
 			`${"x".repeat(50)}\n\n[truncated at 50 bytes: showing lines 1-1 of 2. Line 1 was cut at the limit. Continue with start_line=2.]`,
 		);
+	});
+
+	it("splits lines as readline does (\\n, \\r\\n, a lone \\r), across the stream's 64 KiB chunks too", async () => {
+		const pieces = ["a", "é", "😀", "\n", "\r", "\r\n", "\n\r", "text "];
+		let seed = 11;
+		const next = () => {
+			seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+			return seed;
+		};
+		for (const size of [40, 300, 65_536 + 3, 2 * 65_536 - 2]) {
+			let text = "";
+			while (text.length < size) text += pieces[next() % pieces.length];
+			if (size > 65_536) text = `${text.slice(0, 65_535)}\r\n${text.slice(65_537)}`; // CR on a chunk's last byte
+			const { cwd } = workspace({ "f.txt": text });
+			const expected: string[] = [];
+			const input = createReadStream(join(cwd, "f.txt"), { encoding: "utf8" });
+			for await (const line of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY }))
+				expected.push(line);
+			const result = await call(readFileTool({ cwd, maxReadBytes: 1_000_000 }), { path: "f.txt" });
+			expect(textOf(result)).toBe(expected.join("\n"));
+			expect((result.details as ReadFileDetails).totalLines).toBe(expected.length);
+		}
 	});
 
 	it("refuses binary files, directories, missing files and bad ranges with clear errors", async () => {
