@@ -91,6 +91,8 @@ export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<Search
 			const startStats = await stat(start).catch(() => {
 				throw new Error(`Path not found: ${details.path}`);
 			});
+			if (!startStats.isDirectory() && !startStats.isFile())
+				throw new Error(`${details.path} is not a regular file (a FIFO, socket or device); not searched.`);
 			const files = startStats.isDirectory() ? walkFiles(root, start, signal) : single(start);
 			for await (const file of files) {
 				const path = workspaceRelative(root, file);
@@ -128,7 +130,8 @@ async function readSearchable(
 	details: SearchTextDetails,
 ): Promise<string | undefined> {
 	const stats = await stat(file).catch(() => undefined);
-	if (stats === undefined) return undefined;
+	// Opening a FIFO would wait for a writer forever, on a thread the process needs to exit.
+	if (stats === undefined || !stats.isFile()) return undefined;
 	if (stats.size > maxFileBytes) {
 		details.skippedLarge++;
 		return undefined;

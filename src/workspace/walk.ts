@@ -1,7 +1,10 @@
-import { readdir, readFile } from "node:fs/promises";
+import { lstat, readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import ignore from "ignore";
 import { throwIfAborted } from "./options.js";
+
+/** The largest `.gitignore` read (git's own are a few kilobytes). */
+const MAX_GITIGNORE_BYTES = 1024 * 1024;
 
 /** The rules of one `.gitignore` file and the directory its patterns are relative to. */
 interface IgnoreLevel {
@@ -29,9 +32,16 @@ export class GitignoreChain {
 		return chain;
 	}
 
-	/** The chain for a subdirectory: this one plus the subdirectory's own `.gitignore`, if it has one. */
+	/**
+	 * The chain for a subdirectory: this one plus the subdirectory's own `.gitignore`, if it has one. Only a
+	 * regular file of a sane size is read: a `.gitignore` that is a symlink (perhaps out of the tree, or to
+	 * `/dev/zero`), a FIFO (an open that never returns) or huge is not one git would use either.
+	 */
 	async descend(dir: string): Promise<GitignoreChain> {
-		const text = await readFile(join(dir, ".gitignore"), "utf8").catch(() => undefined);
+		const path = join(dir, ".gitignore");
+		const stats = await lstat(path).catch(() => undefined);
+		if (!stats?.isFile() || stats.size > MAX_GITIGNORE_BYTES) return this;
+		const text = await readFile(path, "utf8").catch(() => undefined);
 		if (text === undefined) return this;
 		return new GitignoreChain([...this.levels, { base: dir, rules: ignore().add(text) }]);
 	}
@@ -41,7 +51,8 @@ export class GitignoreChain {
 		let ignored = false;
 		for (const level of this.levels) {
 			const rel = relative(level.base, absolute);
-			if (rel === "" || rel.startsWith("..")) continue;
+			// Outside this level: `..` or `../…` — not a name that merely starts with two dots (`..foo.log`).
+			if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`)) continue;
 			const result = level.rules.test(rel.split(sep).join("/") + (isDirectory ? "/" : ""));
 			if (result.ignored) ignored = true;
 			else if (result.unignored) ignored = false;

@@ -1,3 +1,6 @@
+import { execFileSync } from "node:child_process";
+import { symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type SearchTextDetails, searchTextTool } from "../../src/workspace/index.js";
 import { call, link, textOf, workspace } from "./support.js";
@@ -88,6 +91,28 @@ describe("search_text", () => {
 		await expect(
 			call(searchTextTool({ cwd }), { pattern: "needle" }, { signal: controller.signal }),
 		).rejects.toThrow("Aborted: enough");
+	});
+
+	it("a .gitignore rule applies to names that start with two dots", async () => {
+		const { cwd } = workspace({
+			".gitignore": "*.log\n",
+			"..foo.log": "hit\n",
+			"a.log": "hit\n",
+			"k.txt": "hit\n",
+		});
+		const result = await call(searchTextTool({ cwd }), { pattern: "hit" });
+		expect(textOf(result)).toBe("k.txt:1: hit");
+	});
+
+	it("never opens a FIFO: named, it is a clear error; as a .gitignore, or a .gitignore linked out of the tree, it is not read", async () => {
+		const { cwd, outside } = workspace({ "sub/k.txt": "hit\n", "sub/skip.log": "hit\n" });
+		execFileSync("mkfifo", [join(cwd, "pipe"), join(cwd, ".gitignore")]);
+		writeFileSync(join(outside, "rules"), "*.log\n");
+		symlinkSync(join(outside, "rules"), join(cwd, "sub", ".gitignore"));
+		const tool = searchTextTool({ cwd });
+		await expect(call(tool, { pattern: "x", path: "pipe" })).rejects.toThrow("pipe is not a regular file");
+		const result = await call(tool, { pattern: "hit" });
+		expect(textOf(result)).toBe("sub/k.txt:1: hit\nsub/skip.log:1: hit");
 	});
 
 	it("an invalid regex or a missing path is a clear error", async () => {
