@@ -26,8 +26,11 @@ const MAX_SYMLINK_HOPS = 40;
  * Resolve `path` (relative to `cwd`, or absolute) to its real absolute path and check that it lies inside the
  * real `cwd`. Symlinks are resolved first — also for a file that does not exist yet, whose nearest existing
  * ancestor (or dangling link) decides where it would be written. Throws {@link WorkspaceEscapeError} for
- * anything outside. The returned path is the one to operate on: `..` is resolved against real directories,
- * never lexically through a symlink.
+ * anything outside. The returned path is the one to operate on. `..` is resolved lexically first
+ * (`link/../a.txt` is the workspace's `a.txt`, as `path.resolve` reads it), then every symlink left in the
+ * result is resolved and the real path checked. The check and the later open are two steps: a process that
+ * swaps a checked directory for a link between them is not guarded against (the file tools are confined
+ * against what the model asks for, not against a concurrent attacker on the same machine).
  */
 export async function resolveInWorkspace(cwd: string, path: string): Promise<string> {
 	if (typeof path !== "string") throw new TypeError("path must be a string");

@@ -52,8 +52,9 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
  * Run `<shell> -c <command>` as the leader of a new process group and settle once every process of the group
  * is gone. A plain `spawn(…, { signal })` kills only the shell and leaves its children (`sleep 30 &`) running
  * and holding the pipes; here abort and timeout send SIGTERM to the whole group, then SIGKILL after a grace.
- * Processes the command leaves in the background are ended the same way once the shell exits, so nothing
- * outlives the call.
+ * Processes the command leaves in the background are ended the same way once the shell exits. A process
+ * that leaves the group on purpose (`setsid`, a daemon) is beyond reach of a group signal and may outlive
+ * the call; the call stops waiting for it.
  */
 export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRun> {
 	return new Promise((resolve, reject) => new GroupCall(options, resolve, reject).start());

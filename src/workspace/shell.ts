@@ -44,7 +44,7 @@ export function shellTool(options: WorkspaceToolsOptions): AgentTool<ShellArgs, 
 			`Run a shell command (${settings.shell} -c) in the working directory and return its combined ` +
 			`stdout and stderr with the exit code. Times out after ${settings.timeoutMs} ms; output beyond ` +
 			`${settings.maxOutputBytes} bytes is cut from the middle. Stdin is closed (no interactive prompts); ` +
-			"background processes end with the command.",
+			"background processes end with the command (unless detached with setsid).",
 		parameters: {
 			type: "object",
 			properties: {
