@@ -34,6 +34,17 @@ describe("write_file", () => {
 		expect(tool.concurrency).toBe("exclusive");
 	});
 
+	it("a rewrite too large to diff in time says so instead of blocking the process", async () => {
+		const lines = (tag: string) => Array.from({ length: 10_000 }, (_, i) => `${tag} ${i * 7919}`).join("\n");
+		const { cwd } = workspace({ "big.txt": `${lines("old")}\n` });
+		const result = await call(writeFileTool({ cwd }), { path: "big.txt", content: `${lines("new")}\n` });
+		expect((result.details as FileChangeDetails).diff).toContain(
+			"too many changes to show a diff: 10000 lines replaced by 10000",
+		);
+		expect(result.details).toMatchObject({ added: 10_000, removed: 10_000 });
+		expect(read(cwd, "big.txt")).toBe(`${lines("new")}\n`);
+	}, 20_000);
+
 	it("refuses to write over a directory or the workspace itself", async () => {
 		const { cwd } = workspace({ "d/x": "" });
 		await expect(call(writeFileTool({ cwd }), { path: "d", content: "" })).rejects.toThrow(
@@ -99,6 +110,24 @@ describe("edit_file", () => {
 		await expect(call(writeFileTool({ cwd }), { path: "pipe", content: "x" })).rejects.toThrow(
 			"pipe is not a regular file",
 		);
+	});
+
+	it("refuses text that is not UTF-8, and a binary whose first NUL comes late, changing no byte", async () => {
+		const latin1 = Buffer.from("caf\xe9 = 1\nx = 2\n", "latin1");
+		const late = Buffer.concat([Buffer.from("x".repeat(9000)), Buffer.from([0, 0xff, 0xfe, 0x80, 0])]);
+		const { cwd } = workspace({ "l.txt": latin1, "late.bin": late, "bom.txt": "\ufeffa = 1\n" });
+		const tool = editFileTool({ cwd });
+		await expect(call(tool, { path: "l.txt", old_string: "x = 2", new_string: "x = 3" })).rejects.toThrow(
+			"l.txt is not UTF-8 text",
+		);
+		await expect(call(tool, { path: "late.bin", old_string: "xx", new_string: "y" })).rejects.toThrow(
+			"late.bin looks like a binary file",
+		);
+		expect(readFileSync(join(cwd, "l.txt"))).toEqual(latin1);
+		expect(readFileSync(join(cwd, "late.bin"))).toEqual(late);
+		// A byte-order mark is text, and stays.
+		await call(tool, { path: "bom.txt", old_string: "a = 1", new_string: "a = 2" });
+		expect(read(cwd, "bom.txt")).toBe("\ufeffa = 2\n");
 	});
 
 	it("edits a CRLF file when the model sends LF line endings, keeping CRLF", async () => {
