@@ -145,6 +145,12 @@ async function readSearchable(
 	return bytes.toString("utf8");
 }
 
+/** The first `length` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair. */
+function cutAt(text: string, length: number): string {
+	const last = text.charCodeAt(length - 1);
+	return text.slice(0, last >= 0xd800 && last <= 0xdbff ? length - 1 : length);
+}
+
 /** Push the file's matching lines; true when the limit was reached. */
 function collectMatches(
 	text: string,
@@ -161,7 +167,7 @@ function collectMatches(
 		out.push({
 			path,
 			line: i + 1,
-			text: line.length > MAX_MATCH_LINE_CHARS ? `${line.slice(0, MAX_MATCH_LINE_CHARS)}…` : line,
+			text: line.length > MAX_MATCH_LINE_CHARS ? `${cutAt(line, MAX_MATCH_LINE_CHARS)}…` : line,
 		});
 	}
 	return false;

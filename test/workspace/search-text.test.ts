@@ -93,6 +93,12 @@ describe("search_text", () => {
 		).rejects.toThrow("Aborted: enough");
 	});
 
+	it("a long matching line is cut between characters, never inside an emoji's surrogate pair", async () => {
+		const { cwd } = workspace({ "e.txt": `${"a".repeat(239)}😀 hit\n` });
+		const text = textOf(await call(searchTextTool({ cwd }), { pattern: "hit" }));
+		expect(text).toBe(`e.txt:1: ${"a".repeat(239)}…`);
+	});
+
 	it("a .gitignore rule applies to names that start with two dots", async () => {
 		const { cwd } = workspace({
 			".gitignore": "*.log\n",
