@@ -84,8 +84,9 @@ export function buildAnthropicRequest(
 	const wanted = reasoningConfig(model, options.thinkingLevel, maxTokens);
 	const reasoning = forcesTool && wanted.thinking?.type === "enabled" ? { thinkingOn: false } : wanted;
 	const samplingAllowed = model.compat?.supportsTemperature === true && !reasoning.thinkingOn;
-	const system: TextBlockParam | undefined = context.systemPrompt
-		? { type: "text", text: context.systemPrompt, ...(cache ? { cache_control: cache } : {}) }
+	const prompt = context.systemPrompt ?? "";
+	const system: TextBlockParam | undefined = hasText(prompt)
+		? { type: "text", text: prompt, ...(cache ? { cache_control: cache } : {}) }
 		: undefined;
 	return {
 		model: model.id,
@@ -311,11 +312,16 @@ function userBlocks(model: Model, content: string | UserContent[]): ContentBlock
 	const out: ContentBlockParam[] = [];
 	for (const block of blocks) {
 		if (block.type === "text") {
-			// The API rejects empty text blocks.
-			if (block.text.length > 0) out.push({ type: "text", text: block.text });
+			// The API rejects text blocks that are empty or only whitespace.
+			if (hasText(block.text)) out.push({ type: "text", text: block.text });
 		} else out.push(imageBlock(model, block));
 	}
 	return out;
+}
+
+/** "messages: text content blocks must contain non-whitespace text": a block of blanks is a 400. */
+function hasText(text: string): boolean {
+	return text.trim().length > 0;
 }
 
 /** Text sent in place of an image to a model that does not take images. */
@@ -333,7 +339,7 @@ function toolResultBlock(model: Model, message: ToolResultMessage): ToolResultBl
 	const content: Array<TextBlockParam | ImageBlockParam> = [];
 	for (const block of message.content) {
 		if (block.type === "text") {
-			if (block.text.length > 0) content.push({ type: "text", text: block.text });
+			if (hasText(block.text)) content.push({ type: "text", text: block.text });
 		} else content.push(imageBlock(model, block));
 	}
 	const result: ToolResultBlockParam = {
@@ -358,7 +364,7 @@ function assistantBlocks(model: Model, message: AssistantMessage): ContentBlockP
 	for (const block of message.content) {
 		switch (block.type) {
 			case "text": {
-				if (block.text.length === 0) break;
+				if (!hasText(block.text)) break;
 				const text: TextBlockParam = { type: "text", text: block.text };
 				if (sameApi && block.citations && block.citations.length > 0)
 					text.citations = block.citations as unknown as TextBlockParam["citations"];

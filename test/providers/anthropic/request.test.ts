@@ -195,6 +195,35 @@ describe("Anthropic request body", () => {
 		});
 	});
 
+	it("text that is only whitespace is not sent: the API rejects such a block (system, user, assistant, tool result)", () => {
+		const body = buildAnthropicRequest(
+			model,
+			{
+				systemPrompt: " ",
+				messages: [
+					{ role: "user", content: " ", timestamp: 0 },
+					{ role: "user", content: "go", timestamp: 0 },
+					assistant([
+						{ type: "text", text: "\n\n" },
+						{ type: "toolCall", id: "toolu_9", name: "read", arguments: { path: "a" } },
+					]),
+					{
+						role: "toolResult",
+						toolCallId: "toolu_9",
+						toolName: "read",
+						content: [{ type: "text", text: " \n" }],
+						isError: false,
+						timestamp: 0,
+					},
+				],
+			},
+			{ cacheTtl: "off" },
+		);
+		expect(body.system).toBeUndefined();
+		const texts = JSON.stringify(body.messages).match(/"text":"[^"]*"/g) ?? [];
+		expect(texts).toEqual(['"text":"go"']);
+	});
+
 	it("images to a text-only model become an explanatory text", () => {
 		const textOnly = { ...model, input: ["text"] as Model["input"] };
 		const body = buildAnthropicRequest(
