@@ -115,12 +115,14 @@ function clampEffort(model: Model, wanted: Effort): Effort {
 	const listed = model.compat?.effortLevels;
 	const supported: readonly string[] = Array.isArray(listed) ? listed : DEFAULT_EFFORT_LEVELS;
 	if (supported.includes(wanted)) return wanted;
-	// The nearest supported level at or below the wish, else the lowest supported one.
-	for (let i = EFFORT_ORDER.indexOf(wanted); i >= 0; i--) {
+	// The nearest supported level at or below the wish, else the lowest supported one — never `none` for a
+	// level that asked for some reasoning (rule X5: only `off` turns it off).
+	const floor = wanted === "none" ? 0 : 1;
+	for (let i = EFFORT_ORDER.indexOf(wanted); i >= floor; i--) {
 		const candidate = EFFORT_ORDER[i] as Effort;
 		if (supported.includes(candidate)) return candidate;
 	}
-	return EFFORT_ORDER.find((effort) => supported.includes(effort)) ?? "medium";
+	return EFFORT_ORDER.find((effort, i) => i >= floor && supported.includes(effort)) ?? "medium";
 }
 
 /** Convert wire messages to Responses input items. */

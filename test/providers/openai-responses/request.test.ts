@@ -416,4 +416,9 @@ describe("catalog models carry their effort levels (SPEC X5)", () => {
 		});
 		expect(responsesReasoningConfig(getModel("openai", "gpt-4.1"), "high")).toBeUndefined();
 	});
+
+	it("minimal on a model without it is its lowest reasoning level, never none (only off turns reasoning off)", () => {
+		for (const id of ["gpt-5.2", "gpt-5.4"])
+			expect(responsesReasoningConfig(getModel("openai", id), "minimal")?.effort, id).toBe("low");
+	});
 });
