@@ -167,8 +167,11 @@ export function convertMessages(
 			continue;
 		}
 		flushImages();
-		if (message.role === "user") pushUser(userContent(model, message.content));
-		else {
+		if (message.role === "user") {
+			// A user message with no content at all is refused ("content" needs one part); the others drop it too.
+			const content = userContent(model, message.content);
+			if (typeof content === "string" || content.length > 0) pushUser(content);
+		} else {
 			const converted = assistantMessage(model, compat, message);
 			// A reply that sends nothing (an empty failed one, or thinking only) leaves the tool message last.
 			if (converted) {

@@ -295,6 +295,16 @@ describe("Chat Completions request body", () => {
 		expect(roles.slice(tool, tool + 2)).toEqual(["tool", "assistant"]);
 	});
 
+	it("a user message with no content parts is not sent", () => {
+		const body = buildOpenAICompletionsRequest(model, {
+			messages: [
+				{ role: "user", content: [], timestamp: 0 },
+				{ role: "user", content: "hi", timestamp: 0 },
+			],
+		});
+		expect(body.messages).toEqual([{ role: "user", content: "hi" }]);
+	});
+
 	it("OpenRouter: reasoning object, reasoning_details with the signature replayed to the same model", () => {
 		const openrouter = testModel("https://openrouter.ai/api/v1", {
 			id: "anthropic/claude-sonnet-4.5",
