@@ -171,9 +171,9 @@ export class DbosAgentRuns {
 
 	/**
 	 * Hand runs to the live workers: every unfinished run of `executorId` (a worker known dead), or the given
-	 * run ids, goes back on its own queue (or `queueName`), and a live worker replays it from its journal. DBOS recovers a worker's
-	 * runs when it restarts with the same executor id; this is for a worker that does not come back.
-	 * Resolves to the run ids handed over.
+	 * run ids, goes back on its own queue (or `queueName`), and a live worker replays it from its journal.
+	 * DBOS recovers a worker's runs when it restarts with the same executor id; this is for a worker that does
+	 * not come back. Resolves to the run ids handed over.
 	 */
 	async takeOver(
 		from: { executorId: string } | { runIds: string[] },
