@@ -4,6 +4,7 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool as McpTool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { fnv1aHex } from "../core/fnv1a.js";
 import type { JsonSchema } from "../core/model.js";
 import type { AgentTool, ToolResult } from "../tools/types.js";
 import { type McpToolDetails, mcpResultToCapstan } from "./content.js";
@@ -81,18 +82,8 @@ export function mcpToolName(prefix: string, tool: string): string {
 	let name = `${prefix}__${tool}`.replace(/[^A-Za-z0-9_-]/g, "_");
 	if (!/^[A-Za-z_]/.test(name)) name = `_${name}`;
 	if (name.length <= MAX_TOOL_NAME) return name;
-	const hash = fnv1a(`${prefix}\u0000${tool}`);
+	const hash = fnv1aHex(`${prefix}\u0000${tool}`);
 	return `${name.slice(0, MAX_TOOL_NAME - hash.length - 1)}_${hash}`;
-}
-
-/** 32-bit FNV-1a of a string's UTF-16 code units, as 8 hex digits: short, stable, no dependency. */
-function fnv1a(text: string): string {
-	let hash = 0x811c9dc5;
-	for (let i = 0; i < text.length; i++) {
-		hash ^= text.charCodeAt(i);
-		hash = Math.imul(hash, 0x01000193) >>> 0;
-	}
-	return hash.toString(16).padStart(8, "0");
 }
 
 /** One MCP tool as an `AgentTool`. */

@@ -3,6 +3,7 @@
  * of the id, so a call and its result — converted separately — always get the same wire id, and a valid id
  * passes through unchanged.
  */
+import { fnv1a, fnv1aHex } from "../../core/fnv1a.js";
 import type { ToolCallIdFormat } from "./compat.js";
 
 const OPENAI_ID = /^[a-zA-Z0-9_-]{1,40}$/;
@@ -16,7 +17,7 @@ export function wireToolCallId(id: string, format: ToolCallIdFormat): string {
 			return id;
 		case "openai":
 			if (OPENAI_ID.test(id)) return id;
-			return `${id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 31)}_${fnv1a(id, 0x811c9dc5).toString(16).padStart(8, "0")}`;
+			return `${id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 31)}_${fnv1aHex(id)}`;
 		case "mistral9":
 			return MISTRAL_ID.test(id) ? id : alphanumericDigest(id, 9);
 	}
@@ -24,7 +25,7 @@ export function wireToolCallId(id: string, format: ToolCallIdFormat): string {
 
 /** `length` characters of `[0-9a-zA-Z]` derived from two independent FNV-1a hashes of `text`. */
 function alphanumericDigest(text: string, length: number): string {
-	let a = fnv1a(text, 0x811c9dc5);
+	let a = fnv1a(text);
 	let b = fnv1a(text, 0x01000193 ^ 0x9e3779b9);
 	let out = "";
 	for (let i = 0; i < length; i++) {
@@ -36,13 +37,4 @@ function alphanumericDigest(text: string, length: number): string {
 		b >>>= 0;
 	}
 	return out;
-}
-
-function fnv1a(text: string, seed: number): number {
-	let value = seed >>> 0;
-	for (let i = 0; i < text.length; i++) {
-		value ^= text.charCodeAt(i);
-		value = Math.imul(value, 0x01000193) >>> 0;
-	}
-	return value;
 }

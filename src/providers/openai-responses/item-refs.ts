@@ -8,6 +8,7 @@
  * transcripts), or a JSON object when more than the id must come back (`phase`, a tool `namespace`).
  * A tool call's own `id` is the `call_id`, which tool results refer to.
  */
+import { fnv1aHex } from "../../core/fnv1a.js";
 
 /** What we keep of an output item to replay it. */
 export interface ItemRef {
@@ -53,15 +54,5 @@ const VALID_CALL_ID = /^[a-zA-Z0-9_-]{1,64}$/;
 export function responsesCallId(id: string): string {
 	if (VALID_CALL_ID.test(id)) return id;
 	const sanitized = id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 55);
-	return `${sanitized}_${fnv1a(id)}`;
-}
-
-/** FNV-1a, 32 bits, as 8 hex digits. */
-function fnv1a(text: string): string {
-	let value = 0x811c9dc5;
-	for (let i = 0; i < text.length; i++) {
-		value ^= text.charCodeAt(i);
-		value = Math.imul(value, 0x01000193) >>> 0;
-	}
-	return value.toString(16).padStart(8, "0");
+	return `${sanitized}_${fnv1aHex(id)}`;
 }
