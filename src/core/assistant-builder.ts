@@ -102,7 +102,6 @@ export class AssistantMessageBuilder {
 	// (see `withContent`), and a copy must keep the key order a spread would have kept.
 	private readonly extraKeys: ("responseId" | "stopDetails")[] = [];
 	private readonly blocks: (OpenBlock | undefined)[] = [];
-	private readonly completed = new Set<string>();
 	/** Content indices of the tool calls that reached `toolcall_end` (ids may repeat within a reply). */
 	private readonly completedIndices = new Set<number>();
 	private started = false;
@@ -136,7 +135,9 @@ export class AssistantMessageBuilder {
 
 	/** Ids of tool calls that reached `toolcall_end`; the others are dropped on failure (rule A4). */
 	get completedToolCallIds(): ReadonlySet<string> {
-		return this.completed;
+		const ids = new Set<string>();
+		for (const index of this.completedIndices) ids.add((this.snapshot.content[index] as ToolCall).id);
+		return ids;
 	}
 
 	/** True once `done` or `fail` ran. */
@@ -285,7 +286,6 @@ export class AssistantMessageBuilder {
 		if (!args) markBroken(toolCall, parsed, finalArgumentsJson ?? (parser ? parser.rawText : text));
 		this.replace(index, toolCall);
 		this.blocks[index] = undefined;
-		this.completed.add(toolCall.id);
 		this.completedIndices.add(index);
 		this.emit({ type: "toolcall_end", contentIndex: index, toolCall, partial: this.snapshot });
 	}
