@@ -220,16 +220,11 @@ async function assemble(
 			},
 		},
 	});
-	// Should the sessions still fail to open, the MCP servers this command started are stopped.
-	const sessions = await openSessions({ agent, enabled, dir, cwd, version }).catch(async (error: unknown) => {
-		await mcp?.close();
-		throw error;
-	});
 	return {
 		agent,
 		cwd,
 		version,
-		sessions,
+		sessions: await openSessions({ agent, enabled, dir, cwd, version }),
 		policy,
 		desk: new ApprovalDesk(agent, policy),
 		key,

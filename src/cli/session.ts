@@ -42,9 +42,11 @@ export interface CliSessions extends SessionControl {
 	readonly dir: string;
 }
 
-/** Start session bookkeeping for an agent (no file is written until its first run starts). */
+/**
+ * Start session bookkeeping for an agent (no file is written until its first run starts). The folder is
+ * checked before, with {@link checkSessionFolder}, while nothing has been started that would need stopping.
+ */
 export async function openSessions(setup: SessionSetup): Promise<CliSessions> {
-	if (setup.enabled) checkSessionFolder(setup.dir);
 	return new FileSessions(setup);
 }
 
