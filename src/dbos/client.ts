@@ -196,7 +196,9 @@ export class DbosAgentRuns {
 		const byQueue = new Map<string, string[]>();
 		for (const { id, run } of runs) {
 			const queue = options.queueName ?? run?.queueName ?? DEFAULT_AGENT_QUEUE;
-			byQueue.set(queue, [...(byQueue.get(queue) ?? []), id]);
+			const ids = byQueue.get(queue);
+			if (ids) ids.push(id);
+			else byQueue.set(queue, [id]);
 		}
 		for (const [queueName, ids] of byQueue) await this.#client.resumeWorkflows(ids, { queueName });
 		return runs.map(({ id }) => id);
