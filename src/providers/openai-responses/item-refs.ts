@@ -8,7 +8,7 @@
  * transcripts), or a JSON object when more than the id must come back (`phase`, a tool `namespace`).
  * A tool call's own `id` is the `call_id`, which tool results refer to.
  */
-import { fnv1aHex } from "../../core/fnv1a.js";
+import { safeCallId } from "../base/call-id.js";
 
 /** What we keep of an output item to replay it. */
 export interface ItemRef {
@@ -44,15 +44,11 @@ export function decodeItemRef(signature: string | undefined): ItemRef {
 	}
 }
 
-const VALID_CALL_ID = /^[a-zA-Z0-9_-]{1,64}$/;
-
 /**
  * The `call_id` to send for a tool-call id (rule C4): ids from this API pass unchanged; ids from other
  * providers with characters or lengths the API may refuse are rewritten deterministically (a call and its
  * result, converted separately, always get the same id).
  */
 export function responsesCallId(id: string): string {
-	if (VALID_CALL_ID.test(id)) return id;
-	const sanitized = id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 55);
-	return `${sanitized}_${fnv1aHex(id)}`;
+	return safeCallId(id);
 }
