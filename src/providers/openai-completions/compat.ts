@@ -68,6 +68,13 @@ export interface OpenAICompletionsCompat {
 	 * user message right after the batch's tool messages carries it.
 	 */
 	supportsImagesInToolResults: boolean;
+	/** The model takes `temperature`; without it `options.temperature` is not sent. */
+	supportsTemperature: boolean;
+	/**
+	 * The server rejects `temperature` for reasoning models (OpenAI's o-series and GPT-5 reasoning models):
+	 * it is not sent when `model.reasoning` is true, as the Responses provider does.
+	 */
+	reasoningModelsRejectTemperature: boolean;
 	/** Send `prompt_cache_key` from `options.sessionId`. */
 	supportsPromptCacheKey: boolean;
 	/** Tool messages carry the tool's `name` (some servers require it). */
@@ -107,6 +114,8 @@ export const DEFAULT_COMPAT: Readonly<OpenAICompletionsCompat> = {
 	toolCallIdFormat: "openai",
 	supportsUsageInStreaming: true,
 	supportsImagesInToolResults: false,
+	supportsTemperature: true,
+	reasoningModelsRejectTemperature: false,
 	supportsPromptCacheKey: false,
 	requiresToolResultName: false,
 	requiresAssistantAfterToolResult: false,
@@ -121,6 +130,7 @@ const OPENAI: Partial<OpenAICompletionsCompat> = {
 	supportsDeveloperRole: true,
 	supportsReasoningEffort: true,
 	reasoningEffortLevels: ["minimal", "low", "medium", "high"],
+	reasoningModelsRejectTemperature: true,
 	supportsPromptCacheKey: true,
 };
 

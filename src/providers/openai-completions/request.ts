@@ -69,6 +69,10 @@ export const IMAGE_OMITTED_TEXT = "(image omitted: this model does not accept im
 /** Inserted between tool messages and a user message for servers that require it. */
 export const TOOL_RESULTS_ACK_TEXT = "I have processed the tool results.";
 
+function takesTemperature(model: Model, compat: OpenAICompletionsCompat): boolean {
+	return compat.supportsTemperature && !(model.reasoning && compat.reasoningModelsRejectTemperature);
+}
+
 /** Build the request body for one call. Pure: same inputs, same object (and bytes). */
 export function buildOpenAICompletionsRequest(
 	model: Model,
@@ -81,7 +85,7 @@ export function buildOpenAICompletionsRequest(
 	if (compat.supportsUsageInStreaming) head.stream_options = { include_usage: true };
 	const maxTokens = options.maxTokens ?? model.maxTokens;
 	if (maxTokens > 0) head[compat.maxTokensField] = maxTokens;
-	if (options.temperature !== undefined && model.compat?.rejectsSamplingParams !== true)
+	if (options.temperature !== undefined && takesTemperature(model, compat))
 		head.temperature = options.temperature;
 	const effort = reasoningEffort(model, compat, options.thinkingLevel);
 	if (effort !== undefined) {

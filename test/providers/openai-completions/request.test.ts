@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ToolResultMessage } from "../../../src/core/messages.js";
+import type { Model } from "../../../src/core/model.js";
 import {
 	buildOpenAICompletionsRequest,
 	resolveCompat,
@@ -293,6 +294,27 @@ describe("Chat Completions request body", () => {
 		const roles = body.messages.map((m) => m.role);
 		const tool = roles.indexOf("tool");
 		expect(roles.slice(tool, tool + 2)).toEqual(["tool", "assistant"]);
+	});
+
+	it("temperature: not sent to OpenAI's or Azure's reasoning models, sent elsewhere, and a model can refuse it", () => {
+		const hello = { messages: [{ role: "user" as const, content: "Hi", timestamp: 1 }] };
+		const sent = (m: Model) => buildOpenAICompletionsRequest(m, hello, { temperature: 0.3 }).temperature;
+		expect(sent({ ...model, reasoning: true })).toBeUndefined();
+		expect(
+			sent(testModel("https://res.openai.azure.com/openai/deployments/o4-mini", { reasoning: true })),
+		).toBeUndefined();
+		expect(sent({ ...model, id: "gpt-4.1", reasoning: false })).toBe(0.3);
+		// Other servers take it from reasoning models (vLLM, Ollama, llama.cpp sample with it).
+		expect(sent(testModel("http://localhost:11434/v1", { provider: "ollama", reasoning: true }))).toBe(0.3);
+		// Per model, both ways: a server's reasoning model that rejects it; OpenAI's told it takes it.
+		const strict = testModel("http://localhost:8000/v1", {
+			reasoning: false,
+			compat: { supportsTemperature: false },
+		});
+		expect(sent(strict)).toBeUndefined();
+		expect(sent({ ...model, reasoning: true, compat: { reasoningModelsRejectTemperature: false } })).toBe(
+			0.3,
+		);
 	});
 
 	it("a user message with no content parts is not sent", () => {
