@@ -209,6 +209,35 @@ export function classifyStreamError(
 	);
 }
 
+/**
+ * A bare JSON error body (`{"error": …}`) that a server wrote into its event stream without `data:` — after
+ * the events, or instead of them — from the stream's non-SSE lines; `undefined` when they are not one.
+ */
+export function trailingErrorBody(
+	lines: readonly string[],
+	classifyBody?: BodyClassifier,
+): ProviderError | undefined {
+	if (lines.length === 0) return undefined;
+	const text = lines.join("\n");
+	const body = tryParseJson(text) as { error?: unknown } | undefined;
+	if (body === null || typeof body !== "object" || body.error === undefined || body.error === null)
+		return undefined;
+	return classifyStreamError(body, text, classifyBody);
+}
+
+/** Non-SSE lines kept for {@link trailingErrorBody}: an error body is small; a stream of junk is not kept. */
+export function strayLineCollector(maxBytes = 64 * 1024): { lines: string[]; add: (line: string) => void } {
+	const lines: string[] = [];
+	let bytes = 0;
+	return {
+		lines,
+		add(line) {
+			bytes += line.length;
+			if (bytes <= maxBytes) lines.push(line);
+		},
+	};
+}
+
 /** Content types that are certainly not an event stream: a page or a document (a proxy, a JSON error). */
 const NOT_AN_EVENT_STREAM = /^\s*(?:text\/html|text\/xml|application\/(?:[\w.-]+\+)?(?:json|xml))\b/i;
 

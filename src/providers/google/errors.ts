@@ -7,7 +7,6 @@ import {
 	type BodyClassifier,
 	classifyStreamError,
 	type ProviderError,
-	tryParseJson,
 } from "../base/errors.js";
 
 const STATUS_KINDS: Readonly<Record<string, BodyClassification>> = {
@@ -36,15 +35,4 @@ export const classifyGeminiErrorBody: BodyClassifier = (body, text) => {
 export function geminiStreamError(error: unknown): ProviderError {
 	const body = { error };
 	return classifyStreamError(body, JSON.stringify(body), classifyGeminiErrorBody);
-}
-
-/**
- * A bare JSON error body appended after the events (lines that are not SSE), or `undefined` when the lines
- * are not one.
- */
-export function trailingErrorBody(lines: readonly string[]): ProviderError | undefined {
-	if (lines.length === 0) return undefined;
-	const body = tryParseJson(lines.join("\n")) as { error?: unknown } | undefined;
-	if (body?.error === undefined) return undefined;
-	return geminiStreamError(body.error);
 }

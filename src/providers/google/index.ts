@@ -8,10 +8,10 @@
 import type { AssistantMessageEventStream } from "../../core/events.js";
 import type { Context, Model } from "../../core/model.js";
 import { resolveBaseUrl } from "../base/base-url.js";
-import { ProviderError } from "../base/errors.js";
+import { ProviderError, strayLineCollector, trailingErrorBody } from "../base/errors.js";
 import { joinUrl, parseEventJson, runProviderStream } from "../base/run-stream.js";
 import { type GeminiChunk, GeminiStreamDecoder } from "./decode.js";
-import { classifyGeminiErrorBody, trailingErrorBody } from "./errors.js";
+import { classifyGeminiErrorBody } from "./errors.js";
 import { buildGeminiRequest, GOOGLE_API, type GoogleOptions } from "./request.js";
 
 export { GEMINI_FINISH_REASONS, type GeminiChunk, GeminiStreamDecoder } from "./decode.js";
@@ -59,16 +59,16 @@ export function streamGoogle(
 		if (ctx.apiKey && model.compat?.authHeader === "bearer") headers.authorization = `Bearer ${ctx.apiKey}`;
 		else if (ctx.apiKey) headers["x-goog-api-key"] = ctx.apiKey;
 		const decoder = new GeminiStreamDecoder(builder, model);
-		const strayLines: string[] = [];
+		const stray = strayLineCollector();
 		const events = ctx.streamSse({
 			url: geminiStreamUrl(model),
 			headers,
 			body,
 			classifyBody: classifyGeminiErrorBody,
-			onInvalidLine: (line) => strayLines.push(line),
+			onInvalidLine: stray.add,
 		});
 		for await (const event of events) decoder.handle(parseEventJson(event.data) as GeminiChunk);
-		const trailing = trailingErrorBody(strayLines);
+		const trailing = trailingErrorBody(stray.lines, classifyGeminiErrorBody);
 		if (trailing) throw trailing;
 		if (!decoder.finish())
 			throw new ProviderError("network", "stream ended unexpectedly", { retryable: false });

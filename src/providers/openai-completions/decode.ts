@@ -10,7 +10,8 @@
  * - usage in the last chunk, in every chunk (Perplexity, cumulative), in `x_groq.usage`, in the finishing
  *   chunk (Mistral) or after a second finishing chunk (OpenRouter); a later `"usage": null` erases nothing;
  * - an `error` object inside a chunk (OpenRouter) or a named `event: error` frame (Groq): thrown as a
- *   classified `ProviderError`, so the runner commits the content so far with `stopReason: "error"`;
+ *   classified `ProviderError`, so the runner commits the content so far with `stopReason: "error"` (a
+ *   JSON error body written into the stream without `data:` is found by `stream.ts` when the body ends);
  * - chunks without choices (Azure's `prompt_filter_results`, the `moderation` chunk) are skipped.
  *
  * The reply finishes at `[DONE]`, or at the end of the body once a `finish_reason` was seen; a body that ends

@@ -4,6 +4,7 @@
  */
 import type { AssistantMessageEventStream } from "../../core/events.js";
 import type { Context, Model } from "../../core/model.js";
+import { strayLineCollector, trailingErrorBody } from "../base/errors.js";
 import { joinUrl, runProviderStream } from "../base/run-stream.js";
 import { DEFAULT_BASE_URLS } from "../models.js";
 import { resolveCompat } from "./compat.js";
@@ -44,13 +45,18 @@ export function streamOpenAICompletions(
 			if (ctx.apiKey && compat.apiKeyHeader === "api-key") headers["api-key"] = ctx.apiKey;
 			else if (ctx.apiKey) headers.authorization = `Bearer ${ctx.apiKey}`;
 			const decoder = new ChatCompletionsDecoder(builder, model);
+			const stray = strayLineCollector();
 			const events = ctx.streamSse({
 				url: chatCompletionsUrl(model),
 				headers,
 				body,
 				classifyBody: classifyOpenAIErrorBody,
+				onInvalidLine: stray.add,
 			});
 			for await (const event of events) if (decoder.push(event)) return;
+			// A server that fails mid-stream may write its JSON error body without `data:`.
+			const trailing = trailingErrorBody(stray.lines, classifyOpenAIErrorBody);
+			if (trailing) throw trailing;
 			decoder.end();
 		},
 		{ requireApiKey: compat.requiresApiKey },

@@ -120,6 +120,33 @@ describe("network failures", () => {
 		expect(retries.map((retry) => retry.errorKind)).toEqual(["network"]);
 	});
 
+	it("a JSON error body written into the stream without `data:` is the reply's error, the text before it kept (SPEC E3)", async () => {
+		const bare = openAIError("The server had an error while processing your request.", "server_error", null);
+		server.enqueue({ type: "sse", body: `${chunk({ role: "assistant", content: "Hel" })}${bare}\n` });
+		const { message } = await collect(testModel(baseUrl), FAST);
+		expect(message).toMatchObject({
+			stopReason: "error",
+			errorKind: "server",
+			errorMessage: "The server had an error while processing your request.",
+		});
+		expect(textOf(message)).toBe("Hel");
+		// The same body pretty-printed over several lines, as the only thing the server sent.
+		server.enqueue({
+			type: "sse",
+			body: `${JSON.stringify(JSON.parse(openAIError("Too many tokens", "invalid_request_error", "context_length_exceeded")), null, 2)}\n`,
+		});
+		const { message: overflow } = await collect(testModel(baseUrl), FAST);
+		expect(overflow).toMatchObject({
+			stopReason: "error",
+			errorKind: "context_overflow",
+			errorMessage: "Too many tokens",
+		});
+		// Stray lines that are no error body change nothing: the stream still just ended early.
+		server.enqueue({ type: "sse", body: `${chunk({ role: "assistant", content: "Hi" })}not an event\n` });
+		const { message: cut } = await collect(testModel(baseUrl), FAST);
+		expect(cut).toMatchObject({ stopReason: "error", errorMessage: "stream ended unexpectedly" });
+	});
+
 	itKeepsContentAfterReset(call, chunk({ role: "assistant", content: "Hel" }), "Hel");
 
 	itTimesOutWhileDripping(call, textReply("slow"), 30);
