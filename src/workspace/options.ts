@@ -29,6 +29,12 @@ export interface WorkspaceToolsOptions {
 	maxSearchMatches?: number;
 	/** Files larger than this are skipped by `search_text`, in bytes (default 2 MiB). */
 	maxSearchFileBytes?: number;
+	/**
+	 * Longest a `search_text` call may take, in ms (default 60 000). Its regular expression is matched in a
+	 * worker thread, so a pattern that backtracks without end (`^(a+)+$`) is stopped then, with an error,
+	 * and an abort stops it at once: neither can freeze the host.
+	 */
+	maxSearchMs?: number;
 	/** Settings of the `shell` tool. */
 	shell?: ShellOptions;
 }
@@ -39,6 +45,7 @@ export const WORKSPACE_DEFAULTS = {
 	maxListEntries: 1000,
 	maxSearchMatches: 200,
 	maxSearchFileBytes: 2 * 1024 * 1024,
+	maxSearchMs: 60_000,
 	shellTimeoutMs: 120_000,
 	shellMaxOutputBytes: 64 * 1024,
 	shellKillGraceMs: 2000,

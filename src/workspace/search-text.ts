@@ -1,11 +1,12 @@
 import { readFile, stat } from "node:fs/promises";
 import ignore from "ignore";
+import { abortReasonText } from "../core/abort.js";
 import type { AgentTool } from "../tools/types.js";
+import { LineMatcher, type MatchFile } from "./line-matcher.js";
 import {
 	BINARY_SNIFF_BYTES,
 	looksBinary,
 	textResult,
-	throwIfAborted,
 	WORKSPACE_DEFAULTS,
 	type WorkspaceToolsOptions,
 } from "./options.js";
@@ -49,10 +50,15 @@ export interface SearchTextDetails {
 /** Characters of a matching line shown; minified files would otherwise flood the model's context. */
 export const MAX_MATCH_LINE_CHARS = 240;
 
+/** Text handed to the matching worker at a time: few round trips, and a small copy each. */
+const BATCH_CHARS = 1024 * 1024;
+const BATCH_FILES = 256;
+
 /** `search_text`: a regex over the files of the tree, respecting `.gitignore`, skipping binaries and `.git/`. */
 export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<SearchTextArgs, SearchTextDetails> {
 	const cap = options.maxSearchMatches ?? WORKSPACE_DEFAULTS.maxSearchMatches;
 	const maxFileBytes = options.maxSearchFileBytes ?? WORKSPACE_DEFAULTS.maxSearchFileBytes;
+	const timeoutMs = options.maxSearchMs ?? WORKSPACE_DEFAULTS.maxSearchMs;
 	return {
 		name: "search_text",
 		label: "Search text",
@@ -94,17 +100,43 @@ export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<Search
 			if (!startStats.isDirectory() && !startStats.isFile())
 				throw new Error(`${details.path} is not a regular file (a FIFO, socket or device); not searched.`);
 			const files = startStats.isDirectory() ? walkFiles(root, start, signal) : single(start);
-			for await (const file of files) {
-				const path = workspaceRelative(root, file);
-				if (include && !include.ignores(path)) continue;
-				const text = await readSearchable(file, maxFileBytes, details);
-				if (text === undefined) continue;
-				details.filesSearched++;
-				if (collectMatches(text, path, regex, limit, details.matches)) {
-					details.truncated = true;
-					break;
+			const matcher = new LineMatcher(regex, MAX_MATCH_LINE_CHARS, timeoutMs, signal, (stop) =>
+				stop.type === "aborted"
+					? new Error(`Aborted: ${abortReasonText(stop.reason)}`)
+					: new Error(
+							`search_text stopped after ${timeoutMs / 1000} s (maxSearchMs) with ${details.matches.length} matches so far: ` +
+								`the pattern may backtrack without end (nested repetition such as (a+)+); simplify it or narrow path/include.`,
+						),
+			);
+			try {
+				let batch: MatchFile[] = [];
+				let batchChars = 0;
+				// Matching a batch returns true when the limit stopped the search.
+				const flush = async (): Promise<boolean> => {
+					if (batch.length === 0) return false;
+					const result = await matcher.match(batch, limit - details.matches.length);
+					batch = [];
+					batchChars = 0;
+					details.matches.push(...result.matches);
+					return result.truncated;
+				};
+				for await (const file of files) {
+					const path = workspaceRelative(root, file);
+					if (include && !include.ignores(path)) continue;
+					const text = await readSearchable(file, maxFileBytes, details);
+					if (text === undefined) continue;
+					details.filesSearched++;
+					batch.push({ path, text });
+					batchChars += text.length;
+					if ((batchChars >= BATCH_CHARS || batch.length >= BATCH_FILES) && (await flush())) {
+						details.truncated = true;
+						break;
+					}
+					matcher.throwIfStopped();
 				}
-				throwIfAborted(signal);
+				if (!details.truncated && (await flush())) details.truncated = true;
+			} finally {
+				matcher.close();
 			}
 			return textResult(formatSearch(details), details);
 		},
@@ -143,34 +175,6 @@ async function readSearchable(
 		return undefined;
 	}
 	return bytes.toString("utf8");
-}
-
-/** The first `length` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair. */
-function cutAt(text: string, length: number): string {
-	const last = text.charCodeAt(length - 1);
-	return text.slice(0, last >= 0xd800 && last <= 0xdbff ? length - 1 : length);
-}
-
-/** Push the file's matching lines; true when the limit was reached. */
-function collectMatches(
-	text: string,
-	path: string,
-	regex: RegExp,
-	limit: number,
-	out: SearchMatch[],
-): boolean {
-	const lines = text.split("\n");
-	for (let i = 0; i < lines.length; i++) {
-		const line = lines[i]!.replace(/\r$/, "");
-		if (!regex.test(line)) continue;
-		if (out.length >= limit) return true;
-		out.push({
-			path,
-			line: i + 1,
-			text: line.length > MAX_MATCH_LINE_CHARS ? `${cutAt(line, MAX_MATCH_LINE_CHARS)}…` : line,
-		});
-	}
-	return false;
 }
 
 function formatSearch(details: SearchTextDetails): string {

@@ -121,6 +121,49 @@ describe("search_text", () => {
 		expect(textOf(result)).toBe("sub/k.txt:1: hit\nsub/skip.log:1: hit");
 	});
 
+	it("a pattern that backtracks without end is stopped at maxSearchMs, and the host keeps running meanwhile", async () => {
+		const { cwd } = workspace({ "a.txt": "fine\n", "b.txt": `${"a".repeat(40)}!\n` });
+		let ticks = 0;
+		const ticker = setInterval(() => ticks++, 10);
+		try {
+			const search = call(searchTextTool({ cwd, maxSearchMs: 300 }), { pattern: "^(a+)+$" });
+			await expect(search).rejects.toThrow(
+				/^search_text stopped after 0\.3 s \(maxSearchMs\) with 0 matches so far: the pattern may backtrack without end/,
+			);
+		} finally {
+			clearInterval(ticker);
+		}
+		// On the main thread the regex would have frozen the timers until it ended (centuries).
+		expect(ticks).toBeGreaterThan(5);
+	});
+
+	it("an abort stops a regex mid-match", async () => {
+		const { cwd } = workspace({ "b.txt": `${"a".repeat(40)}!\n` });
+		const controller = new AbortController();
+		const search = call(searchTextTool({ cwd }), { pattern: "^(a+)+$" }, { signal: controller.signal });
+		setTimeout(() => controller.abort("user stop"), 100);
+		await expect(search).rejects.toThrow("Aborted: user stop");
+	});
+
+	it("counts lines as read_file does: \\r\\n, \\n and a lone \\r each end one", async () => {
+		const { cwd } = workspace({ "mac.txt": "one\rtwo hit\r\nthree\nfour hit\r" });
+		const result = await call(searchTextTool({ cwd }), { pattern: "hit$" });
+		expect(textOf(result)).toBe("mac.txt:2: two hit\nmac.txt:4: four hit");
+	});
+
+	it("keeps path order and the match cap across many files", async () => {
+		const files: Record<string, string> = {};
+		for (let i = 0; i < 600; i++) files[`f${String(i).padStart(3, "0")}.txt`] = "hit\n";
+		const { cwd } = workspace(files);
+		const capped = await call(searchTextTool({ cwd, maxSearchMatches: 520 }), { pattern: "hit" });
+		const details = capped.details as SearchTextDetails;
+		expect(details.truncated).toBe(true);
+		expect(details.matches.map((m) => m.path)).toEqual(Object.keys(files).slice(0, 520));
+		const all = await call(searchTextTool({ cwd, maxSearchMatches: 600 }), { pattern: "hit" });
+		expect(all.details).toMatchObject({ truncated: false, filesSearched: 600 });
+		expect((all.details as SearchTextDetails).matches).toHaveLength(600);
+	});
+
 	it("an invalid regex or a missing path is a clear error", async () => {
 		const { cwd } = workspace();
 		await expect(call(searchTextTool({ cwd }), { pattern: "(" })).rejects.toThrow(
