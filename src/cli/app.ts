@@ -56,6 +56,8 @@ export interface AppInput {
 	version: string;
 	/** Told what the unattended demo does as it queues its messages. */
 	demoReporter?: AutoplayReporter;
+	/** Told of a problem the command goes on through (a session file that can no longer be written). */
+	warn?: (text: string) => void;
 }
 
 /** The pieces {@link CliApp.create} assembles. */
@@ -224,7 +226,14 @@ async function assemble(
 		agent,
 		cwd,
 		version,
-		sessions: await openSessions({ agent, enabled, dir, cwd, version }),
+		sessions: await openSessions({
+			agent,
+			enabled,
+			dir,
+			cwd,
+			version,
+			warn: input.warn ?? ((text) => void process.stderr.write(`capstan: ${text}\n`)),
+		}),
 		policy,
 		desk: new ApprovalDesk(agent, policy),
 		key,

@@ -70,6 +70,7 @@ export async function main(proc: CliProcess): Promise<number> {
 				steered: (text) => mode !== "json" && out.stdout(`↯ steering (queued by the demo): ${text}\n`),
 				followUpQueued: (text) => mode !== "json" && out.stdout(`⋯ follow-up queued: ${text}\n`),
 			},
+			warn: (text) => out.stderr(`capstan: ${text}\n`),
 		});
 		const resume =
 			(args.resume && resolve(proc.cwd, args.resume)) ??

@@ -35,6 +35,8 @@ export interface SessionSetup {
 	/** The working directory recorded in the header. */
 	cwd: string;
 	version: string;
+	/** Told, once, when the session file can no longer be written; the conversation goes on unrecorded. */
+	warn: (text: string) => void;
 }
 
 /** The {@link SessionControl} of the command, with its folder. */
@@ -156,7 +158,10 @@ class FileSessions implements CliSessions {
 
 	private record(file: SessionFile): void {
 		this.file = file;
-		this.stopRecording = recordSession(this.setup.agent, file);
+		// A file that can no longer be written (a full disk) is said once; the conversation goes on.
+		this.stopRecording = recordSession(this.setup.agent, file, {
+			onError: (error) => this.setup.warn(error instanceof Error ? error.message : String(error)),
+		});
 	}
 
 	private closeFile(): void {

@@ -17,7 +17,11 @@ export interface SessionFile {
 	readonly header: SessionHeader;
 	/** Messages in the file so far (the index the next appended message gets). */
 	readonly messageCount: number;
-	/** Append one transcript message as a complete line. Throws after `close()`. */
+	/**
+	 * Append one transcript message as a complete line. Throws after `close()`, and once a write has failed
+	 * (a full disk): the failed entry is cut back off, and nothing is written after it, so the file never
+	 * holds a torn line or a gap and still reads back as the conversation up to that point.
+	 */
 	append(message: AgentMessage): void;
 	/** Replace message `index` (a reply whose tool arguments `beforeToolCall` revised, rule T4). */
 	revise(index: number, message: AgentMessage): void;
@@ -61,8 +65,14 @@ export function createSessionFile(options: CreateSessionOptions): SessionFile {
 	const path = join(dir, `${createdAt.replace(/[:.]/g, "-")}_${id.slice(0, 8)}.jsonl`);
 	// Owner-only: a transcript holds whatever the user and the tools put into it.
 	const fd = openSync(path, "wx", 0o600);
-	writeSync(fd, `${JSON.stringify(header)}\n`);
-	return new AppendingSessionFile(path, header, fd, 0);
+	const line = `${JSON.stringify(header)}\n`;
+	try {
+		writeSync(fd, line);
+	} catch (error) {
+		closeSync(fd);
+		throw error;
+	}
+	return new AppendingSessionFile(path, header, fd, 0, Buffer.byteLength(line));
 }
 
 /**
@@ -80,18 +90,29 @@ export function openSessionFile(path: string): SessionFile {
 		throw error;
 	}
 	const appendFd = openSync(path, "a");
-	if (parsed.missingFinalNewline) writeSync(appendFd, "\n");
-	return new AppendingSessionFile(path, parsed.header, appendFd, parsed.messages.length);
+	const file = new AppendingSessionFile(
+		path,
+		parsed.header,
+		appendFd,
+		parsed.messages.length,
+		parsed.completeBytes,
+	);
+	if (parsed.missingFinalNewline) file.writeLine("\n");
+	return file;
 }
 
 class AppendingSessionFile implements SessionFile {
 	private fd: number | undefined;
+	/** Why the file stopped taking entries, once a write failed. */
+	private failure: Error | undefined;
 
 	constructor(
 		readonly path: string,
 		readonly header: SessionHeader,
 		fd: number,
 		public messageCount: number,
+		/** The file's length in bytes: where a failed entry is cut back to. */
+		private size: number,
 	) {
 		this.fd = fd;
 	}
@@ -116,7 +137,29 @@ class AppendingSessionFile implements SessionFile {
 
 	/** One `writeSync` per entry: the line reaches the kernel before the event that caused it is shown. */
 	private write(entry: SessionEntry): void {
+		this.writeLine(`${JSON.stringify(entry)}\n`);
+	}
+
+	/** Write a whole line or nothing: a failed or short write is cut back off and ends the file's writing. */
+	writeLine(line: string): void {
+		if (this.failure) throw this.failure;
 		if (this.fd === undefined) throw new Error(`Session ${this.path} is closed.`);
-		writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+		const bytes = Buffer.from(line);
+		let written = 0;
+		try {
+			while (written < bytes.length) written += writeSync(this.fd, bytes, written);
+			this.size += bytes.length;
+		} catch (error) {
+			try {
+				ftruncateSync(this.fd, this.size);
+			} catch {
+				// The torn line stays; loading the file cuts a torn last line off (openSessionFile, parseSession).
+			}
+			this.failure = new Error(
+				`Session ${this.path} can no longer be written (${(error as Error).message}); it holds the conversation's first ${this.messageCount} messages, and nothing after them is recorded.`,
+				{ cause: error },
+			);
+			throw this.failure;
+		}
 	}
 }

@@ -21,4 +21,4 @@ export {
 } from "./format.js";
 export { latestSession, listSessions, PREVIEW_CHARS, type SessionSummary } from "./list.js";
 export { type LoadedSession, loadSession } from "./load.js";
-export { recordSession } from "./record.js";
+export { type RecordSessionOptions, recordSession } from "./record.js";

@@ -1,4 +1,4 @@
-import type { Agent, AgentMessage, AssistantMessage } from "../index.js";
+import type { Agent, AgentEvent, AgentMessage, AssistantMessage } from "../index.js";
 import type { SessionFile } from "./file.js";
 
 /**
@@ -7,8 +7,16 @@ import type { SessionFile } from "./file.js";
  * revised in the file too, so the file always reads back as `agent.state.messages`. Messages the agent
  * already has beyond what the file holds are written first. Returns the unsubscribe function. After
  * `agent.reset()`, start a new file: the old one keeps the old conversation.
+ *
+ * A write that fails (a full disk) ends the recording: the file keeps every message before it, and the error
+ * goes to `options.onError` once — by default it is thrown from the subscriber, so the `Agent` reports it
+ * (`onSubscriberError`) once, not for every message after it.
  */
-export function recordSession(agent: Agent, file: SessionFile): () => void {
+export function recordSession(
+	agent: Agent,
+	file: SessionFile,
+	options: RecordSessionOptions = {},
+): () => void {
 	const existing = agent.state.messages;
 	for (const message of existing.slice(file.messageCount)) file.append(message);
 	/**
@@ -20,7 +28,9 @@ export function recordSession(agent: Agent, file: SessionFile): () => void {
 	for (let i = existing.length - 1; i >= 0 && lastReply === undefined; i--)
 		if ((existing[i] as { role?: unknown }).role === "assistant")
 			lastReply = { message: existing[i] as AgentMessage, index: i };
-	return agent.subscribe((event) => {
+	let unsubscribe: (() => void) | undefined;
+	let failed = false;
+	const record = (event: AgentEvent): void => {
 		if (event.type === "message_end" && !event.discarded) {
 			if ((event.message as { role?: unknown }).role === "assistant") {
 				lastReply = { message: event.message, index: file.messageCount };
@@ -32,7 +42,25 @@ export function recordSession(agent: Agent, file: SessionFile): () => void {
 				lastReply = { message: event.message, index: lastReply.index };
 			}
 		}
+	};
+	unsubscribe = agent.subscribe((event) => {
+		if (failed) return;
+		try {
+			record(event);
+		} catch (error) {
+			failed = true;
+			unsubscribe?.();
+			if (!options.onError) throw error;
+			options.onError(error);
+		}
 	});
+	return unsubscribe;
+}
+
+/** Options of {@link recordSession}. */
+export interface RecordSessionOptions {
+	/** Called once with the error that ended the recording (a failed write); default: thrown to the `Agent`. */
+	onError?: (error: unknown) => void;
 }
 
 /** The Agent's own test for "the same reply, revised": the same tool call ids (rule T4). */

@@ -6,8 +6,12 @@
 import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { openSessions } from "../../src/cli/session.js";
+import { Agent } from "../../src/index.js";
+import { scriptedModel, textReply as scriptedText } from "../../src/testing/index.js";
 import { textReply } from "../providers/openai-completions/synthetic.js";
 import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
+import { redirectDescriptor } from "../support/descriptors.js";
 import {
 	cleanUpAfterEach,
 	RpcClient,
@@ -130,5 +134,35 @@ describe("crash: SIGKILL while a tool runs, then --resume", () => {
 		await rpc.event("agent_end");
 		expect(await rpc.end()).toBe(0);
 		expect(unpairedCalls(sessionMessages(copy))).toEqual([]);
+	});
+});
+
+describe("a session file that can no longer be written", () => {
+	it("is said once, and the conversation goes on", async () => {
+		const cwd = tempProject();
+		const scripted = scriptedModel([scriptedText("one"), scriptedText("two"), scriptedText("three")]);
+		const agent = new Agent({ model: scripted.model, streamFn: scripted.stream });
+		const warnings: string[] = [];
+		const sessions = await openSessions({
+			agent,
+			enabled: true,
+			dir: join(cwd, ".capstan", "sessions"),
+			cwd,
+			version: "0.0.0",
+			warn: (text) => warnings.push(text),
+		});
+		await agent.prompt("first");
+		const path = sessions.current;
+		if (path === undefined) throw new Error("no session file");
+		redirectDescriptor(path, "/dev/full", "w");
+		await agent.prompt("second");
+		await agent.prompt("third");
+		expect(agent.state.messages).toHaveLength(6);
+		expect(warnings).toEqual([
+			expect.stringMatching(
+				/^Session .+ can no longer be written \(ENOSPC.+first 2 messages, and nothing after them is recorded\.$/,
+			),
+		]);
+		expect(roles(path)).toEqual(["user", "assistant"]);
 	});
 });

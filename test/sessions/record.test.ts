@@ -12,6 +12,7 @@ import {
 } from "../../src/sessions/index.js";
 import { type ScriptedReply, scriptedModel, textReply, toolReply } from "../../src/testing/index.js";
 import { createWorkspaceTools, type ShellDetails } from "../../src/workspace/index.js";
+import { redirectDescriptor } from "../support/descriptors.js";
 import { assistant, user } from "../support/run.js";
 import { assertPaired } from "../support/trace.js";
 import { MODEL, tempCwd } from "./support.js";
@@ -30,6 +31,42 @@ function agentIn(cwd: string, script: ScriptedReply[], options: { messages?: Age
 const roles = (messages: readonly AgentMessage[]) => messages.map((m) => (m as { role: string }).role);
 
 describe("recordSession", () => {
+	it("a write that fails (a full disk) ends the recording once: the file keeps what came before, with no gap", async () => {
+		const cwd = tempCwd();
+		const { agent } = agentIn(cwd, [textReply("one"), textReply("two"), textReply("three")]);
+		const file = createSessionFile({ cwd, model: MODEL });
+		const errors: unknown[] = [];
+		recordSession(agent, file, { onError: (error) => errors.push(error) });
+		await agent.prompt("first");
+		redirectDescriptor(file.path, "/dev/full", "w");
+		await agent.prompt("second");
+		// The disk has room again: still nothing is written, or the file would skip the lost message.
+		redirectDescriptor("/dev/full", file.path, "a");
+		await agent.prompt("third");
+		expect(errors).toHaveLength(1);
+		expect(String(errors[0])).toContain(`Session ${file.path} can no longer be written (ENOSPC`);
+		expect(String(errors[0])).toContain("it holds the conversation's first 2 messages");
+		expect(agent.state.messages).toHaveLength(6);
+		const loaded = loadSession(file.path);
+		expect(loaded.warnings).toEqual([]);
+		expect(loaded.messages).toEqual(agent.state.messages.slice(0, 2));
+		expect(() => file.append(user("later"))).toThrow("can no longer be written");
+		// Without onError the Agent's own subscriber-error report gets it, once.
+		const reported: unknown[] = [];
+		const second = agentIn(cwd, [textReply("a"), textReply("b")]);
+		const quiet = new Agent({
+			model: second.agent.state.model,
+			streamFn: second.scripted.stream,
+			onSubscriberError: (error) => reported.push(error),
+		});
+		const other = createSessionFile({ cwd, model: MODEL });
+		recordSession(quiet, other);
+		redirectDescriptor(other.path, "/dev/full", "w");
+		await quiet.prompt("x");
+		await quiet.prompt("y");
+		expect(reported).toHaveLength(1);
+	});
+
 	it("the file reads back as agent.state.messages: prompt, tool batch, steering, follow-up", async () => {
 		const cwd = tempCwd();
 		writeFileSync(join(cwd, "notes.txt"), "remember the milk\n");
