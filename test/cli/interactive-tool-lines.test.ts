@@ -41,7 +41,8 @@ describe("tool lines: one line per call", () => {
 		expect([interrupted, skipped, aborted].map(savedOutcome)).toEqual(["interrupted", "skipped", "aborted"]);
 		expect(savedOutcome({ isError: true, details: { exitCode: 1 } })).toBe("error");
 		expect(savedOutcome({ isError: false })).toBe("ok");
-		expect(savedOutcome(undefined)).toBe("aborted");
+		// A call the session saved without its result (stopped mid-tool, or awaiting approval) is not "aborted".
+		expect(savedOutcome(undefined)).toBe("unfinished");
 	});
 
 	it("renders each outcome plainly, with the time when it is known", () => {
@@ -62,6 +63,9 @@ describe("tool lines: one line per call", () => {
 		expect(
 			finishedCallLine({ ...call, outcome: "error", elapsedMs: 50, content: text("exit 1") }, plain),
 		).toBe("✗ watch_build app · 0.1 s · exit 1");
+		expect(finishedCallLine({ ...call, outcome: "unfinished", content: [] }, plain)).toBe(
+			"… watch_build app no result saved: the session stopped before it finished",
+		);
 		expect(formatElapsed(125_000)).toBe("2 min 5 s");
 	});
 });

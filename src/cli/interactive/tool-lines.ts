@@ -30,8 +30,11 @@ export function oneLine(text: string, limit: number): string {
 	return flat.length > limit ? `${flat.slice(0, Math.max(0, limit - 1))}…` : flat;
 }
 
-/** How a finished call is shown: its status as the user should read it. */
-export type ToolOutcome = ToolCallStatus | "interrupted";
+/**
+ * How a finished call is shown: its status as the user should read it; `unfinished` is a saved call with no
+ * result (the session stopped while it ran or waited for approval: resuming runs it).
+ */
+export type ToolOutcome = ToolCallStatus | "interrupted" | "unfinished";
 
 /**
  * The outcome to show, from the event's status and the synthetic details the loop attaches. The loop reports
@@ -46,7 +49,7 @@ export function toolOutcome(status: ToolCallStatus, details: unknown): ToolOutco
 
 /** The outcome of a saved call, read back from its result message (sessions keep no status field). */
 export function savedOutcome(result: { isError: boolean; details?: unknown } | undefined): ToolOutcome {
-	if (!result) return "aborted";
+	if (!result) return "unfinished";
 	const details = result.details as { synthetic?: unknown; reason?: unknown; started?: unknown } | undefined;
 	if (details?.synthetic !== true) return result.isError ? "error" : "ok";
 	if (details.reason === "interrupted") return details.started === true ? "interrupted" : "skipped";
@@ -101,5 +104,7 @@ export function finishedCallLine(call: FinishedCall, s: Palette): string {
 			return `${s.yellow("⏹")} ${what} ${s.yellow(`interrupted by your message${paren}`)}`;
 		case "aborted":
 			return `${s.yellow("⏹")} ${what} ${s.yellow(`aborted${paren}`)}`;
+		case "unfinished":
+			return `${s.dim("…")} ${what} ${s.dim("no result saved: the session stopped before it finished")}`;
 	}
 }
