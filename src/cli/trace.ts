@@ -7,6 +7,7 @@
 import type { AgentMessage, AssistantMessage, ToolResultMessage, UserMessage } from "../core/messages.js";
 import type { AgentEvent } from "../protocol/events.js";
 import type { ToolResult } from "../tools/types.js";
+import { terminalText } from "./terminal-text.js";
 
 /** Where the trace goes and how it looks. */
 export interface TraceOptions {
@@ -47,8 +48,11 @@ export function summarizeResult(status: string, result: ToolResult): string {
 }
 
 /** Returns an event listener that writes the trace. */
-export function traceRenderer(options: TraceOptions): (event: AgentEvent) => void {
-	const { write, color } = options;
+export function traceRenderer(traceOptions: TraceOptions): (event: AgentEvent) => void {
+	const { color } = traceOptions;
+	// Model text, tool output and names reach a terminal: their control characters are shown, not obeyed.
+	const write = (text: string): void => traceOptions.write(terminalText(text));
+	const options: TraceOptions = { write, color };
 	let open: "text" | "thinking" | undefined;
 	const close = (): void => {
 		if (open !== undefined) write("\n");

@@ -97,4 +97,19 @@ describe("LiveScreen: transcript lines once, live region diffed", () => {
 		screen.flush();
 		expect(vt.screen()).toEqual(["kept", "status!", "› abc"]);
 	});
+
+	it("shows the control characters of model and tool text instead of obeying them; its own colours pass", () => {
+		const vt = new VirtualTerminal(60, 10);
+		const screen = new LiveScreen(vt);
+		// A file name that would write the clipboard (OSC 52) and clear the screen; output with a carriage return.
+		screen.print(["\x1b[32m✓\x1b[39m list_dir · evil\x1b]52;c;aGk=\x07\x1b[2Jname", "done\rhidden"]);
+		screen.setLive(["› \x9b31m"], { row: 0, col: 2 });
+		screen.flush();
+		const frame = vt.take();
+		expect(frame).not.toContain("\x1b]52");
+		expect(frame).not.toContain("\x1b[2J");
+		expect(frame).not.toContain("\x9b");
+		expect(frame).toContain("\x1b[32m✓\x1b[39m");
+		expect(vt.screen()).toEqual(["✓ list_dir · evil␛]52;c;aGk=␇␛[2Jname", "done␍hidden", "› \ufffd31m"]);
+	});
 });

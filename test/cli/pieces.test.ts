@@ -16,7 +16,7 @@ import { DEMO_TEXT, demoReply } from "../../src/cli/demo.js";
 import type { ApprovalRequest } from "../../src/cli/host.js";
 import { catalogModel, keyFor, modelSpec, switchModel } from "../../src/cli/models.js";
 import { EXIT, exitCodeFor, explainEnd } from "../../src/cli/outcome.js";
-import { summarizeArgs, usageLine } from "../../src/cli/trace.js";
+import { summarizeArgs, traceRenderer, usageLine } from "../../src/cli/trace.js";
 import type { AssistantMessage, Message, ToolResultMessage } from "../../src/core/messages.js";
 import type { AgentEvent } from "../../src/protocol/events.js";
 import { openaiCompatible } from "../../src/providers/openai-completions/compatible.js";
@@ -292,6 +292,28 @@ describe("trace summaries", () => {
 		expect(summarizeArgs({ command: "npm   test\n--silent" })).toBe("npm test --silent");
 		expect(summarizeArgs({})).toBe("");
 		expect(summarizeArgs({ n: 1 })).toBe('{"n":1}');
+	});
+
+	it("writes the control characters of model text, tool names and output as pictures, keeping its own dim", () => {
+		let out = "";
+		const render = traceRenderer({ write: (text) => (out += text), color: true });
+		const update = (assistantMessageEvent: unknown) =>
+			render({ type: "message_update", assistantMessageEvent } as unknown as AgentEvent);
+		update({ type: "thinking_start" });
+		update({ type: "thinking_delta", delta: "hm\x1b]0;title\x07" });
+		update({ type: "thinking_end" });
+		update({ type: "text_start" });
+		update({ type: "text_delta", delta: "hi\x1b[2J\rthere\ttab\n" });
+		update({ type: "text_end" });
+		render({
+			type: "tool_execution_start",
+			toolCallId: "1",
+			toolName: "ls\x1b[H",
+			args: { path: "a\x1bb" },
+		} as unknown as AgentEvent);
+		expect(out).toBe(
+			"\x1b[2mthinking: \x1b[22m\x1b[2mhm␛]0;title␇\x1b[22m\nassistant: hi␛[2J␍there\ttab\n\n→ ls␛[H a␛b\n",
+		);
 	});
 
 	it("sums usage over the assistant messages", () => {

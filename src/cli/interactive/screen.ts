@@ -4,6 +4,7 @@
  * input) that is redrawn from its first changed row. A streamed delta therefore costs a redraw of a few rows,
  * never of the transcript, and finished lines scroll away as ordinary terminal output.
  */
+import { terminalText } from "../terminal-text.js";
 import { CSI } from "./ansi.js";
 import { displayWidth } from "./text-width.js";
 
@@ -65,7 +66,7 @@ export class LiveScreen {
 		let from: number;
 		if (this.pending.length > 0) {
 			frame += `\r${CSI.up(this.cursorRow)}${CSI.clearBelow}`;
-			for (const line of this.pending) frame += `${line}${CSI.reset}\r\n`;
+			for (const line of this.pending) frame += `${terminalText(line)}${CSI.reset}\r\n`;
 			this.pending = [];
 			from = 0;
 		} else {
@@ -81,7 +82,7 @@ export class LiveScreen {
 		const rows = this.next;
 		frame += rows
 			.slice(from)
-			.map((row) => row + CSI.reset)
+			.map((row) => terminalText(row) + CSI.reset)
 			.join("\r\n");
 		// After the write the cursor ends on the last row written, or stays on `from` when nothing was.
 		const at = from < rows.length ? rows.length - 1 : from;
