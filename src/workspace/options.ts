@@ -30,9 +30,9 @@ export interface WorkspaceToolsOptions {
 	/** Files larger than this are skipped by `search_text`, in bytes (default 2 MiB). */
 	maxSearchFileBytes?: number;
 	/**
-	 * Longest a `search_text` call may take, in ms (default 60 000). Its regular expression is matched in a
-	 * worker thread, so a pattern that backtracks without end (`^(a+)+$`) is stopped then, with an error,
-	 * and an abort stops it at once: neither can freeze the host.
+	 * Longest a `search_text` call may take, in ms (default 60 000; 0 or `Infinity`: no limit). Its regular
+	 * expression is matched in a worker thread, so a pattern that backtracks without end (`^(a+)+$`) is
+	 * stopped then, with an error, and an abort stops it at once: neither can freeze the host.
 	 */
 	maxSearchMs?: number;
 	/** Settings of the `shell` tool. */

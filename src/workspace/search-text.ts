@@ -50,9 +50,13 @@ export interface SearchTextDetails {
 /** Characters of a matching line shown; minified files would otherwise flood the model's context. */
 export const MAX_MATCH_LINE_CHARS = 240;
 
-/** Text handed to the matching worker at a time: few round trips, and a small copy each. */
-const BATCH_CHARS = 1024 * 1024;
-const BATCH_FILES = 256;
+/**
+ * Files handed to the matching worker at a time: 8 at first, doubling to 256, and never much over 1 MB of
+ * text — few round trips, each a small copy.
+ */
+const FIRST_BATCH_FILES = 8;
+const MAX_BATCH_FILES = 256;
+const MAX_BATCH_CHARS = 1024 * 1024;
 
 /** `search_text`: a regex over the files of the tree, respecting `.gitignore`, skipping binaries and `.git/`. */
 export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<SearchTextArgs, SearchTextDetails> {
@@ -111,12 +115,16 @@ export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<Search
 			try {
 				let batch: MatchFile[] = [];
 				let batchChars = 0;
+				// Small batches first, so a search the match cap ends early reads few files it does not need.
+				let batchFiles = FIRST_BATCH_FILES;
 				// Matching a batch returns true when the limit stopped the search.
 				const flush = async (): Promise<boolean> => {
 					if (batch.length === 0) return false;
 					const result = await matcher.match(batch, limit - details.matches.length);
 					batch = [];
 					batchChars = 0;
+					batchFiles = Math.min(batchFiles * 2, MAX_BATCH_FILES);
+					details.filesSearched += result.searched;
 					details.matches.push(...result.matches);
 					return result.truncated;
 				};
@@ -125,10 +133,9 @@ export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<Search
 					if (include && !include.ignores(path)) continue;
 					const text = await readSearchable(file, maxFileBytes, details);
 					if (text === undefined) continue;
-					details.filesSearched++;
 					batch.push({ path, text });
 					batchChars += text.length;
-					if ((batchChars >= BATCH_CHARS || batch.length >= BATCH_FILES) && (await flush())) {
+					if ((batchChars >= MAX_BATCH_CHARS || batch.length >= batchFiles) && (await flush())) {
 						details.truncated = true;
 						break;
 					}

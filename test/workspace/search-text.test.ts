@@ -137,12 +137,21 @@ describe("search_text", () => {
 		expect(ticks).toBeGreaterThan(5);
 	});
 
-	it("an abort stops a regex mid-match", async () => {
-		const { cwd } = workspace({ "b.txt": `${"a".repeat(40)}!\n` });
+	it("an abort stops a regex mid-match, and the next search runs as usual", async () => {
+		const { cwd } = workspace({ "b.txt": `${"a".repeat(40)}!\n`, "c.txt": "needle\n" });
 		const controller = new AbortController();
-		const search = call(searchTextTool({ cwd }), { pattern: "^(a+)+$" }, { signal: controller.signal });
+		const tool = searchTextTool({ cwd });
+		const search = call(tool, { pattern: "^(a+)+$" }, { signal: controller.signal });
 		setTimeout(() => controller.abort("user stop"), 100);
 		await expect(search).rejects.toThrow("Aborted: user stop");
+		// Two at once (search_text is a shared tool), then one more on the worker they left.
+		const [one, two] = await Promise.all([
+			call(tool, { pattern: "needle" }),
+			call(tool, { pattern: "^a+!" }),
+		]);
+		expect(textOf(one)).toBe("c.txt:1: needle");
+		expect(textOf(two)).toBe(`b.txt:1: ${"a".repeat(40)}!`);
+		expect(textOf(await call(tool, { pattern: "needle", max_matches: 1 }))).toBe("c.txt:1: needle");
 	});
 
 	it("counts lines as read_file does: \\r\\n, \\n and a lone \\r each end one", async () => {
@@ -159,6 +168,9 @@ describe("search_text", () => {
 		const details = capped.details as SearchTextDetails;
 		expect(details.truncated).toBe(true);
 		expect(details.matches.map((m) => m.path)).toEqual(Object.keys(files).slice(0, 520));
+		// Files past the one where the cap stopped the search were not searched, and are not counted.
+		const few = await call(searchTextTool({ cwd }), { pattern: "hit", max_matches: 5 });
+		expect(few.details).toMatchObject({ truncated: true, filesSearched: 6 });
 		const all = await call(searchTextTool({ cwd, maxSearchMatches: 600 }), { pattern: "hit" });
 		expect(all.details).toMatchObject({ truncated: false, filesSearched: 600 });
 		expect((all.details as SearchTextDetails).matches).toHaveLength(600);
