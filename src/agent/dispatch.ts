@@ -87,7 +87,10 @@ export class RunDispatch implements EventSink<AgentEvent> {
 				break;
 			case "agent_end":
 				if (event.outcome.type === "error") state.error = event.outcome.error;
-				if (event.outcome.type === "awaiting_approval") state.pendingApprovals = event.outcome.pending;
+				// A run reset() cut short may still pause, for calls of the cleared transcript: pending in the fresh
+				// state, they would refuse every prompt() (only reset() swaps the transcript mid-run).
+				if (event.outcome.type === "awaiting_approval" && this.transcript === state.messages)
+					state.pendingApprovals = event.outcome.pending;
 				break;
 		}
 	}

@@ -288,6 +288,32 @@ describe("Agent.reset()", () => {
 		await agent.prompt("second");
 		expect(agent.state.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
 	});
+
+	it("SPEC Q1, T17: a run reset() while it pauses for approval leaves no pending approval in the fresh state", async () => {
+		const scripted = scriptedModel([{ content: [call("ship")] }, { content: [text("fresh")] }]);
+		let turnEnded!: () => void;
+		let saves = 0;
+		const savingSession = new Promise<void>((resolve) => (turnEnded = resolve));
+		const agent = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools: [echoTool("echo", { needsApproval: true })],
+			// The host saves its session at the end of a turn; the user clicks "New chat" meanwhile.
+			onTurnEnd: () => {
+				if (saves++ > 0) return;
+				turnEnded();
+				return new Promise<void>(() => {});
+			},
+		});
+		const running = agent.prompt("first");
+		await savingSession;
+		await agent.reset();
+		await running;
+		expect(agent.state.messages).toHaveLength(0);
+		expect(agent.state.pendingApprovals).toEqual([]);
+		await agent.prompt("second");
+		expect(agent.state.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+	});
 });
 
 describe("a subscriber that aborts from the run's own events", () => {
