@@ -116,6 +116,8 @@ export class Agent {
 	private readonly running = new Set<string>();
 	private readonly decisions = new Map<string, ApprovalDecision>();
 	private abortController: FannedAbort | undefined;
+	/** The active run's context: the loop reads its system prompt before every model call. */
+	private runContext: AgentContext | undefined;
 	private idle: Promise<void> = Promise.resolve();
 
 	constructor(options: AgentOptions) {
@@ -306,6 +308,7 @@ export class Agent {
 	/** Set the system prompt used from the next model call. */
 	setSystemPrompt(systemPrompt: string): void {
 		this._state.systemPrompt = systemPrompt;
+		if (this.runContext) this.runContext.systemPrompt = systemPrompt;
 	}
 
 	/** Set the model used from the next run. */
@@ -386,6 +389,7 @@ export class Agent {
 		// the state's, so the aborted run's closing messages cannot leak into the fresh transcript.
 		const transcript = context.messages;
 		this.abortController = controller;
+		this.runContext = context;
 		this._state.isStreaming = true;
 		this._state.error = undefined;
 		let done!: () => void;
@@ -401,6 +405,7 @@ export class Agent {
 			this._state.streamMessage = undefined;
 			this.running.clear();
 			this.abortController = undefined;
+			this.runContext = undefined;
 			done();
 		}
 	}

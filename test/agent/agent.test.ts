@@ -249,6 +249,29 @@ describe("Agent", () => {
 		expect(scripted.calls[1]?.options.thinkingLevel).toBe("high");
 	});
 
+	it("SPEC Q1, X5: setSystemPrompt() during a run applies from the run's next model call, like setThinkingLevel()", async () => {
+		let agent!: Agent;
+		const mode = echoTool("mode", {
+			execute: async () => {
+				agent.setSystemPrompt("plan mode");
+				agent.setThinkingLevel("high");
+				return { content: [text("switched")] };
+			},
+		});
+		const scripted = scriptedModel([{ content: [call("plan", "mode")] }, { content: [text("planning")] }]);
+		agent = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools: [mode],
+			systemPrompt: "act",
+		});
+		await agent.prompt("switch to planning");
+		expect(scripted.calls.map((c) => [c.context.systemPrompt, c.options.thinkingLevel])).toEqual([
+			["act", "off"],
+			["plan mode", "high"],
+		]);
+	});
+
 	it("SPEC L12/Q1: a provider error lands in state.error and never throws from prompt()", async () => {
 		const { agent } = agentOn([{ error: { message: "rate limited", kind: "rate_limit" } }]);
 		await agent.prompt("x");
