@@ -109,7 +109,7 @@ export class Agent {
 	private readonly hooks: AgentHooks;
 	private readonly streamFn: StreamFunction | undefined;
 	private readonly onSubscriberError: (error: unknown, event: AgentEvent) => void;
-	private readonly listeners = new Subscribers();
+	private readonly listeners = new Subscribers((error, event) => this.onSubscriberError(error, event));
 	private readonly steering: MessageQueue;
 	private readonly followUps: MessageQueue;
 	private readonly asides = new MessageQueue("all");
@@ -159,7 +159,10 @@ export class Agent {
 		return this._state;
 	}
 
-	/** Listen to every event of every run. Listener errors are caught and reported (rule Q5). */
+	/**
+	 * Listen to every event of every run. Listener errors — thrown, or rejected by an `async` listener — are
+	 * caught and reported (rule Q5).
+	 */
 	subscribe(listener: (event: AgentEvent) => void): () => void {
 		this.listeners.add(listener);
 		return () => {

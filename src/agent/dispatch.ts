@@ -6,6 +6,9 @@ import type { AgentState } from "./agent.js";
 /** An `Agent`'s subscribers. */
 export type Listener = (event: AgentEvent) => void;
 
+/** The constructor of every `async` function. */
+const AsyncFunction = (async () => {}).constructor;
+
 /**
  * The subscriber list, copied on write: delivering an event walks a plain array (no iterator per event), and
  * a subscriber that subscribes or unsubscribes while an event is being delivered changes the list for the
@@ -14,13 +17,42 @@ export type Listener = (event: AgentEvent) => void;
 export class Subscribers {
 	/** The current list: replaced on every change, never mutated (a field, not a getter: read per event). */
 	list: readonly Listener[] = [];
+	/** The one wrapper of each `async` listener, so subscribing it twice is still one subscription. */
+	private readonly wrappers = new WeakMap<Listener, Listener>();
+
+	constructor(private readonly onError: (error: unknown, event: AgentEvent) => void) {}
 
 	add(listener: Listener): void {
-		if (!this.list.includes(listener)) this.list = [...this.list, listener];
+		const delivered = this.delivered(listener);
+		if (!this.list.includes(delivered)) this.list = [...this.list, delivered];
 	}
 
 	delete(listener: Listener): void {
-		this.list = this.list.filter((l) => l !== listener);
+		const delivered = this.wrappers.get(listener) ?? listener;
+		this.list = this.list.filter((l) => l !== delivered);
+	}
+
+	/**
+	 * Rule Q5: an `async` listener fails by rejecting, which the call that delivers the event cannot catch; left
+	 * alone, the rejection goes unhandled, which ends a Node process. Wrapped here, once, when it subscribes,
+	 * so delivering to a plain listener costs nothing more.
+	 */
+	private delivered(listener: Listener): Listener {
+		if (!(listener instanceof AsyncFunction)) return listener;
+		let wrapper = this.wrappers.get(listener);
+		if (!wrapper) {
+			wrapper = (event) => {
+				(listener(event) as unknown as Promise<void>).catch((error: unknown) => {
+					try {
+						this.onError(error, event);
+					} catch {
+						// A failing error reporter must not raise an unhandled rejection either.
+					}
+				});
+			};
+			this.wrappers.set(listener, wrapper);
+		}
+		return wrapper;
 	}
 }
 

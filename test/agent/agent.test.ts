@@ -151,6 +151,29 @@ describe("Agent", () => {
 		expect(agent.state.messages).toHaveLength(2);
 	});
 
+	it("SPEC Q5: an async subscriber's rejection is reported too, never left unhandled", async () => {
+		const scripted = scriptedModel([{ content: [text("fine")] }, { content: [text("again")] }]);
+		const reported: [unknown, string][] = [];
+		const agent = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			onSubscriberError: (error, event) => reported.push([error, event.type]),
+		});
+		const saveFailed = new Error("could not save the session");
+		const save = async (e: AgentEvent) => {
+			if (e.type === "agent_end") throw saveFailed;
+		};
+		agent.subscribe(save);
+		const unsubscribe = agent.subscribe(save); // still one subscription
+		await agent.prompt("hi");
+		await vi.waitFor(() => expect(reported).toEqual([[saveFailed, "agent_end"]]));
+		unsubscribe();
+		await agent.prompt("and again");
+		await new Promise((resolve) => setTimeout(resolve, 0));
+		expect(reported).toHaveLength(1);
+		expect(agent.state.messages).toHaveLength(4);
+	});
+
 	it("SPEC Q6: subscribers run as each event is emitted, so abort() from a subscriber stops the reply right there", async () => {
 		// A provider that pushes a burst of events in one call, as a decoder does for one network chunk.
 		const scripted = scriptedModel([]);
