@@ -74,6 +74,20 @@ function withOptions(
 	);
 }
 
+/**
+ * Rule C2: whether the provider-bound messages leave the model nothing to answer: there are none, or they end
+ * with a reply of the transcript — only messages the conversion drops (custom notices) came after it. Such a
+ * request asks the model to answer itself: a prefill, which Anthropic rejects with thinking on and other APIs
+ * answer with a repeated reply. A paused reply (rule S3) is continued on purpose, and an assistant message a
+ * host hook built (a deliberate prefill) is not the transcript's own, so both are still sent.
+ */
+export function nothingToAnswer(messages: readonly Message[], transcript: readonly AgentMessage[]): boolean {
+	const last = messages[messages.length - 1];
+	if (last === undefined) return true;
+	if (last.role !== "assistant" || last.stopDetails?.type === "pause_turn") return false;
+	return transcript.lastIndexOf(last) >= 0;
+}
+
 /** The call's last options, read once the API key is known. */
 function finishCall(
 	state: RunState,

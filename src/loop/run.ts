@@ -38,11 +38,15 @@ export async function runAgentLoop(state: RunState, resume: boolean): Promise<vo
 }
 
 async function runOuterLoop(state: RunState): Promise<void> {
+	// Whether the previous turn asked for the next (rule C2: a turn the model did not ask for may find nothing
+	// for it to answer and make no call).
+	let owed = false;
 	for (;;) {
 		for (;;) {
 			if (stopBeforeTurn(state)) return;
-			const next = await runTurn(state);
+			const next = await runTurn(state, owed);
 			if (next === "end") return;
+			owed = next === "continue";
 			const dequeued = dequeueAtTurnBoundary(state, next === "continue");
 			if (dequeued) await dequeued;
 			if (next === "idle" && state.pending.length === 0) break;

@@ -9,7 +9,7 @@ import { decideAfterReply, nextPausedCount } from "./decide.js";
 import { commitMessage, emit, replaceMessage } from "./emit.js";
 import { recordEnding } from "./outcome.js";
 import type { DanglingBatch } from "./pairing.js";
-import { buildProviderCall, type ProviderCall } from "./provider-call.js";
+import { buildProviderCall, nothingToAnswer, type ProviderCall } from "./provider-call.js";
 import type { RunState } from "./run-state.js";
 import { signalFacts, steeringProbe, stopFacts, untilAborted } from "./signals.js";
 import {
@@ -28,9 +28,10 @@ export type TurnNext = "continue" | "idle" | "end";
  * One turn (rule L8): soft-requirement gate (X1) → prepare the provider call (C1) → `beforeModelCall` (X6) →
  * `turn_start` → inject Pending → stream the reply → decide by stop reason (S) → run tools or write
  * placeholders → `turn_end` → `onTurnEnd`. Preparing before `turn_start` changes no observable order and lets
- * the X6 gate stop the run without leaving a turn open.
+ * the X6 gate stop the run without leaving a turn open. `owed`: the previous turn asked for this one (tools,
+ * rule S3, X1), so the model is called whatever Pending holds.
  */
-export async function runTurn(state: RunState): Promise<TurnNext> {
+export async function runTurn(state: RunState, owed: boolean): Promise<TurnNext> {
 	const { config } = state;
 	const plan = planSoftGate(config.getToolChoice?.(), config.toolChoice, state.soft);
 	if (plan.remind.length > 0) {
@@ -39,6 +40,7 @@ export async function runTurn(state: RunState): Promise<TurnNext> {
 	}
 	const built = buildProviderCall(state, state.pending, plan.toolChoice);
 	const call = built instanceof Promise ? await built : built;
+	if (!owed && nothingToAnswer(call.context.messages, state.messages)) return settleWithoutCall(state);
 	if (config.beforeModelCall && (await stoppedByGate(state, call))) return "end";
 
 	emit(state, { type: "turn_start" });
@@ -58,6 +60,17 @@ export async function runTurn(state: RunState): Promise<TurnNext> {
 	const ended = config.onTurnEnd?.({ message, toolResults });
 	if (ended !== undefined) await untilAborted(state, ended);
 	return next;
+}
+
+/**
+ * Rule C2: no model call when there is nothing to answer (see `nothingToAnswer`). Pending is committed outside
+ * any turn, as after the X6 gate (rule I3), and the loop goes idle: a queued follow-up is still taken.
+ */
+function settleWithoutCall(state: RunState): TurnNext {
+	const pending = state.pending;
+	state.pending = [];
+	for (let i = 0; i < pending.length; i++) commitMessage(state, pending[i] as AgentMessage);
+	return "idle";
 }
 
 /** rule X6: `{stop: true}` ends the run before the call; Pending is still committed by the run's end. */

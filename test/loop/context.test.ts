@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type AgentMessage, type AgentTool, defaultConvertToLlm, type Message } from "../../src/index.js";
 import { assistant, echoTool, runScript, user } from "../support/run.js";
+import { trace } from "../support/trace.js";
 
 const text = (t: string) => ({ type: "text" as const, text: t });
 
@@ -48,6 +49,40 @@ describe("the context boundary", () => {
 		const notice: AgentMessage = { role: "notice", text: "saved", timestamp: 0 };
 		const { scripted } = await runScript([{ content: [text("a")] }], { prompts: [notice, user("hi")] });
 		expect(scripted.calls[0]?.context.messages.map((m: Message) => m.role)).toEqual(["user"]);
+	});
+
+	it("SPEC C2: a prompt of custom messages only, after a finished reply, makes no model call", async () => {
+		// The wire context would end with the model's own reply: a prefill (a 400 on Anthropic with thinking
+		// on), or a repeated answer elsewhere.
+		const notice: AgentMessage = { role: "notice", text: "Deploy started", timestamp: 0 };
+		const history = [user("hi"), assistant([text("hello")], "stop")];
+		const { scripted, events, messages } = await runScript([{ content: [text("again")] }], {
+			messages: history,
+			prompts: [notice],
+		});
+		expect(scripted.calls).toHaveLength(0);
+		expect(messages).toEqual([notice]);
+		expect(trace(events)).toBe("agent_start ms:notice me:notice agent_end:completed");
+
+		// A follow-up the host queued next is still answered, in the same run.
+		const followUps = [user("and now?")];
+		const next = await runScript([{ content: [text("answer")] }], {
+			messages: history,
+			prompts: [notice],
+			config: { getFollowUpMessages: () => followUps.splice(0, 1) },
+		});
+		expect(next.scripted.calls).toHaveLength(1);
+		expect(next.scripted.calls[0]?.context.messages.at(-1)?.role).toBe("user");
+	});
+
+	it("SPEC C2: continuing a transcript that ends in a custom message after a finished reply makes no model call", async () => {
+		const notice: AgentMessage = { role: "notice", text: "saved", timestamp: 0 };
+		const { scripted, messages } = await runScript([{ content: [text("again")] }], {
+			messages: [user("hi"), assistant([text("hello")], "stop"), notice],
+			continue: true,
+		});
+		expect(scripted.calls).toHaveLength(0);
+		expect(messages).toEqual([]);
 	});
 
 	it("SPEC C3/S5: a refused reply stays in the transcript but the next request contains no text of it", async () => {
