@@ -26,7 +26,10 @@ export function buildProviderCall(
 	// Without host hooks the call is built synchronously: a turn that needs no host code costs no tick.
 	if (config.transformContext || config.convertToLlm)
 		return convertedMessages(state, pending).then((messages) => withOptions(state, messages, toolChoice));
-	return withOptions(state, state.wireLog.sync(state.messages, pending), toolChoice);
+	const wire = state.wireLog.sync(state.messages, pending);
+	// The log is the run's own cache, kept across calls: a normalizer gets a copy it may change in place, as it
+	// does when the hooks above hand it a fresh array (rule C4 applies to this call only).
+	return withOptions(state, config.normalizeMessages ? wire.slice() : wire, toolChoice);
 }
 
 async function convertedMessages(state: RunState, pending: readonly AgentMessage[]): Promise<Message[]> {

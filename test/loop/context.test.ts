@@ -111,6 +111,28 @@ describe("the context boundary", () => {
 		expect(scripted.calls[0]?.context.messages[0]).toBe(seen[0]?.[0]);
 	});
 
+	it("SPEC C4: what normalizeMessages changes in place applies to its own call only", async () => {
+		// A normalizer for a server that wants a user turn after tool results; it edits the array it is given.
+		const normalizeMessages = (ms: Message[]) => {
+			if (ms.at(-1)?.role === "toolResult") ms.push(user("(continue)"));
+			return ms;
+		};
+		const { scripted } = await runScript(
+			[
+				{ content: [{ type: "toolCall", name: "echo", arguments: { text: "a" } }] },
+				{ content: [{ type: "toolCall", name: "echo", arguments: { text: "b" } }] },
+				{ content: [text("done")] },
+			],
+			{ tools: [echoTool()], config: { normalizeMessages } },
+		);
+		const roles = scripted.calls.map((call) => call.context.messages.map((m) => m.role).join(" "));
+		expect(roles).toEqual([
+			"user",
+			"user assistant toolResult user",
+			"user assistant toolResult assistant toolResult user",
+		]);
+	});
+
 	it("SPEC C5: intent tracing adds a required `i` first, strips it before validation and reports it", async () => {
 		const tool: AgentTool = echoTool();
 		let received: unknown;
