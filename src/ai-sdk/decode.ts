@@ -66,7 +66,7 @@ export class StreamPartDecoder {
 				this.builder.addProviderBlock(AI_SDK_API, {
 					type: "file",
 					mediaType: part.mediaType,
-					data: typeof part.data === "string" ? part.data : Buffer.from(part.data).toString("base64"),
+					data: typeof part.data === "string" ? part.data : base64(part.data),
 				});
 				break;
 			case "source":
@@ -184,4 +184,15 @@ function parseOr(input: string): unknown {
 	} catch {
 		return input;
 	}
+}
+
+/**
+ * Bytes as base64 through `btoa`, which every runtime has: Node's `Buffer` is missing on edge runtimes and in
+ * browsers, where a file part would otherwise fail the whole reply. Chunked so no call spreads too many arguments.
+ */
+function base64(bytes: Uint8Array): string {
+	let binary = "";
+	for (let i = 0; i < bytes.length; i += 0x8000)
+		binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+	return btoa(binary);
 }

@@ -155,6 +155,29 @@ describe("stream parts (V3)", () => {
 	});
 });
 
+describe("runtimes without Node globals", () => {
+	it("a file part's bytes become base64 without Buffer (edge runtimes, browsers)", async () => {
+		const lm = mockV3([
+			{ type: "file", mediaType: "image/png", data: new Uint8Array([1, 2, 3, 250, 251]) },
+			finishV3("stop"),
+		]);
+		const { model, streamFn } = aiSdkModel(lm);
+		const buffer = Object.getOwnPropertyDescriptor(globalThis, "Buffer");
+		Reflect.deleteProperty(globalThis, "Buffer");
+		try {
+			const { message } = await collectStream(streamFn(model, HI));
+			expect(message.stopReason).toBe("stop");
+			expect(message.content[0]).toEqual({
+				type: "providerBlock",
+				api: "ai-sdk",
+				data: { type: "file", mediaType: "image/png", data: "AQID+vs=" },
+			});
+		} finally {
+			if (buffer) Object.defineProperty(globalThis, "Buffer", buffer);
+		}
+	});
+});
+
 describe("finish reasons → stop reasons (SPEC M4)", () => {
 	const rows: [string, string, string | undefined][] = [
 		["stop", "stop", undefined],
