@@ -8,6 +8,7 @@
  */
 import { createInterface } from "node:readline";
 import { ApprovalPendingError } from "../agent/agent.js";
+import { findDanglingBatch } from "../loop/pairing.js";
 import type { CliApp } from "./app.js";
 import { isThinkingLevel, THINKING_LEVELS } from "./args.js";
 import type { ApprovalRequest } from "./host.js";
@@ -186,8 +187,16 @@ class RpcSession {
 				// Like prompt: a run paused for approval is still this transcript's (docs/rpc.md, Approvals).
 				const pending = agent.state.pendingApprovals;
 				if (pending.length > 0) throw new ApprovalPendingError("resume", pending);
-				const warnings = await app.sessions.resume(text(c, "path"));
-				return { session: app.sessions.current ?? null, messages: agent.state.messages.length, warnings };
+				// Loaded now; a batch it left without results runs like a prompt's run, in the background, so the
+				// client can steer or abort it while it runs (as with --resume).
+				const warnings = app.sessions.load(text(c, "path"));
+				const data = {
+					session: app.sessions.current ?? null,
+					messages: agent.state.messages.length,
+					warnings,
+				};
+				if (findDanglingBatch(agent.state.messages) !== undefined) await this.start(() => agent.continue());
+				return data;
 			},
 		};
 	}

@@ -7,7 +7,16 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { chunk, DONE, textReply, usageChunk } from "../providers/openai-completions/synthetic.js";
 import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
-import { cleanUpAfterEach, RpcClient, runCli, startCli, tempProject, unpairedCalls } from "./support.js";
+import {
+	cleanUpAfterEach,
+	RpcClient,
+	runCli,
+	sessionFiles,
+	sessionMessages,
+	startCli,
+	tempProject,
+	unpairedCalls,
+} from "./support.js";
 
 closeServersAfterEach();
 cleanUpAfterEach();
@@ -103,6 +112,35 @@ describe("capstan --rpc on the scripted demo model", () => {
 		expect(after).not.toBe(before);
 		expect(readFileSync(after, "utf8")).toContain("Fresh start.");
 		expect(readFileSync(before, "utf8")).not.toContain("Fresh start.");
+		expect(await rpc.end()).toBe(0);
+	});
+});
+
+describe("the resume command over RPC", () => {
+	it("runs a crashed session's dangling batch in the background: the client's abort stops it", async () => {
+		const cwd = tempProject();
+		const crashing = new RpcClient(startCli(["--rpc", "--demo", "--session-dir", "crashed"], { cwd }));
+		crashing.send({ id: 1, type: "prompt", message: "Look around." });
+		await crashing.event("tool_execution_start", (e) => e.toolName === "watch_build");
+		crashing.child.kill("SIGKILL");
+		await crashing.exited;
+		const [file] = sessionFiles(join(cwd, "crashed"));
+		if (!file) throw new Error("no session file after the crash");
+		expect(unpairedCalls(sessionMessages(file))).toHaveLength(1);
+
+		const rpc = new RpcClient(startCli(["--rpc", "--demo", "--session-dir", "crashed"], { cwd }));
+		rpc.send({ id: 1, type: "resume", path: file });
+		const watch = await rpc.event("tool_execution_start", (e) => e.toolName === "watch_build");
+		// While the resumed batch runs, the next command is read at once, not after the run.
+		rpc.send({ id: 2, type: "abort", reason: "client pressed stop" });
+		expect(await rpc.response(2)).toMatchObject({ ok: true });
+		expect(await rpc.event("tool_execution_end", (e) => e.toolCallId === watch.toolCallId)).toMatchObject({
+			status: "aborted",
+		});
+		const end = await rpc.event("agent_end");
+		expect(end.outcome).toEqual({ type: "aborted", reason: "client pressed stop" });
+		expect(await rpc.response(1)).toMatchObject({ ok: true, data: { session: file, warnings: [] } });
+		expect(unpairedCalls(sessionMessages(file))).toEqual([]); // SPEC I1
 		expect(await rpc.end()).toBe(0);
 	});
 });
