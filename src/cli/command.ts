@@ -75,9 +75,13 @@ export async function main(proc: CliProcess): Promise<number> {
 		const resume =
 			(args.resume && resolve(proc.cwd, args.resume)) ??
 			(args.continue ? latestSessionPath(app.sessions) : undefined);
+		// The bin exits at once when its output is gone (a closed pipe): the demo's sandbox goes with it.
+		const removeOnExit = (): void => app.removeSandbox();
+		process.once("exit", removeOnExit);
 		try {
 			return await runMode(app, mode, args, resume, proc, out);
 		} finally {
+			process.off("exit", removeOnExit);
 			await app.close();
 		}
 	} catch (error) {

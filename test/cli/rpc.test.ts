@@ -3,7 +3,7 @@
  * scripted demo model (no key) and on the real Chat Completions path against the loopback replay server.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { chunk, DONE, textReply, usageChunk } from "../providers/openai-completions/synthetic.js";
 import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
@@ -113,6 +113,19 @@ describe("capstan --rpc on the scripted demo model", () => {
 		expect(readFileSync(after, "utf8")).toContain("Fresh start.");
 		expect(readFileSync(before, "utf8")).not.toContain("Fresh start.");
 		expect(await rpc.end()).toBe(0);
+	});
+});
+
+describe("a client that stops reading (stdout closed)", () => {
+	it("ends the command with exit 0, and the demo's sandbox goes with it", async () => {
+		const rpc = new RpcClient(startCli(["--rpc", "--no-session"], { cwd: tempProject() }));
+		const ready = await rpc.waitFor((line) => line.type === "ready");
+		const sandbox = dirname(ready.cwd as string);
+		expect(existsSync(sandbox)).toBe(true);
+		rpc.child.stdout.destroy();
+		rpc.send({ id: 1, type: "prompt", message: "Look around." }); // its response meets a closed pipe
+		expect(await rpc.exited).toBe(0);
+		expect(existsSync(sandbox)).toBe(false);
 	});
 });
 
