@@ -25,6 +25,16 @@ interface Command {
 /** Thrown by a handler: becomes `ok: false` with this text. */
 class CommandError extends Error {}
 
+/** A line that is not a command: `ok: false`, `command: null`, and the line's `id` if it is an object with one. */
+class MalformedCommand extends Error {
+	constructor(
+		message: string,
+		readonly id: unknown = null,
+	) {
+		super(message);
+	}
+}
+
 type Handler = (command: Command) => Promise<unknown> | unknown;
 
 /** What {@link runRpc} may be given besides its streams. */
@@ -93,7 +103,8 @@ class RpcSession {
 		try {
 			command = parseCommand(line);
 		} catch (error) {
-			this.send({ type: "response", id: null, command: null, ok: false, error: (error as Error).message });
+			const { id, message } = error as MalformedCommand;
+			this.send({ type: "response", id, command: null, ok: false, error: message });
 			return;
 		}
 		const base = { type: "response", id: command.id ?? null, command: command.type };
@@ -247,12 +258,14 @@ function parseCommand(line: string): Command {
 	try {
 		value = JSON.parse(line);
 	} catch (error) {
-		throw new Error(`malformed command (not JSON): ${(error as Error).message}`);
+		throw new MalformedCommand(`malformed command (not JSON): ${(error as Error).message}`);
 	}
 	if (typeof value !== "object" || value === null || Array.isArray(value))
-		throw new Error("malformed command: expected a JSON object");
-	const type = (value as { type?: unknown }).type;
-	if (typeof type !== "string") throw new Error('malformed command: "type" must be a string');
+		throw new MalformedCommand("malformed command: expected a JSON object");
+	// The client may wait for the response to its id: echo it even though the command cannot run.
+	const { id, type } = value as { id?: unknown; type?: unknown };
+	if (typeof type !== "string")
+		throw new MalformedCommand('malformed command: "type" must be a string', id ?? null);
 	return value as Command;
 }
 

@@ -89,6 +89,21 @@ describe("capstan --rpc on the scripted demo model", () => {
 		expect(await rpc.end()).toBe(0);
 	});
 
+	it("a line with an id but no string type gets its error response under that id", async () => {
+		const rpc = new RpcClient(startCli(["--rpc", "--no-session"], { cwd: tempProject() }));
+		rpc.sendRaw('{"id":11,"command":"prompt","message":"hi"}\n');
+		rpc.send({ id: 12, type: "getState" });
+		await rpc.response(12); // commands are answered in order: the bad line's response came first
+		expect(rpc.lines.find((line) => line.type === "response" && line.command === null)).toEqual({
+			type: "response",
+			id: 11,
+			command: null,
+			ok: false,
+			error: 'malformed command: "type" must be a string',
+		});
+		expect(await rpc.end()).toBe(0);
+	});
+
 	it("abort ends the run with every call paired; reset starts a new session file", async () => {
 		const cwd = tempProject();
 		const rpc = new RpcClient(startCli(["--rpc", "--session-dir", "sessions"], { cwd }));
