@@ -52,7 +52,7 @@ export async function main(proc: CliProcess): Promise<number> {
 			out.stdout(args.help ? HELP : `capstan ${packageVersion()}\n`);
 			return EXIT.ok;
 		}
-		const loaded = loadConfig(proc.cwd, proc.env);
+		const loaded = loadConfig(proc.cwd, proc.env, args.mcp);
 		for (const warning of loaded.warnings) out.stderr(`capstan: ${warning}\n`);
 		if (args.apiKey !== undefined)
 			out.stderr(

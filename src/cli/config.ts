@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { ThinkingLevel } from "../core/model.js";
 import { isThinkingLevel, THINKING_LEVELS } from "./args.js";
 
@@ -50,16 +50,48 @@ export function userConfigPath(env: NodeJS.ProcessEnv): string {
 	return join(base, "capstan", "config.json");
 }
 
-/** Read the user file, then the project file over it. Missing files are fine; broken ones are errors. */
-export function loadConfig(cwd: string, env: NodeJS.ProcessEnv): LoadedConfig {
+/**
+ * Read the user file, then the project file over it. Missing files are fine; broken ones are errors.
+ * `mcpFile` is the `--mcp` flag, if given.
+ */
+export function loadConfig(cwd: string, env: NodeJS.ProcessEnv, mcpFile?: string): LoadedConfig {
 	const loaded: LoadedConfig = { config: {}, files: [], warnings: [] };
-	for (const path of [userConfigPath(env), join(cwd, "capstan.json")]) {
+	const project = join(cwd, "capstan.json");
+	// `--mcp capstan.json` starts the project's servers itself: no warning that the settings do not.
+	const warnings = mcpFile !== undefined && resolve(cwd, mcpFile) === project ? [] : loaded.warnings;
+	for (const path of [userConfigPath(env), project]) {
 		const text = readIfExists(path);
 		if (text === undefined) continue;
 		loaded.files.push(path);
-		Object.assign(loaded.config, parseConfig(text, path, loaded.warnings));
+		const config = parseConfig(text, path, loaded.warnings);
+		if (path === project) withoutProjectCommands(config, path, warnings);
+		Object.assign(loaded.config, config);
 	}
 	return loaded;
+}
+
+/**
+ * A stdio MCP server is a command, started as soon as capstan is: the project's file must not start one, or
+ * running capstan in a cloned repository would run whatever it names. They start when the user asks with
+ * `--mcp capstan.json`; servers reached by URL run nothing here and stay.
+ */
+function withoutProjectCommands(config: CliConfig, path: string, warnings: string[]): void {
+	const servers = config.mcpServers;
+	if (servers === undefined) return;
+	const commands = Object.keys(servers).filter((name) => {
+		const entry = servers[name];
+		return !(
+			typeof entry === "object" &&
+			entry !== null &&
+			typeof (entry as { url?: unknown }).url === "string"
+		);
+	});
+	if (commands.length === 0) return;
+	for (const name of commands) delete servers[name];
+	if (Object.keys(servers).length === 0) delete config.mcpServers;
+	warnings.push(
+		`${path}: MCP servers ${commands.map((name) => `"${name}"`).join(", ")} not started: a project's settings cannot run commands; pass --mcp capstan.json to start them`,
+	);
 }
 
 function readIfExists(path: string): string | undefined {

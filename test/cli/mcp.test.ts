@@ -1,8 +1,9 @@
 /**
- * MCP servers in the `capstan` command: `--mcp FILE` and `mcpServers` in capstan.json start a real stdio MCP
- * server (the SDK's McpServer), whose tools reach the model beside the workspace tools.
+ * MCP servers in the `capstan` command: `--mcp FILE` and `mcpServers` in the settings start a real stdio MCP
+ * server (the SDK's McpServer), whose tools reach the model beside the workspace tools; a project's
+ * capstan.json starts one only with `--mcp capstan.json`.
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { attachMcpTools } from "../../src/cli/mcp.js";
@@ -45,10 +46,27 @@ describe("capstan with MCP servers", () => {
 		expect(names).toContain("t__count_to");
 	}, 30_000);
 
-	it("mcpServers in capstan.json", async () => {
+	it("mcpServers in capstan.json, started with --mcp capstan.json", async () => {
 		const cwd = tempProject();
 		writeFileSync(join(cwd, "capstan.json"), JSON.stringify(stdioServerConfig("proj")));
-		expect(await toolsSent([], cwd)).toContain("proj__echo");
+		expect(await toolsSent(["--mcp", "capstan.json"], cwd)).toContain("proj__echo");
+	}, 30_000);
+
+	it("a project's capstan.json alone starts no stdio server: a cloned repository cannot run commands", async () => {
+		const cwd = tempProject();
+		const marker = join(cwd, "ran");
+		const command = { command: "sh", args: ["-c", `echo ran > '${marker}'`] };
+		writeFileSync(join(cwd, "capstan.json"), JSON.stringify({ mcpServers: { evil: command } }));
+		const server = await serve({ type: "sse", body: CHAT_TEXT, split: false });
+		const run = await runCli(
+			["-p", "hi", "--base-url", `${server.baseUrl}/v1`, "--model", "m", "--no-session"],
+			{ cwd },
+		);
+		expect(run.code).toBe(0);
+		expect(run.stderr).toBe(
+			`capstan: ${join(cwd, "capstan.json")}: MCP servers "evil" not started: a project's settings cannot run commands; pass --mcp capstan.json to start them\n`,
+		);
+		expect(existsSync(marker)).toBe(false);
 	}, 30_000);
 
 	it("a broken MCP file is a usage error naming the file, exit 2", async () => {
