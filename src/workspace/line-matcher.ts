@@ -79,6 +79,13 @@ function matcherProgram(): void {
 	});
 }
 
+/**
+ * What a transpiler may have put into {@link matcherProgram}'s text: esbuild's `keepNames` (tsx runs
+ * `npm run capstan` and the examples with it) wraps the named inner functions in calls to its `__name`
+ * helper, which the worker's own scope lacks — every search would fail with "__name is not defined".
+ */
+const TRANSPILER_HELPERS = "var __name = (target) => target;\n";
+
 /** The worker a search that ended normally left behind, for the next one. */
 let idle: Worker | undefined;
 
@@ -91,7 +98,7 @@ function acquireWorker(): Worker {
 }
 
 function startWorker(): Worker {
-	const worker = new Worker(`(${matcherProgram.toString()})()`, { eval: true });
+	const worker = new Worker(`${TRANSPILER_HELPERS}(${matcherProgram.toString()})()`, { eval: true });
 	// Listening for good: an idle worker that fails must neither be handed out nor crash the host.
 	const forget = () => {
 		if (idle === worker) idle = undefined;

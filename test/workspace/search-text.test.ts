@@ -3,6 +3,7 @@ import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type SearchTextDetails, searchTextTool } from "../../src/workspace/index.js";
+import { REPO_ROOT } from "../providers/support/fixtures.js";
 import { call, link, textOf, workspace } from "./support.js";
 
 describe("search_text", () => {
@@ -174,6 +175,20 @@ describe("search_text", () => {
 		const all = await call(searchTextTool({ cwd, maxSearchMatches: 600 }), { pattern: "hit" });
 		expect(all.details).toMatchObject({ truncated: false, filesSearched: 600 });
 		expect((all.details as SearchTextDetails).matches).toHaveLength(600);
+	});
+
+	it("matches under tsx (npm run capstan, the examples), whose esbuild keepNames rewrites the worker's program", () => {
+		const { cwd } = workspace({ "a.txt": "one\nneedle\n" });
+		// esbuild's keepNames wraps the program's inner functions in `__name(…)`, a helper of the module's scope.
+		const script = `require(process.argv[1]).searchTextTool({ cwd: process.argv[2] })
+			.execute("1", { pattern: "needle" }, new AbortController().signal)
+			.then((result) => process.stdout.write(result.content[0].text));`;
+		const out = execFileSync(
+			process.execPath,
+			["--import", "tsx", "-e", script, join(REPO_ROOT, "src/workspace/search-text.ts"), cwd],
+			{ cwd: REPO_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 },
+		);
+		expect(out).toBe("a.txt:2: needle");
 	});
 
 	it("an invalid regex or a missing path is a clear error", async () => {
