@@ -118,6 +118,22 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		expect(screen.filter((l) => l === "• two")).toHaveLength(1);
 	});
 
+	it("live rows fit the width as shown: a control character is wrapped as the one-cell picture it becomes", async () => {
+		// Wider than the terminal, a row would wrap there, and the region's redraw would miss the extra row.
+		const { vt, type, controller } = setup([toolReply("watch_build", { target: "\x1b[2J\x00".repeat(12) })], {
+			columns: 40,
+		});
+		type("build");
+		controller.handle({ type: "submit" });
+		await until(vt, "⠋ watch_build");
+		expect(vt.screen().join("\n")).toContain("␛[2J␀␛[2J␀");
+		const running = vt.screen().filter((line) => line.includes("␛[2J"));
+		expect(running.length).toBeGreaterThan(1);
+		expect(running.filter((line) => line.length > 40)).toEqual([]);
+		controller.handle({ type: "escape" });
+		await until(vt, "run aborted");
+	});
+
 	it("SPEC T10: Enter during a run steers; the running tool shows it was interrupted by the message", async () => {
 		const { vt, type, controller, agent, scripted } = setup([
 			toolReply("watch_build"),

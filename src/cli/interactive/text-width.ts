@@ -1,15 +1,21 @@
 /**
  * Terminal cell widths. East Asian wide characters, emoji and combining marks make `string.length` wrong for
  * cursor arithmetic; `string-width` and `wrap-ansi` keep the tables, we only decide where rows break.
+ *
+ * Text is measured and cut as the screen shows it: with its control characters as their pictures
+ * ({@link terminalText}), one cell each, where `string-width` counts them (and any escape sequence) as none.
+ * A row measured before would come out wider than the terminal, which would wrap it, and the live region's
+ * redraw would then miss the extra terminal row.
  */
 import stringWidth from "string-width";
 import wrapAnsi from "wrap-ansi";
+import { terminalText } from "../terminal-text.js";
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
-/** Display width of `text` in terminal cells, ignoring ANSI escapes. */
+/** Display width of `text` in terminal cells as shown: SGR escapes take none, control characters one. */
 export function displayWidth(text: string): number {
-	return stringWidth(text);
+	return stringWidth(terminalText(text));
 }
 
 /** The user-perceived characters (grapheme clusters) of `text`, so an edit never splits an emoji or accent. */
@@ -24,16 +30,16 @@ export function graphemes(text: string): string[] {
 export function wrapRows(text: string, width: number): string[] {
 	const columns = Math.max(1, width);
 	if (text === "") return [""];
-	return wrapAnsi(text, columns, { hard: true, trim: false, wordWrap: true }).split("\n");
+	return wrapAnsi(terminalText(text), columns, { hard: true, trim: false, wordWrap: true }).split("\n");
 }
 
 /** Cut plain text to `width` cells, marking the cut with an ellipsis. */
 export function truncate(text: string, width: number): string {
-	if (displayWidth(text) <= width) return text;
+	if (displayWidth(text) <= width) return terminalText(text);
 	if (width <= 1) return width === 1 ? "…" : "";
 	let out = "";
 	let used = 0;
-	for (const g of graphemes(text)) {
+	for (const g of graphemes(terminalText(text))) {
 		const w = displayWidth(g);
 		if (used + w > width - 1) break;
 		out += g;
@@ -44,9 +50,11 @@ export function truncate(text: string, width: number): string {
 
 /** Cut styled text to one row of `width` cells (the first wrapped row, with an ellipsis when more followed). */
 export function truncateStyled(text: string, width: number): string {
-	if (displayWidth(text) <= width) return text;
-	const rows = wrapAnsi(text, Math.max(1, width - 1), { hard: true, trim: false, wordWrap: false }).split(
-		"\n",
-	);
+	if (displayWidth(text) <= width) return terminalText(text);
+	const rows = wrapAnsi(terminalText(text), Math.max(1, width - 1), {
+		hard: true,
+		trim: false,
+		wordWrap: false,
+	}).split("\n");
 	return `${rows[0] ?? ""}…`;
 }
