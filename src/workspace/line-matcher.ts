@@ -98,7 +98,12 @@ function acquireWorker(): Worker {
 }
 
 function startWorker(): Worker {
-	const worker = new Worker(`${TRANSPILER_HELPERS}(${matcherProgram.toString()})()`, { eval: true });
+	// None of the host's flags: with `--input-type=module` (a host run by `node -e` or from stdin) the script
+	// would be an ES module, without the `require` it starts with.
+	const worker = new Worker(`${TRANSPILER_HELPERS}(${matcherProgram.toString()})()`, {
+		eval: true,
+		execArgv: [],
+	});
 	// Listening for good: an idle worker that fails must neither be handed out nor crash the host.
 	const forget = () => {
 		if (idle === worker) idle = undefined;

@@ -191,6 +191,28 @@ describe("search_text", () => {
 		expect(out).toBe("a.txt:2: needle");
 	});
 
+	it("matches in a host started with --input-type=module, a flag its worker does not take over", () => {
+		const { cwd } = workspace({ "a.txt": "needle\n" });
+		const script = `const { searchTextTool } = await import(process.argv[1]);
+			const result = await searchTextTool({ cwd: process.argv[2] })
+				.execute("1", { pattern: "needle" }, new AbortController().signal);
+			process.stdout.write(result.content[0].text);`;
+		const out = execFileSync(
+			process.execPath,
+			[
+				"--import",
+				"tsx",
+				"--input-type=module",
+				"-e",
+				script,
+				join(REPO_ROOT, "src/workspace/search-text.ts"),
+				cwd,
+			],
+			{ cwd: REPO_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 },
+		);
+		expect(out).toBe("a.txt:1: needle");
+	});
+
 	it("an invalid regex or a missing path is a clear error", async () => {
 		const { cwd } = workspace();
 		await expect(call(searchTextTool({ cwd }), { pattern: "(" })).rejects.toThrow(
