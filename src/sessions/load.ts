@@ -53,7 +53,8 @@ export function parseSession(path: string): ParsedSession {
 			if (entry === undefined) warnings.push(`line ${i + 1}: not valid JSON, skipped`);
 			else applyEntry(entry, messages, warnings, i + 1);
 		}
-		completeBytes += Buffer.byteLength(line) + (hasNewline ? 1 : 0);
+		// In the file's bytes: a corrupt line's invalid UTF-8 decodes to U+FFFD, which is longer.
+		completeBytes = hasNewline ? bytes.indexOf(0x0a, completeBytes) + 1 : bytes.length;
 		if (!hasNewline) missingFinalNewline = true;
 	}
 	return {

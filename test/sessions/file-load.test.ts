@@ -144,6 +144,26 @@ describe("openSessionFile", () => {
 		expect(loadSession(file.path)).toMatchObject({ messages: [user("a"), user("b")], warnings: [] });
 	});
 
+	it("counts the file's bytes, not its decoded text, where a corrupt line holds invalid UTF-8", () => {
+		const file = createSessionFile({ cwd: tempCwd(), model: MODEL });
+		file.append(user("a"));
+		file.close();
+		// A line torn inside "é" by an older capstan's short write, with the next entry written after it.
+		const torn = Buffer.from(JSON.stringify({ type: "message", message: user("café") }));
+		appendFileSync(file.path, torn.subarray(0, torn.indexOf(0xc3) + 1));
+		appendFileSync(file.path, `${JSON.stringify({ type: "message", message: user("b") })}\n`);
+		const size = statSync(file.path).size;
+		const reopened = openSessionFile(file.path);
+		// Measured in decoded text, the stray byte (one U+FFFD, three bytes) grew the file by NULs.
+		expect(statSync(file.path).size).toBe(size);
+		reopened.append(user("c"));
+		reopened.close();
+		expect(loadSession(file.path)).toMatchObject({
+			messages: [user("a"), user("c")],
+			warnings: ["line 3: not valid JSON, skipped"],
+		});
+	});
+
 	it("adds the missing newline after a complete last line before appending", () => {
 		const file = createSessionFile({ cwd: tempCwd(), model: MODEL });
 		file.close();
