@@ -73,6 +73,7 @@ interface AppParts {
 	/** The `--base-url` server's model, when there is one. */
 	server: Model | undefined;
 	retryListeners: Set<(info: RetryInfo) => void>;
+	warningListeners: Set<(text: string) => void>;
 	scripted: ScriptedDemoInfo | undefined;
 	mcp: McpConnection | undefined;
 	sandbox: DemoSandbox | undefined;
@@ -137,6 +138,16 @@ export class CliApp implements InteractiveHost {
 	onRetry(listener: (info: RetryInfo) => void): () => void {
 		this.parts.retryListeners.add(listener);
 		return () => this.parts.retryListeners.delete(listener);
+	}
+
+	/**
+	 * Take the command's warnings (a session file that can no longer be written) instead of `AppInput.warn`
+	 * while `listener` is installed; returns the uninstall. The TTY mode prints them in its transcript: written
+	 * to stderr, a warning would land inside its live region, which the next redraw erases.
+	 */
+	onWarning(listener: (text: string) => void): () => void {
+		this.parts.warningListeners.add(listener);
+		return () => this.parts.warningListeners.delete(listener);
 	}
 
 	/** True with `--yes` (or in the demo's sandbox). */
@@ -210,6 +221,8 @@ async function assemble(
 	const { model, streamFn, key } = connect(choice, args.apiKey);
 	// Provider retries (rule A8) reach whichever mode listens: the TTY shows each with its wait.
 	const retryListeners = new Set<(info: RetryInfo) => void>();
+	const warningListeners = new Set<(text: string) => void>();
+	const warn = input.warn ?? ((text: string) => void process.stderr.write(`capstan: ${text}\n`));
 	const agent = new Agent({
 		model,
 		...(streamFn ? { streamFn } : {}),
@@ -232,13 +245,17 @@ async function assemble(
 			dir,
 			cwd,
 			version,
-			warn: input.warn ?? ((text) => void process.stderr.write(`capstan: ${text}\n`)),
+			warn: (text) => {
+				if (warningListeners.size === 0) warn(text);
+				for (const listener of warningListeners) listener(text);
+			},
 		}),
 		policy,
 		desk: new ApprovalDesk(agent, policy),
 		key,
 		server: hasServer && !scripted ? model : undefined,
 		retryListeners,
+		warningListeners,
 		scripted:
 			choice.kind === "scripted" ? demoInfo(agent, cwd, choice.reason, input.demoReporter) : undefined,
 		mcp,

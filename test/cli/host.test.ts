@@ -10,6 +10,7 @@ import { API_KEY_ENV_VARS } from "../../src/providers/base/env.js";
 import { textReply } from "../providers/openai-completions/synthetic.js";
 import { firstBodyMatching } from "../providers/support/fixtures.js";
 import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
+import { redirectDescriptor } from "../support/descriptors.js";
 import { cleanUpAfterEach, tempProject } from "./support.js";
 
 cleanUpAfterEach();
@@ -38,6 +39,33 @@ describe("the InteractiveHost of the command", () => {
 		off();
 		expect(retries).toEqual([1]);
 		expect(host.agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+	});
+
+	it("hands its warnings to an installed listener (the TTY's transcript), to AppInput.warn otherwise", async () => {
+		const server = await serve(
+			{ type: "sse", body: textReply("One."), split: false },
+			{ type: "sse", body: textReply("Two."), split: false },
+		);
+		const cwd = tempProject();
+		vi.stubEnv("TMPDIR", cwd);
+		const warned: string[] = [];
+		const host = await CliApp.create({
+			args: parseCliArgs(["--base-url", `${server.baseUrl}/v1`, "--model", "m"]),
+			config: {},
+			cwd,
+			version: "9.9.9",
+			warn: (text) => warned.push(text),
+		});
+		await host.agent.prompt("first");
+		const path = host.sessions.current;
+		if (path === undefined) throw new Error("no session file");
+		const shown: string[] = [];
+		const off = host.onWarning((text) => shown.push(text));
+		redirectDescriptor(path, "/dev/full", "w");
+		await host.agent.prompt("second");
+		off();
+		expect(shown).toEqual([expect.stringMatching(/^Session .+ can no longer be written \(ENOSPC/)]);
+		expect(warned).toEqual([]);
 	});
 
 	it("describes a --base-url model and switches to another id on the same server", async () => {

@@ -75,10 +75,15 @@ function setup(
 			e.outcome.type === "error" ? "the conversation no longer fits: /clear or a new session" : undefined,
 	};
 	const retries = new Set<(info: RetryInfo) => void>();
+	const warnings = new Set<(text: string) => void>();
 	Object.assign(host, {
 		onRetry: (listener: (info: RetryInfo) => void) => {
 			retries.add(listener);
 			return () => retries.delete(listener);
+		},
+		onWarning: (listener: (text: string) => void) => {
+			warnings.add(listener);
+			return () => warnings.delete(listener);
 		},
 	});
 	const vt = new VirtualTerminal(size.columns ?? 100, size.rows ?? 40);
@@ -90,7 +95,10 @@ function setup(
 	const retry = (info: RetryInfo) => {
 		for (const listener of retries) listener(info);
 	};
-	return { agent, vt, controller, scripted, type, retry, desk };
+	const warn = (text: string) => {
+		for (const listener of warnings) listener(text);
+	};
+	return { agent, vt, controller, scripted, type, retry, warn, desk };
 }
 
 const stops: (() => void)[] = [];
@@ -132,6 +140,18 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		expect(running.filter((line) => line.length > 40)).toEqual([]);
 		controller.handle({ type: "escape" });
 		await until(vt, "run aborted");
+	});
+
+	it("prints the command's warnings in the transcript, above the live region that would erase them", async () => {
+		const { vt, type, warn } = setup([]);
+		type("draft");
+		warn("Session /s.jsonl can no longer be written (ENOSPC)");
+		await until(vt, "warning: Session /s.jsonl can no longer be written (ENOSPC)");
+		const screen = vt.screen();
+		expect(screen.at(-1)).toBe("› draft");
+		expect(screen.indexOf("warning: Session /s.jsonl can no longer be written (ENOSPC)")).toBeLessThan(
+			screen.length - 2,
+		);
 	});
 
 	it("SPEC T10: Enter during a run steers; the running tool shows it was interrupted by the message", async () => {

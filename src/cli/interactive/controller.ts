@@ -30,6 +30,8 @@ const TICK_MS = 100;
 export interface InteractiveHostExtras {
 	/** Tell `listener` of every provider retry (rule A8: `StreamOptions.onRetry`); returns the unsubscribe. */
 	onRetry?(listener: (info: RetryInfo) => void): () => void;
+	/** Take the command's warnings while the TTY mode runs (stderr would write into the live region). */
+	onWarning?(listener: (text: string) => void): () => void;
 }
 
 /** Clock and timers, injectable so tests need no real waiting. */
@@ -91,14 +93,18 @@ export class InteractiveController {
 		if (host.agent.state.messages.length > 0) this.showHistory();
 		if (!host.autoApprove) host.setApprover(this.approvals.approve);
 		const unsubscribe = host.agent.subscribe((event) => this.onEvent(event));
-		const offRetry = (host as InteractiveHost & InteractiveHostExtras).onRetry?.((info) =>
-			this.view.retry(info),
-		);
+		const extras = host as InteractiveHost & InteractiveHostExtras;
+		const offRetry = extras.onRetry?.((info) => this.view.retry(info));
+		const offWarning = extras.onWarning?.((text) => {
+			this.screen.print([s.yellow(`warning: ${text}`)]);
+			this.schedule();
+		});
 		this.runLeftBatch();
 		this.render();
 		return () => {
 			unsubscribe();
 			offRetry?.();
+			offWarning?.();
 			if (!host.autoApprove) host.setApprover(undefined);
 			if (this.ticker) clearInterval(this.ticker);
 			if (this.frame) clearTimeout(this.frame);
