@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { closeSync, ftruncateSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, ftruncateSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { AgentMessage } from "../core/messages.js";
 import {
@@ -70,6 +70,8 @@ export function createSessionFile(options: CreateSessionOptions): SessionFile {
 		writeSync(fd, line);
 	} catch (error) {
 		closeSync(fd);
+		// Left empty or torn, it would be the newest session, which `--continue` refuses to go on from.
+		rmSync(path, { force: true });
 		throw error;
 	}
 	return new AppendingSessionFile(path, header, fd, 0, Buffer.byteLength(line));
