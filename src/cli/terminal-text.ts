@@ -3,20 +3,29 @@
  * characters are commands: a file name or a command's output holding `ESC ] 52 ;` could write the
  * clipboard, `ESC [ 2 J` clear the screen, a carriage return overwrite what was shown. Before anything is
  * written, every control character but line feed and tab becomes its visible picture (`␛`, `␍`, …); the
- * only escape sequences kept are SGR ones (`ESC [ … m`), the colours and weights the command itself uses.
+ * only escape sequences kept are SGR ones (`ESC [ … m`) made of the codes the command itself styles with.
+ * Other SGR codes can hide text — conceal (8), black (30), a colour that matches the background — and a
+ * command to approve must not be able to hide its tail: they are shown as pictures too.
  */
 
-/** An SGR sequence (kept), or one control character other than tab and line feed (shown as a picture). */
+/** An SGR sequence, or one control character other than tab and line feed (shown as a picture). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this finds.
-const CONTROL = /\x1b\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+const CONTROL = /\x1b\[([0-9;]*)m|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
-/** `text` with its control characters made visible; SGR colour sequences, tabs and line feeds kept. */
+/**
+ * The SGR codes of the interactive palette (`interactive/ansi.ts`), the trace's dim and the reset; none of
+ * them, in any combination, makes text invisible.
+ */
+const OWN_SGR_CODES = new Set(["", ..."0 1 2 3 4 7 22 23 24 27 31 32 33 34 35 36 39 90".split(" ")]);
+
+/** `text` with its control characters made visible; the command's own SGR sequences, tabs and line feeds kept. */
 export function terminalText(text: string): string {
 	return text.replace(CONTROL, picture);
 }
 
-function picture(match: string): string {
-	if (match.length > 1) return match;
+function picture(match: string, sgrCodes: string | undefined): string {
+	if (sgrCodes !== undefined)
+		return sgrCodes.split(";").every((code) => OWN_SGR_CODES.has(code)) ? match : `\u241b${match.slice(1)}`;
 	const code = match.charCodeAt(0);
 	if (code < 0x20) return String.fromCharCode(0x2400 + code);
 	if (code === 0x7f) return "\u2421";
