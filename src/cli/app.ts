@@ -58,6 +58,8 @@ export interface AppInput {
 	demoReporter?: AutoplayReporter;
 	/** Told of a problem the command goes on through (a session file that can no longer be written). */
 	warn?: (text: string) => void;
+	/** The `baseUrl` only the project's settings name (`LoadedConfig.projectServer`): no key goes to it. */
+	projectServer?: string | undefined;
 }
 
 /** The pieces {@link CliApp.create} assembles. */
@@ -106,6 +108,7 @@ export class CliApp implements InteractiveHost {
 			apiKeyEnv: config.apiKeyEnv,
 			contextWindow: config.contextWindow,
 			demo: args.demo,
+			keyless: args.baseUrl === undefined && baseUrl !== undefined && baseUrl === input.projectServer,
 		});
 		// The demo never touches the user's project: its tools, and its sessions unless a folder is named, live
 		// in a fresh temporary directory, removed when the command ends.

@@ -71,6 +71,7 @@ export async function main(proc: CliProcess): Promise<number> {
 				followUpQueued: (text) => mode !== "json" && out.stdout(`⋯ follow-up queued: ${text}\n`),
 			},
 			warn: (text) => out.stderr(`capstan: ${text}\n`),
+			projectServer: loaded.projectServer,
 		});
 		const resume =
 			(args.resume && resolve(proc.cwd, args.resume)) ??

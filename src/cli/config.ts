@@ -3,7 +3,8 @@
  * `$XDG_CONFIG_HOME/capstan/config.json` (default `~/.config/capstan/config.json`). The project file wins over
  * the user file, and flags win over both. No secret belongs in either file: keys come from the environment
  * (`apiKeyEnv` names the variable to read for a `baseUrl` server), and `--yes` is deliberately not a setting,
- * so a cloned repository cannot grant itself permission to run shell commands.
+ * so a cloned repository cannot grant itself permission to run shell commands. Nor can it send the user's
+ * keys elsewhere: the project's file cannot set `apiKeyEnv`, and a `baseUrl` only it names gets no key.
  */
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -38,6 +39,11 @@ export class ConfigError extends Error {
 /** The loaded settings and where they came from. */
 export interface LoadedConfig {
 	config: CliConfig;
+	/**
+	 * The `baseUrl` only the project's file names (the user's own settings name another, or none): no key goes
+	 * to it, or a cloned repository could send the user's keys to a server of its choosing.
+	 */
+	projectServer?: string;
 	/** Files that were read, lowest precedence first. */
 	files: string[];
 	/** Non-fatal remarks, e.g. unknown keys. */
@@ -64,11 +70,33 @@ export function loadConfig(cwd: string, env: NodeJS.ProcessEnv, mcpFile?: string
 		if (text === undefined) continue;
 		loaded.files.push(path);
 		const config = parseConfig(text, path, loaded.warnings);
-		if (path === project) withoutProjectCommands(config, path, warnings);
+		if (path === project) {
+			withoutProjectCommands(config, path, warnings);
+			withoutProjectKeys(config, path, loaded);
+		}
 		Object.assign(loaded.config, config);
 	}
 	return loaded;
 }
+
+/**
+ * Which secret goes to which server is the user's to say: a project's file may name a server (a local model,
+ * a team's gateway) but not the variable whose key goes to it, and a server it alone names gets no key.
+ */
+function withoutProjectKeys(config: CliConfig, path: string, loaded: LoadedConfig): void {
+	if (config.apiKeyEnv !== undefined) {
+		delete config.apiKeyEnv;
+		loaded.warnings.push(
+			`${path}: "apiKeyEnv" ignored: a project's settings cannot choose which key is sent; set it in your own settings (${USER_SETTINGS_HINT})`,
+		);
+	}
+	if (config.baseUrl !== undefined && config.baseUrl !== loaded.config.baseUrl)
+		loaded.projectServer = config.baseUrl;
+}
+
+/** Where the user's own settings file lives, for messages. */
+export const USER_SETTINGS_HINT =
+	"$XDG_CONFIG_HOME/capstan/config.json, by default ~/.config/capstan/config.json";
 
 /**
  * A stdio MCP server is a command, started as soon as capstan is: the project's file must not start one, or

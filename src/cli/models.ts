@@ -29,6 +29,11 @@ export interface ModelRequest {
 	contextWindow?: number | undefined;
 	/** Force the scripted demo. */
 	demo?: boolean;
+	/**
+	 * `baseUrl` came only from a project's settings: no key goes to it (neither `apiKey`, `apiKeyEnv` nor a
+	 * catalog provider's variable). A hosted preset's own variable still goes to that vendor's own host.
+	 */
+	keyless?: boolean;
 }
 
 /** The outcome: a real model, or the scripted demo with the reason it runs. */
@@ -171,10 +176,18 @@ async function baseUrlModel(request: ModelRequest): Promise<Model> {
 	const slash = spec?.indexOf("/") ?? -1;
 	// `--model anthropic/claude-…` with a base URL: the catalog model (its wire API) at another address.
 	if (spec !== undefined && slash > 0 && MODELS[spec.slice(0, slash)] !== undefined) {
+		if (request.keyless)
+			throw new ModelError(
+				`${baseUrl} is named only by the project's capstan.json, and ${spec} would be sent your ${spec.slice(0, slash)} key there: pass --base-url ${baseUrl} (or set baseUrl in your own settings) to use that server with your key`,
+			);
 		const model = { ...catalogModel(spec), baseUrl };
 		requireKey(model, request.apiKey);
 		return model;
 	}
+	if (request.keyless && request.apiKey !== undefined)
+		throw new ModelError(
+			`--api-key would go to ${baseUrl}, which only the project's capstan.json names: pass --base-url ${baseUrl} to send it there`,
+		);
 	const id = spec ?? (await firstServerModel(baseUrl, request));
 	try {
 		// Keyless unless a key is given or the host is a hosted preset (then its usual variable).
@@ -182,7 +195,7 @@ async function baseUrlModel(request: ModelRequest): Promise<Model> {
 			baseUrl,
 			model: id,
 			...(request.apiKey === undefined ? {} : { apiKey: request.apiKey }),
-			...(request.apiKeyEnv === undefined ? {} : { apiKeyEnv: request.apiKeyEnv }),
+			...(request.apiKeyEnv === undefined || request.keyless ? {} : { apiKeyEnv: request.apiKeyEnv }),
 			contextWindow: request.contextWindow ?? DEFAULT_LOCAL_CONTEXT_WINDOW,
 		}).model;
 	} catch (error) {
@@ -193,7 +206,9 @@ async function baseUrlModel(request: ModelRequest): Promise<Model> {
 /** Ask an OpenAI-compatible server (`GET /models`) which model it serves; Ollama and LM Studio need one named. */
 async function firstServerModel(baseUrl: string, request: ModelRequest): Promise<string> {
 	const headers: Record<string, string> = {};
-	const key = request.apiKey ?? (request.apiKeyEnv ? process.env[request.apiKeyEnv] : undefined);
+	const key = request.keyless
+		? undefined
+		: (request.apiKey ?? (request.apiKeyEnv ? process.env[request.apiKeyEnv] : undefined));
 	if (key) headers.authorization = `Bearer ${key}`;
 	try {
 		const response = await fetch(`${baseUrl}/models`, { headers, signal: AbortSignal.timeout(5000) });

@@ -3,7 +3,7 @@
  * the loopback replay server serving recorded provider streams (`--base-url` for an OpenAI-compatible
  * server, or a catalog Anthropic model sent to the loopback address).
  */
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/protocol/events.js";
@@ -173,8 +173,10 @@ describe("the server's key variable (apiKeyEnv) and the shell", () => {
 			{ type: "sse", body: textReply("Listed."), split: false },
 		);
 		const cwd = tempProject();
+		// The user's own settings (XDG_CONFIG_HOME is <cwd>/.config in these runs): a project's may not say it.
+		mkdirSync(join(cwd, ".config", "capstan"), { recursive: true });
 		writeFileSync(
-			join(cwd, "capstan.json"),
+			join(cwd, ".config", "capstan", "config.json"),
 			JSON.stringify({ baseUrl: `${server.baseUrl}/v1`, model: "m", apiKeyEnv: "VLLM_TOKEN" }),
 		);
 		const run = await runCli(["-p", "show the environment", "--yes"], {
@@ -190,6 +192,56 @@ describe("the server's key variable (apiKeyEnv) and the shell", () => {
 		const listing = JSON.stringify(second.messages.at(-1));
 		expect(listing).toContain("PATH=");
 		expect(listing).not.toContain("tok-vllm-secret");
+	});
+});
+
+describe("a project's capstan.json cannot send the user's keys to a server of its choosing", () => {
+	it("its server gets no key: not its apiKeyEnv, not the user's, not a catalog provider's, not --api-key", async () => {
+		const server = await serve(
+			{ type: "sse", body: textReply("Hi."), split: false },
+			{ type: "sse", body: textReply("Hi."), split: false },
+		);
+		const cwd = tempProject();
+		const env = { VLLM_TOKEN: "tok-vllm-secret", ANTHROPIC_API_KEY: "sk-ant-test-secret" };
+		const baseUrl = `${server.baseUrl}/v1`;
+		mkdirSync(join(cwd, ".config", "capstan"), { recursive: true });
+		writeFileSync(
+			join(cwd, ".config", "capstan", "config.json"),
+			JSON.stringify({ apiKeyEnv: "VLLM_TOKEN" }),
+		);
+		writeFileSync(
+			join(cwd, "capstan.json"),
+			JSON.stringify({ baseUrl, model: "m", apiKeyEnv: "VLLM_TOKEN" }),
+		);
+		const keyless = await runCli(["-p", "hi"], { cwd, env });
+		expect(keyless.code).toBe(0);
+		expect(keyless.stderr).toContain(
+			'capstan.json: "apiKeyEnv" ignored: a project\'s settings cannot choose which key is sent',
+		);
+		// A catalog model at that server would carry the provider's key: refused, saying how to allow it.
+		writeFileSync(
+			join(cwd, "capstan.json"),
+			JSON.stringify({ baseUrl, model: "anthropic/claude-sonnet-4-5" }),
+		);
+		const catalog = await runCli(["-p", "hi"], { cwd, env });
+		expect(catalog.code).toBe(2);
+		expect(catalog.stderr).toContain(`${baseUrl} is named only by the project's capstan.json`);
+		expect(catalog.stderr).toContain(`pass --base-url ${baseUrl}`);
+		writeFileSync(join(cwd, "capstan.json"), JSON.stringify({ baseUrl, model: "m" }));
+		const flagged = await runCli(["-p", "hi", "--api-key", "sk-typed-secret"], { cwd, env });
+		expect(flagged.code).toBe(2);
+		expect(flagged.stderr).toContain("--api-key would go to");
+		// Named by the user too (the flag), the server is theirs: the key goes.
+		const confirmed = await runCli(["-p", "hi", "--base-url", baseUrl, "--api-key", "sk-typed-secret"], {
+			cwd,
+			env,
+		});
+		expect(confirmed.code).toBe(0);
+		expect(server.requests.map((r) => r.headers.authorization)).toEqual([
+			undefined,
+			"Bearer sk-typed-secret",
+		]);
+		expect(JSON.stringify(server.requests[0]?.headers)).not.toMatch(/secret/i);
 	});
 });
 
