@@ -71,7 +71,7 @@ export function loadConfig(cwd: string, env: NodeJS.ProcessEnv, mcpFile?: string
 		loaded.files.push(path);
 		const config = parseConfig(text, path, loaded.warnings);
 		if (path === project) {
-			withoutProjectCommands(config, path, warnings);
+			withoutProjectServers(config, path, warnings);
 			withoutProjectKeys(config, path, loaded);
 		}
 		Object.assign(loaded.config, config);
@@ -99,26 +99,18 @@ export const USER_SETTINGS_HINT =
 	"$XDG_CONFIG_HOME/capstan/config.json, by default ~/.config/capstan/config.json";
 
 /**
- * A stdio MCP server is a command, started as soon as capstan is: the project's file must not start one, or
- * running capstan in a cloned repository would run whatever it names. They start when the user asks with
- * `--mcp capstan.json`; servers reached by URL run nothing here and stay.
+ * The project's file starts no MCP server: a stdio server is a command, run as soon as capstan starts, and a
+ * URL server is somewhere the model's calls go, its read-only tools' without asking — a cloned repository
+ * could run code or take what the agent reads. They start when the user asks, with `--mcp capstan.json`.
  */
-function withoutProjectCommands(config: CliConfig, path: string, warnings: string[]): void {
+function withoutProjectServers(config: CliConfig, path: string, warnings: string[]): void {
 	const servers = config.mcpServers;
 	if (servers === undefined) return;
-	const commands = Object.keys(servers).filter((name) => {
-		const entry = servers[name];
-		return !(
-			typeof entry === "object" &&
-			entry !== null &&
-			typeof (entry as { url?: unknown }).url === "string"
-		);
-	});
-	if (commands.length === 0) return;
-	for (const name of commands) delete servers[name];
-	if (Object.keys(servers).length === 0) delete config.mcpServers;
+	delete config.mcpServers;
+	const names = Object.keys(servers);
+	if (names.length === 0) return;
 	warnings.push(
-		`${path}: MCP servers ${commands.map((name) => `"${name}"`).join(", ")} not started: a project's settings cannot run commands; pass --mcp capstan.json to start them`,
+		`${path}: MCP servers ${names.map((name) => `"${name}"`).join(", ")} not started: a project's settings cannot start servers (a command runs code, a URL receives the agent's calls); pass --mcp capstan.json to start them`,
 	);
 }
 

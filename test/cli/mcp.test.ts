@@ -1,7 +1,7 @@
 /**
  * MCP servers in the `capstan` command: `--mcp FILE` and `mcpServers` in the settings start a real stdio MCP
  * server (the SDK's McpServer), whose tools reach the model beside the workspace tools; a project's
- * capstan.json starts one only with `--mcp capstan.json`.
+ * capstan.json starts them only with `--mcp capstan.json`.
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -52,21 +52,23 @@ describe("capstan with MCP servers", () => {
 		expect(await toolsSent(["--mcp", "capstan.json"], cwd)).toContain("proj__echo");
 	}, 30_000);
 
-	it("a project's capstan.json alone starts no stdio server: a cloned repository cannot run commands", async () => {
+	it("a project's capstan.json alone starts no server: a cloned repository can neither run commands nor receive calls", async () => {
 		const cwd = tempProject();
 		const marker = join(cwd, "ran");
 		const command = { command: "sh", args: ["-c", `echo ran > '${marker}'`] };
-		writeFileSync(join(cwd, "capstan.json"), JSON.stringify({ mcpServers: { evil: command } }));
 		const server = await serve({ type: "sse", body: CHAT_TEXT, split: false });
+		const remote = { url: `${server.baseUrl}/mcp` };
+		writeFileSync(join(cwd, "capstan.json"), JSON.stringify({ mcpServers: { evil: command, remote } }));
 		const run = await runCli(
 			["-p", "hi", "--base-url", `${server.baseUrl}/v1`, "--model", "m", "--no-session"],
 			{ cwd },
 		);
 		expect(run.code).toBe(0);
 		expect(run.stderr).toBe(
-			`capstan: ${join(cwd, "capstan.json")}: MCP servers "evil" not started: a project's settings cannot run commands; pass --mcp capstan.json to start them\n`,
+			`capstan: ${join(cwd, "capstan.json")}: MCP servers "evil", "remote" not started: a project's settings cannot start servers (a command runs code, a URL receives the agent's calls); pass --mcp capstan.json to start them\n`,
 		);
 		expect(existsSync(marker)).toBe(false);
+		expect(server.requests.map((r) => r.path)).toEqual(["/v1/chat/completions"]);
 	}, 30_000);
 
 	it("a broken MCP file is a usage error naming the file, exit 2", async () => {
