@@ -220,6 +220,29 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		await until(vt, "✓ write_file a.txt");
 	});
 
+	it("a=always also allows the calls of that tool already waiting: no second question for them", async () => {
+		const { vt, type, controller, agent, desk } = setup([
+			{
+				content: [
+					{ type: "toolCall", name: "write_file", arguments: { path: "a.txt" } },
+					{ type: "toolCall", name: "write_file", arguments: { path: "b.txt" } },
+				],
+			},
+			textReply("both written"),
+		]);
+		type("write two");
+		controller.handle({ type: "submit" });
+		await until(vt, "? Run write_file: a.txt? [y/N/a=always]");
+		controller.handle({ type: "insert", text: "a" }, "a");
+		await until(vt, "— done");
+		await desk.idle();
+		const screen = vt.screen().join("\n");
+		expect(screen).not.toContain("? Run write_file: b.txt");
+		expect(screen).toContain("✓ write_file a.txt");
+		expect(screen).toContain("✓ write_file b.txt");
+		expect(agent.state.pendingApprovals).toEqual([]);
+	});
+
 	it("SPEC T17: Esc while a question is open withdraws it and ends the paused run as aborted", async () => {
 		const { vt, type, controller, agent, scripted, desk } = setup([
 			toolReply("write_file", { path: "a.txt" }),

@@ -41,13 +41,21 @@ export class ApprovalQueue {
 		});
 	};
 
-	/** Answer the current question: `y` allows, `a` allows this tool from now on, anything else declines. */
+	/**
+	 * Answer the current question: `y` allows, `a` allows this tool from now on (the calls of it already
+	 * waiting in the queue included), anything else declines.
+	 */
 	answer(key: string): boolean | undefined {
 		const entry = this.pending[0];
 		if (!entry) return undefined;
 		const allowed = key === "y" || key === "Y" || key === "a" || key === "A";
-		if (key === "a" || key === "A") this.always.add(entry.request.toolName);
 		this.settle(entry, allowed);
+		if (key === "a" || key === "A") {
+			const { toolName } = entry.request;
+			this.always.add(toolName);
+			for (const other of this.pending.filter((p) => p.request.toolName === toolName))
+				this.settle(other, true);
+		}
 		return allowed;
 	}
 
