@@ -243,6 +243,26 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		expect(agent.state.pendingApprovals).toEqual([]);
 	});
 
+	it("a paste while a question is open does not answer it: the pasted text goes to the input line", async () => {
+		const { vt, type, controller, agent } = setup([
+			toolReply("write_file", { path: "a.txt" }),
+			textReply("ok"),
+		]);
+		type("write");
+		controller.handle({ type: "submit" });
+		await until(vt, "? Run write_file: a.txt? [y/N/a=always]");
+		controller.handle({ type: "pasteStart" });
+		type("yes\nplease");
+		controller.handle({ type: "pasteEnd" });
+		await new Promise((r) => setTimeout(r, 50));
+		expect(agent.state.pendingApprovals.map((p) => p.toolName)).toEqual(["write_file"]);
+		expect(vt.screen().at(-1)).toBe("? Run write_file: a.txt? [y/N/a=always]");
+		controller.handle({ type: "insert", text: "n" }, "n");
+		await until(vt, "— done");
+		expect(vt.screen().join("\n")).toMatch(/⊘ write_file a\.txt blocked/);
+		expect(vt.screen().at(-1)).toBe("› yes↵please");
+	});
+
 	it("SPEC T17: Esc while a question is open withdraws it and ends the paused run as aborted", async () => {
 		const { vt, type, controller, agent, scripted, desk } = setup([
 			toolReply("write_file", { path: "a.txt" }),

@@ -116,7 +116,9 @@ export class InteractiveController {
 		if (action.type === "pasteStart") this.pasting = true;
 		else if (action.type === "pasteEnd") this.pasting = false;
 		else if (action.type === "interrupt") this.interrupt();
-		else if (this.approvals.current) this.answerApproval(action, text);
+		// Pasted text is never an answer (a paste starting with "y" or "a" would allow the call): it goes to
+		// the input line, which shows again once the question is answered.
+		else if (this.approvals.current && !this.pasting) this.answerApproval(action, text);
 		else this.edit(action);
 		this.schedule();
 	}
