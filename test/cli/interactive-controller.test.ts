@@ -1,10 +1,14 @@
 import { tmpdir } from "node:os";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { ApprovalDesk, type ApprovalPolicy, askBeforeRunning } from "../../src/cli/approval.js";
 import type { InteractiveHost } from "../../src/cli/host.js";
 import { createPalette } from "../../src/cli/interactive/ansi.js";
-import { InteractiveController } from "../../src/cli/interactive/controller.js";
+import {
+	type ControllerClock,
+	DOUBLE_CTRL_C_MS,
+	InteractiveController,
+} from "../../src/cli/interactive/controller.js";
 import { LiveScreen } from "../../src/cli/interactive/screen.js";
 import type { RetryInfo } from "../../src/core/model.js";
 import { errorReply, scriptedModel, textReply, toolReply } from "../../src/testing/index.js";
@@ -33,6 +37,7 @@ function setup(
 	script: Parameters<typeof scriptedModel>[0],
 	size: { columns?: number; rows?: number } = {},
 	extraTools: AgentTool[] = [],
+	clock?: ControllerClock,
 ) {
 	const scripted = scriptedModel(script);
 	// The command's own mechanism (rule T14–T16): write_file pauses the run, the desk asks the approver the
@@ -87,7 +92,7 @@ function setup(
 		},
 	});
 	const vt = new VirtualTerminal(size.columns ?? 100, size.rows ?? 40);
-	const controller = new InteractiveController(host, new LiveScreen(vt), vt, createPalette(false));
+	const controller = new InteractiveController(host, new LiveScreen(vt), vt, createPalette(false), clock);
 	stops.push(controller.start());
 	const type = (text: string) => {
 		for (const ch of text) controller.handle({ type: "insert", text: ch }, ch);
@@ -286,6 +291,24 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		await until(vt, "press Ctrl+C again to exit");
 		controller.handle({ type: "interrupt" });
 		await expect(controller.done).resolves.toBe(0);
+	});
+
+	it("the Ctrl+C hint is taken down when its window has passed, though nothing else redraws", () => {
+		vi.useFakeTimers();
+		try {
+			let now = 0;
+			const { vt, controller } = setup([], {}, [], { now: () => now });
+			controller.handle({ type: "interrupt" });
+			vi.advanceTimersByTime(20);
+			expect(vt.screen()).toContain("press Ctrl+C again to exit");
+			now = DOUBLE_CTRL_C_MS + 1;
+			vi.advanceTimersByTime(DOUBLE_CTRL_C_MS);
+			expect(vt.screen()).not.toContain("press Ctrl+C again to exit");
+			expect(vt.screen().at(-1)).toBe("›");
+		} finally {
+			for (const stop of stops.splice(0)) stop();
+			vi.useRealTimers();
+		}
 	});
 
 	it("slash commands report in the transcript; an unknown one says how to find the others", async () => {

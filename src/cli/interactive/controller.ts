@@ -49,6 +49,7 @@ export class InteractiveController {
 	private pasting = false;
 	private lastInterrupt = Number.NEGATIVE_INFINITY;
 	private notice: { text: string; until: number } | undefined;
+	private noticeTimer: ReturnType<typeof setTimeout> | undefined;
 	private frame: ReturnType<typeof setTimeout> | undefined;
 	private ticker: ReturnType<typeof setInterval> | undefined;
 	private finish!: (code: number) => void;
@@ -108,6 +109,7 @@ export class InteractiveController {
 			if (!host.autoApprove) host.setApprover(undefined);
 			if (this.ticker) clearInterval(this.ticker);
 			if (this.frame) clearTimeout(this.frame);
+			if (this.noticeTimer) clearTimeout(this.noticeTimer);
 		};
 	}
 
@@ -295,7 +297,16 @@ export class InteractiveController {
 	}
 
 	private say(text: string, ms = 4000): void {
-		this.notice = { text, until: this.clock.now() + ms };
+		const notice = { text, until: this.clock.now() + ms };
+		this.notice = notice;
+		// Nothing redraws an idle screen: take the notice down when it expires ("press Ctrl+C again" must not
+		// stay up after its window has passed).
+		if (this.noticeTimer) clearTimeout(this.noticeTimer);
+		this.noticeTimer = setTimeout(() => {
+			this.noticeTimer = undefined;
+			if (this.notice === notice) this.notice = undefined;
+			this.render();
+		}, ms);
 		this.schedule();
 	}
 
