@@ -268,6 +268,54 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		expect(vt.screen().at(-1)).toBe("› yes↵please");
 	});
 
+	it("the question shows the whole command to approve: neither its tail nor its line breaks are lost", async () => {
+		const shell: AgentTool = {
+			name: "shell",
+			description: "runs",
+			parameters: { type: "object", properties: { command: { type: "string" } } },
+			needsApproval: () => true,
+			execute: async () => ({ content: [{ type: "text", text: "ran" }] }),
+		};
+		const command = `echo ${"a".repeat(90)} > out.txt && echo hi\nrm -rf ~/projects`;
+		const { vt, type, controller, agent } = setup([toolReply("shell", { command })], { columns: 60 }, [
+			shell,
+		]);
+		type("run");
+		controller.handle({ type: "submit" });
+		await until(vt, "[y/N/a=always]");
+		expect(vt.screen().slice(-4)).toEqual([
+			`? Run shell: echo ${"a".repeat(41)}`,
+			`${"a".repeat(49)} > out.txt`,
+			" && echo hi",
+			"rm -rf ~/projects? [y/N/a=always]",
+		]);
+		controller.handle({ type: "escape" });
+		await until(vt, "run aborted");
+		expect(agent.state.pendingApprovals).toEqual([]);
+	});
+
+	it("a command taller than the screen keeps its first rows, says how many are not shown, and ends with the keys", async () => {
+		const lines = Array.from({ length: 40 }, (_, i) => `echo line ${i}`).join("\n");
+		const { vt, type, controller } = setup([toolReply("write_file", { path: lines })], { rows: 12 });
+		type("run");
+		controller.handle({ type: "submit" });
+		await until(vt, "[y/N/a=always]");
+		expect(vt.screen().slice(-10)).toEqual([
+			"scripted/m (scripted) · thinking off · ↑0 ↓0 · $0.0000 · ctx 0% of 1.0k",
+			"? Run write_file: echo line 0",
+			"echo line 1",
+			"echo line 2",
+			"echo line 3",
+			"echo line 4",
+			"echo line 5",
+			"echo line 6",
+			"… 32 rows not shown …",
+			"echo line 39? [y/N/a=always]",
+		]);
+		controller.handle({ type: "escape" });
+		await until(vt, "run aborted");
+	});
+
 	it("SPEC T17: Esc while a question is open withdraws it and ends the paused run as aborted", async () => {
 		const { vt, type, controller, agent, scripted, desk } = setup([
 			toolReply("write_file", { path: "a.txt" }),

@@ -6,7 +6,7 @@ import { type AgentMessage, userMessage } from "../../core/messages.js";
 import type { RetryInfo } from "../../core/model.js";
 import { findDanglingBatch } from "../../loop/pairing.js";
 import type { AgentEvent } from "../../protocol/events.js";
-import type { InteractiveHost } from "../host.js";
+import type { ApprovalRequest, InteractiveHost } from "../host.js";
 import type { Palette } from "./ansi.js";
 import { ApprovalQueue } from "./approvals.js";
 import { COMMAND_NAMES, runCommand } from "./commands.js";
@@ -371,15 +371,21 @@ export class InteractiveController {
 		rows.push(statusLine(this.host.describeModel(), this.totals, width, s));
 		const request = this.approvals.current;
 		if (request) {
-			const what = request.summary.startsWith(`${request.toolName} `)
-				? request.summary.slice(request.toolName.length + 1)
-				: request.summary;
-			const question = truncateStyled(
-				`${s.yellow("?")} Run ${s.bold(`${request.toolName}: ${what}`)}? [y/N/a=always]`,
+			// Wrapped, not cut: the question shows all of what it asks about, however long.
+			const question = wrapRows(
+				`${s.yellow("?")} Run ${s.bold(`${request.toolName}: ${approvalSubject(request)}`)}? [y/N/a=always]`,
 				width,
 			);
-			rows.push(question);
-			this.screen.setLive(rows, { row: rows.length - 1, col: Math.min(width, displayWidth(question)) });
+			const fit = Math.max(2, this.out.rows - 2 - rows.length);
+			if (question.length > fit)
+				question.splice(
+					fit - 2,
+					question.length - fit + 1,
+					s.dim(`… ${question.length - fit + 1} rows not shown …`),
+				);
+			rows.push(...question);
+			const last = question[question.length - 1] ?? "";
+			this.screen.setLive(rows, { row: rows.length - 1, col: Math.min(width, displayWidth(last)) });
 		} else {
 			const prompt = agent.state.isStreaming ? s.magenta("» ") : s.bold(s.blue("› "));
 			const layout = this.editor.layout(prompt, 2, width, 5);
@@ -392,6 +398,23 @@ export class InteractiveController {
 		}
 		this.screen.flush();
 	}
+}
+
+/**
+ * What a call to approve would do, in full. The one-line summary cuts a command at 70 characters and turns
+ * its line breaks (command separators) into spaces: `echo hi↵rm -rf ~` would read as a harmless echo.
+ */
+function approvalSubject(request: ApprovalRequest): string {
+	const { args } = request;
+	for (const key of ["path", "command", "pattern", "query"]) {
+		const value = args[key];
+		if (typeof value === "string") {
+			const size = typeof args.content === "string" ? ` (${Buffer.byteLength(args.content)} bytes)` : "";
+			return `${value.replace(/\t/g, "    ")}${size}`;
+		}
+	}
+	const json = JSON.stringify(args);
+	return json === "{}" ? "" : json;
 }
 
 function messageText(message: AgentMessage): string {
