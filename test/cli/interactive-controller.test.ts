@@ -1,4 +1,5 @@
 import { tmpdir } from "node:os";
+import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { ApprovalDesk, type ApprovalPolicy, askBeforeRunning } from "../../src/cli/approval.js";
@@ -9,6 +10,7 @@ import {
 	DOUBLE_CTRL_C_MS,
 	InteractiveController,
 } from "../../src/cli/interactive/controller.js";
+import { type KeyInput, keyAction, readKeys } from "../../src/cli/interactive/keys.js";
 import { LiveScreen } from "../../src/cli/interactive/screen.js";
 import type { RetryInfo } from "../../src/core/model.js";
 import { errorReply, scriptedModel, textReply, toolReply } from "../../src/testing/index.js";
@@ -314,6 +316,21 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		]);
 		controller.handle({ type: "escape" });
 		await until(vt, "run aborted");
+	});
+
+	it("a pasted CRLF is one line break in the input line, as a pasted LF or CR is", async () => {
+		const { vt, controller } = setup([]);
+		const input = new PassThrough();
+		const stopKeys = readKeys(input as unknown as NodeJS.ReadStream & KeyInput, (text, key) =>
+			controller.handle(keyAction(text, key, controller.inPaste), text),
+		);
+		try {
+			input.write("\x1b[200~one\r\ntwo\nthree\rfour\x1b[201~");
+			await until(vt, "four");
+			expect(vt.screen().at(-1)).toBe("› one↵two↵three↵four");
+		} finally {
+			stopKeys();
+		}
 	});
 
 	it("SPEC T17: Esc while a question is open withdraws it and ends the paused run as aborted", async () => {

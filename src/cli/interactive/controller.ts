@@ -47,6 +47,8 @@ export class InteractiveController {
 	private readonly editor = new LineEditor();
 	private readonly approvals: ApprovalQueue;
 	private pasting = false;
+	/** The last key was a carriage return inside a paste. */
+	private pastedReturn = false;
 	private lastInterrupt = Number.NEGATIVE_INFINITY;
 	private notice: { text: string; until: number } | undefined;
 	private noticeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -115,6 +117,10 @@ export class InteractiveController {
 
 	/** Handle one decoded key. */
 	handle(action: KeyAction, text?: string): void {
+		// A pasted CRLF (Windows text; some terminals paste it as is) arrives as two keys: one line break.
+		const crlf = this.pasting && this.pastedReturn && text === "\n";
+		this.pastedReturn = this.pasting && text === "\r";
+		if (crlf) return;
 		if (action.type === "pasteStart") this.pasting = true;
 		else if (action.type === "pasteEnd") this.pasting = false;
 		else if (action.type === "interrupt") this.interrupt();
