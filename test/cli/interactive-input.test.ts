@@ -2,6 +2,7 @@ import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { type KeyAction, keyAction, readKeys } from "../../src/cli/interactive/keys.js";
 import { LineEditor } from "../../src/cli/interactive/line-editor.js";
+import { graphemes } from "../../src/cli/interactive/text-width.js";
 
 /** Decode raw terminal bytes through the real readline decoder into actions. */
 async function decode(chunks: string[], gapMs = 0): Promise<KeyAction[]> {
@@ -120,5 +121,43 @@ describe("LineEditor: editing by grapheme, layout by cell", () => {
 		expect(layout).toMatchObject({ cursorRow: 1, cursorCol: 7 });
 		e.insert("\nz");
 		expect(e.layout("› ", 2, 40, 3).rows).toEqual([`› ${"x".repeat(25)}↵z`]);
+	});
+});
+
+describe("graphemes: long text", () => {
+	it("segments a long text exactly as one Intl.Segmenter pass does", () => {
+		const pieces = [
+			"ab",
+			"👨‍👩‍👧",
+			"e\u0301",
+			"🇺🇸",
+			"\r\n",
+			"한국어",
+			"\u0915\u094d\u0937",
+			" x ",
+			"中文",
+			"\n",
+		];
+		let text = "";
+		for (let i = 0; text.length < 5000; i++) text += pieces[i % pieces.length]?.repeat(1 + (i % 7));
+		const whole = Array.from(
+			new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text),
+			(s) => s.segment,
+		);
+		expect(graphemes(text)).toEqual(whole);
+	});
+
+	it("keeps editing a 100,000-character paste quick: layout and Backspace in well under a second each", () => {
+		const e = new LineEditor();
+		e.insert(`${"x".repeat(79)}\n`.repeat(1250));
+		const started = performance.now();
+		const layout = e.layout("› ", 2, 100, 5);
+		e.backspace();
+		e.left();
+		e.layout("› ", 2, 100, 5);
+		expect(layout.rows).toHaveLength(5);
+		expect(e.value.length).toBe(99_999);
+		// One Intl.Segmenter pass over the whole text took about 3 s for each of these four steps.
+		expect(performance.now() - started).toBeLessThan(2000);
 	});
 });
