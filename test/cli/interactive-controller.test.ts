@@ -393,6 +393,16 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		await until(vt, "replies      0");
 	});
 
+	it("a prompt that starts with a path is sent, not refused as an unknown command", async () => {
+		const { vt, type, controller, scripted } = setup([textReply("a typo on line 2")]);
+		type("/etc/hosts has a typo?");
+		controller.handle({ type: "submit" });
+		await until(vt, "— done");
+		expect(vt.screen()).toContain("› /etc/hosts has a typo?");
+		expect(vt.screen().join("\n")).not.toContain("unknown command");
+		expect(scripted.calls[0]?.context.messages.at(-1)).toMatchObject({ role: "user" });
+	});
+
 	it("SPEC A8: a provider retry is shown with its wait; an error stop says what to do", async () => {
 		const { vt, type, controller, retry } = setup([
 			errorReply("prompt is too long: 210000 tokens", "context_overflow"),

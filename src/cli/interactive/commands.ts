@@ -73,7 +73,9 @@ export async function runCommand(line: string, ctx: CommandContext): Promise<voi
 	const name = match?.[1] ?? "";
 	const command = COMMANDS[name];
 	if (!command) {
-		ctx.print([ctx.style.yellow(`unknown command /${name} — /help lists them`)]);
+		ctx.print([
+			ctx.style.yellow(`unknown command /${name} — /help lists them (// sends text that starts with /)`),
+		]);
 		return;
 	}
 	try {

@@ -233,7 +233,8 @@ export class InteractiveController {
 			else this.send(rest, true);
 			return;
 		}
-		if (text.startsWith("/") && !text.startsWith("//")) {
+		// A command name has no slash in it: `/var/log/app.log fails, why?` is a prompt, not an unknown command.
+		if (text.startsWith("/") && !text.startsWith("//") && !/^\/[^\s/]*\//.test(text)) {
 			void runCommand(text, this.commandContext()).then(() => this.schedule());
 			return;
 		}
