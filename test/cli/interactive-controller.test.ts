@@ -9,6 +9,7 @@ import {
 	type ControllerClock,
 	DOUBLE_CTRL_C_MS,
 	InteractiveController,
+	TYPING_GAP_MS,
 } from "../../src/cli/interactive/controller.js";
 import { type KeyInput, keyAction, readKeys } from "../../src/cli/interactive/keys.js";
 import { LiveScreen } from "../../src/cli/interactive/screen.js";
@@ -331,6 +332,32 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		} finally {
 			stopKeys();
 		}
+	});
+
+	it("letters typed on while a question appears finish the word in the input line; a key after a pause answers", async () => {
+		let now = 0;
+		const { vt, type, controller, agent } = setup(
+			[toolReply("write_file", { path: "a.txt" }), textReply("ok")],
+			{},
+			[],
+			{ now: () => now },
+		);
+		type("write");
+		controller.handle({ type: "submit" });
+		type("then add tests");
+		await until(vt, "? Run write_file: a.txt? [y/N/a=always]");
+		now += 100;
+		type(" a");
+		now += 100;
+		type("nd");
+		await new Promise((r) => setTimeout(r, 50));
+		expect(agent.state.pendingApprovals.map((p) => p.toolName)).toEqual(["write_file"]);
+		expect(vt.screen().at(-1)).toBe("? Run write_file: a.txt? [y/N/a=always]");
+		now += TYPING_GAP_MS;
+		controller.handle({ type: "insert", text: "n" }, "n");
+		await until(vt, "— done");
+		expect(vt.screen().join("\n")).toMatch(/⊘ write_file a\.txt blocked/);
+		expect(vt.screen().at(-1)).toBe("› then add tests and");
 	});
 
 	it("SPEC T17: Esc while a question is open withdraws it and ends the paused run as aborted", async () => {

@@ -20,6 +20,11 @@ import { TranscriptView } from "./transcript.js";
 
 /** Two Ctrl+C within this window exit. */
 export const DOUBLE_CTRL_C_MS = 1500;
+/**
+ * A letter typed within this long of the previous one is the rest of a word, not an answer to a question that
+ * appeared meanwhile: typing "add a test" during a run must not answer "a" (always) to "Run shell: …?".
+ */
+export const TYPING_GAP_MS = 300;
 const FRAME_MS = 16;
 const TICK_MS = 100;
 
@@ -50,6 +55,8 @@ export class InteractiveController {
 	/** The last key was a carriage return inside a paste. */
 	private pastedReturn = false;
 	private lastInterrupt = Number.NEGATIVE_INFINITY;
+	/** When the user last typed a character into the input line (Enter ends the typing). */
+	private lastTyped = Number.NEGATIVE_INFINITY;
 	private notice: { text: string; until: number } | undefined;
 	private noticeTimer: ReturnType<typeof setTimeout> | undefined;
 	private frame: ReturnType<typeof setTimeout> | undefined;
@@ -126,7 +133,8 @@ export class InteractiveController {
 		else if (action.type === "interrupt") this.interrupt();
 		// Pasted text is never an answer (a paste starting with "y" or "a" would allow the call): it goes to
 		// the input line, which shows again once the question is answered.
-		else if (this.approvals.current && !this.pasting) this.answerApproval(action, text);
+		else if (this.approvals.current && !this.pasting && !this.stillTyping(action))
+			this.answerApproval(action, text);
 		else this.edit(action);
 		this.schedule();
 	}
@@ -189,6 +197,7 @@ export class InteractiveController {
 		switch (action.type) {
 			case "insert":
 				e.insert(action.text);
+				if (!this.pasting) this.lastTyped = this.clock.now();
 				break;
 			case "submit":
 				if (!this.pasting) this.submit(false);
@@ -222,7 +231,13 @@ export class InteractiveController {
 		}
 	}
 
+	/** Whether `action` continues what the user was typing into the input line (it goes on going there). */
+	private stillTyping(action: KeyAction): boolean {
+		return action.type === "insert" && this.clock.now() - this.lastTyped < TYPING_GAP_MS;
+	}
+
 	private submit(later: boolean): void {
+		this.lastTyped = Number.NEGATIVE_INFINITY;
 		const raw = this.editor.take();
 		const text = raw.trim();
 		if (text === "") return;
