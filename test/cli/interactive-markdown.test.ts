@@ -75,6 +75,15 @@ describe("MarkdownStream: line-based rendering of streamed text", () => {
 		expect(md.end()).toEqual(["  <d>│</d> <c>let x</c>", "  <d>└─</d>"]);
 	});
 
+	it("keeps a # that ends a heading's last word (C#), and drops only a closing run after a space", () => {
+		const md = new MarkdownStream(tags());
+		expect([...md.push("## Calling it from C#\n### F# and C#  \n# Title ##\n"), ...md.end()]).toEqual([
+			"<b>Calling it from C#</b>",
+			"<b>F# and C#</b>",
+			"<b><u>Title</u></b>",
+		]);
+	});
+
 	it("leaves text without markup as it is, and colourless output has no escapes", () => {
 		expect(renderInline("2 * 3 * 4 = 24", tags())).toBe("2 * 3 * 4 = 24");
 		const md = new MarkdownStream(createPalette(false));

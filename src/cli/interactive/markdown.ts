@@ -11,7 +11,8 @@ interface Fence {
 }
 
 const FENCE = /^\s*(`{3,}|~{3,})\s*([^\s`]*)/;
-const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
+/** A heading; a closing run of `#` counts only after a space (`## From C#` keeps its `#`). */
+const HEADING = /^(#{1,6})\s+(.*?)(?:\s+#+)?\s*$/;
 const RULE = /^\s*([-*_])(\s*\1){2,}\s*$/;
 const BULLET = /^(\s*)[-*+]\s+(.*)$/;
 const ORDERED = /^(\s*)(\d{1,9}[.)])\s+(.*)$/;
