@@ -9,7 +9,7 @@ import { runStepDirectly, type StepRunner } from "../core/step-runner.js";
 import { type CoercedToolResult, coerceToolResult } from "./coerce.js";
 import { type CallPlan, invalidArgumentsText, type PreparedCall } from "./prepare.js";
 import { resolveInterruptible } from "./scheduler.js";
-import { INTENT_FIELD, splitIntent } from "./specs.js";
+import { INTENT_FIELD, splitIntent, tracesIntent } from "./specs.js";
 import type {
 	AfterToolCallHook,
 	AgentTool,
@@ -52,6 +52,8 @@ export interface CallEnvironment {
 	beforeToolCall?: BeforeToolCallHook;
 	afterToolCall?: AfterToolCallHook;
 	runStep: StepRunner;
+	/** rule C5: whether the intent field is split off the calls of tools that trace it. */
+	intentTracing: boolean;
 }
 
 /**
@@ -189,7 +191,7 @@ async function approveCall(
 		return undefined;
 	}
 	if (!("args" in decision)) return unchanged;
-	return reviseCall(prepared, plan, decision.args, port);
+	return reviseCall(prepared, plan, decision.args, env, port);
 }
 
 /** Re-validate arguments revised by `beforeToolCall` and record them for history (rule T4). */
@@ -197,9 +199,11 @@ async function reviseCall(
 	prepared: PreparedCall,
 	plan: Extract<CallPlan, { kind: "run" }>,
 	revised: Record<string, unknown>,
+	env: CallEnvironment,
 	port: CallPort,
 ): Promise<ApprovedCall | undefined> {
-	const eventArgs = splitIntent(revised).args;
+	// As in preparation: only a traced call's `i` is the intent; otherwise it may be a real argument.
+	const eventArgs = env.intentTracing && tracesIntent(plan.tool) ? splitIntent(revised).args : revised;
 	const pending = compileToolParameters(plan.tool.parameters).validate(eventArgs);
 	const validation = pending instanceof Promise ? await pending : pending;
 	// An asynchronous validator gave abort or steering time to settle the call: nothing may be recorded then.

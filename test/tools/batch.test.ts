@@ -207,6 +207,26 @@ describe("runToolBatch — hooks", () => {
 		});
 	});
 
+	it("revised arguments keep a field named `i` when the call traces no intent (SPEC T4, C5)", async () => {
+		const pick: AgentTool = {
+			name: "pick",
+			description: "pick",
+			parameters: Type.Object({ i: Type.Integer(), label: Type.Optional(Type.String()) }),
+			execute: async (_id, args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] }),
+		};
+		// Tracing off, and tracing on for a tool whose own schema has `i`: either way `i` is a real argument.
+		for (const intentTracing of [false, true]) {
+			const h = harness([["c1", "pick", { i: 1 }]], [pick], {
+				intentTracing,
+				beforeToolCall: (ctx) => ({ args: { ...ctx.args, label: "x" } }),
+			});
+			const batch = await h.run();
+			expect(batch.statuses).toEqual(["ok"]);
+			expect(textOf(batch.results[0]!)).toBe('{"i":1,"label":"x"}');
+			expect(batch.revisedArguments.get("c1")).toEqual({ i: 1, label: "x" });
+		}
+	});
+
 	it("revised arguments that fail validation yield an error result (SPEC T4, T3)", async () => {
 		const h = harness([["c1", "echo", { text: "hi" }]], [echo()], {
 			beforeToolCall: () => ({ args: { text: 42 } }),
