@@ -5,6 +5,7 @@
  */
 import { errorText } from "../core/abort.js";
 import type { AgentMessage, AssistantMessage, ToolCall } from "../core/messages.js";
+import { toPlainJson } from "../core/plain-json.js";
 import { runStepDirectly, type StepRunner } from "../core/step-runner.js";
 import { type CoercedToolResult, coerceToolResult } from "./coerce.js";
 import { type CallPlan, invalidArgumentsText, type PreparedCall } from "./prepare.js";
@@ -216,10 +217,12 @@ async function reviseCall(
 		return undefined;
 	}
 	// History keeps the model's intent field: the call still reads as the model wrote it, with revised values.
-	const recorded =
-		prepared.intent !== undefined ? { [INTENT_FIELD]: prepared.intent, ...eventArgs } : eventArgs;
-	port.revise(recorded, eventArgs);
-	return { args: validation.value, eventArgs, toolCall: { ...prepared.call, arguments: recorded } };
+	// History and events get a plain JSON copy (rule M6): the hook's object is host data — it may hold a
+	// `Date` or a class instance, and the hook may change it after returning it.
+	const shown = toPlainJson(eventArgs) as Record<string, unknown>;
+	const recorded = prepared.intent !== undefined ? { [INTENT_FIELD]: prepared.intent, ...shown } : shown;
+	port.revise(recorded, shown);
+	return { args: validation.value, eventArgs: shown, toolCall: { ...prepared.call, arguments: recorded } };
 }
 
 /** rule T5: apply the `afterToolCall` patch and coerce again (rule T9). */

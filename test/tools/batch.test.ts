@@ -227,6 +227,27 @@ describe("runToolBatch — hooks", () => {
 		}
 	});
 
+	it("revised arguments are recorded as a plain JSON copy of the hook's object (SPEC T4, M6)", async () => {
+		const dated: AgentTool = {
+			name: "dated",
+			description: "dated",
+			parameters: Type.Object({ text: Type.String(), since: Type.Optional(Type.String()) }),
+			execute: async (_id, args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] }),
+		};
+		const revised: Args = { text: "hi", since: new Date(0) };
+		const h = harness([["c1", "dated", { text: "x" }]], [dated], {
+			beforeToolCall: () => ({ args: revised }),
+		});
+		const batch = await h.run();
+		revised.text = "changed after the hook returned";
+		const expected = { text: "hi", since: "1970-01-01T00:00:00.000Z" };
+		expect(textOf(batch.results[0]!)).toBe(JSON.stringify(expected));
+		// No Date instance and no shared object in history or events: what the tool got, as JSON.
+		expect(batch.revisedArguments.get("c1")).toStrictEqual(expected);
+		expect(h.events[0]).toMatchObject({ type: "tool_execution_start", args: expected });
+		expect((h.events[0] as { args: Args }).args.since).toBeTypeOf("string");
+	});
+
 	it("revised arguments that fail validation yield an error result (SPEC T4, T3)", async () => {
 		const h = harness([["c1", "echo", { text: "hi" }]], [echo()], {
 			beforeToolCall: () => ({ args: { text: 42 } }),
