@@ -4,6 +4,7 @@
  * tool, an abort or a steer.
  */
 import type { ToolResultMessage } from "../core/messages.js";
+import { toPlainJson } from "../core/plain-json.js";
 import type { PendingApproval } from "./approval.js";
 import type { ToolBatchInput, ToolBatchResult } from "./batch.js";
 import type { CallPort } from "./call.js";
@@ -283,9 +284,12 @@ export function collect(run: BatchRun): ToolBatchResult {
 		const state = states[i] as CallState;
 		const { call } = state.prepared;
 		const { outcome } = state;
-		if (state.phase.kind === "parked")
-			awaitingApproval.push({ toolCallId: call.id, toolName: call.name, args: state.phase.args });
-		else if (outcome) {
+		if (state.phase.kind === "parked") {
+			// Plain JSON (rule T15): a Zod or Standard Schema transform may have validated the arguments into a
+			// BigInt, a Date or a class instance, and a paused run's pending approvals are saved as JSON.
+			const args = toPlainJson(state.phase.args) as Record<string, unknown>;
+			awaitingApproval.push({ toolCallId: call.id, toolName: call.name, args });
+		} else if (outcome) {
 			results.push(outcome.message);
 			statuses.push(outcome.status);
 			durationsMs.push(outcome.durationMs);

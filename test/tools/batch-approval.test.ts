@@ -3,6 +3,7 @@
  * real `runToolBatch` — parked calls come back in `awaitingApproval` with no events and no result.
  */
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import type { ApprovalDecision } from "../../src/tools/approval.js";
 import type { AgentTool } from "../../src/tools/types.js";
 import { batchHarness } from "./harness.js";
@@ -74,5 +75,24 @@ describe("needsApproval and decisions at the batch (table)", () => {
 		expect(batch.awaitingApproval).toEqual([]);
 		expect(batch.statuses).toEqual(["aborted"]);
 		expect(batch.results[0]?.details).toEqual({ synthetic: true, reason: "aborted", executed: false });
+	});
+});
+
+describe("pending approvals are plain JSON (SPEC T15)", () => {
+	it("a schema's transforms do not put a BigInt or a Date into the pending arguments", async () => {
+		const pay: AgentTool = {
+			name: "pay",
+			description: "pay",
+			parameters: z.object({ cents: z.string().transform((text) => BigInt(text)), at: z.coerce.date() }),
+			needsApproval: true,
+			execute: async () => ({ content: [{ type: "text", text: "paid" }] }),
+		};
+		const { run } = batchHarness([["c1", "pay", { cents: "1250", at: "2026-01-02T00:00:00.000Z" }]], [pay]);
+		const batch = await run();
+		const pending = [
+			{ toolCallId: "c1", toolName: "pay", args: { cents: "1250", at: "2026-01-02T00:00:00.000Z" } },
+		];
+		expect(batch.awaitingApproval).toStrictEqual(pending);
+		expect(JSON.parse(JSON.stringify(batch.awaitingApproval))).toStrictEqual(pending);
 	});
 });
