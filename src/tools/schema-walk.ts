@@ -102,7 +102,9 @@ function fillProperties(
 ): void {
 	for (const [key, sub] of Object.entries(properties)) {
 		if (!isRecord(sub)) continue;
-		if (!Object.hasOwn(data, key) && "default" in sub)
+		// A `default: undefined` (a schema built in code from an unset option) is no default, as in its JSON:
+		// filled in, it would be a value no JSON argument can be, and the validator would reject it.
+		if (!Object.hasOwn(data, key) && sub.default !== undefined)
 			// defineProperty: a property named `__proto__` must become data, never the object's prototype.
 			Object.defineProperty(data, key, {
 				value: copyJson(sub.default),

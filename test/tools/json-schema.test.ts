@@ -290,6 +290,17 @@ describe("schema walks", () => {
 		expect(mentionsDefault({ properties: { default: { type: "string" } } })).toBe(true);
 	});
 
+	it("a `default: undefined`, as a schema built from an unset option has, fills nothing (SPEC T3)", () => {
+		const unset: { mode?: string } = {};
+		const schema = objectOf(
+			{ q: { type: "string" }, mode: { type: "string", default: unset.mode } },
+			{ required: ["q"] },
+		);
+		expect(compileToolParameters(schema).validate({ q: "x" })).toEqual({ ok: true, value: { q: "x" } });
+		const nested = objectOf({ o: objectOf({ mode: { type: "string", default: undefined } }) });
+		expect(compileToolParameters(nested).validate({ o: {} })).toEqual({ ok: true, value: { o: {} } });
+	});
+
 	it("a default reached only through $ref is still filled (SPEC T3)", () => {
 		const schema = objectOf(
 			{ o: { $ref: "#/definitions/o" } },
