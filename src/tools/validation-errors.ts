@@ -112,7 +112,7 @@ function zodIssueText(issue: ZodIssueLike, input: unknown): string {
 		typeof parent === "object" &&
 		parent !== null &&
 		!Array.isArray(parent) &&
-		!(key in parent)
+		!Object.hasOwn(parent, key)
 	)
 		return `${pathText(pointerOf(parentPath))}: missing required property ${JSON.stringify(key)}`;
 	return `${pathText(pointerOf(issue.path))}: ${issue.message}`;

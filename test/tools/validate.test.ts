@@ -142,6 +142,19 @@ describe("compileToolParameters — Zod 4", () => {
 });
 
 describe("compileToolParameters — Zod edge cases", () => {
+	it("a missing field named like an Object.prototype member is reported missing (SPEC T3)", () => {
+		// Zod reads the inherited member and says "received function"; the model sent no function.
+		const errors = errorsOf(
+			compileToolParameters(
+				z.object({ constructor: z.string(), o: z.object({ valueOf: z.number() }) }),
+			).validate({ o: {} }),
+		);
+		expect(errors).toEqual([
+			'root: missing required property "constructor"',
+			'/o: missing required property "valueOf"',
+		]);
+	});
+
 	it("an unrepresentable type does not make the wire schema throw", () => {
 		const schema = z.object({ when: z.date(), name: z.string() });
 		expect(() => compileToolParameters(schema).jsonSchema).not.toThrow();
