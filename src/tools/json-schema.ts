@@ -102,15 +102,27 @@ function buildValidator(schema: JsonSchema, schemaUri: unknown): JsonSchemaValid
 	};
 }
 
-let metaLookup: Record<string, Schema | boolean> | undefined;
+let meta: { schema: Schema; lookup: Record<string, Schema | boolean> } | undefined;
 
 /** The first problems the draft-07 meta-schema finds in `schema`, or undefined when it is a valid schema. */
 function schemaProblem(schema: JsonSchema): string | undefined {
-	const meta = DRAFT_07_META_SCHEMA as Schema;
-	metaLookup ??= dereference(meta);
-	const result = validate(schema, meta, "7", metaLookup, false);
+	meta ??= structuralMetaSchema();
+	const result = validate(schema, meta.schema, "7", meta.lookup, false);
 	if (result.valid) return undefined;
-	return formatSchemaIssues(issuesOf(result.errors, meta), schema).slice(0, 2).join("; ");
+	return formatSchemaIssues(issuesOf(result.errors, meta.schema), schema).slice(0, 2).join("; ");
+}
+
+/**
+ * The meta-schema without the `uri` / `uri-reference` formats of `$id`, `$schema` and `$ref`: the check is for
+ * structure, and formats are annotations capstan does not check. Generated schemas break them where the
+ * validator does not care — typescript-json-schema writes `$ref: "#/definitions/Record<string,string>"`,
+ * which resolves. `regex` stays: a pattern the validator cannot compile fails every value that reaches it.
+ */
+function structuralMetaSchema(): { schema: Schema; lookup: Record<string, Schema | boolean> } {
+	const schema = structuredClone(DRAFT_07_META_SCHEMA) as Schema;
+	const properties = schema.properties as Record<string, Schema>;
+	for (const keyword of ["$id", "$schema", "$ref"]) delete (properties[keyword] as Schema).format;
+	return { schema, lookup: dereference(schema) };
 }
 
 function invalidSchemaText(problem: string): string {

@@ -238,6 +238,27 @@ describe("JSON Schema validation choices", () => {
 		]);
 	});
 
+	it("a `$ref` outside the URI grammar, as generators write it, is no schema error (formats are not checked)", () => {
+		// typescript-json-schema names generic instances like this; the validator resolves the reference.
+		const compiled = compileToolParameters(
+			objectOf(
+				{ labels: { $ref: "#/definitions/Record<string,string>" } },
+				{
+					definitions: {
+						"Record<string,string>": { type: "object", additionalProperties: { type: "string" } },
+					},
+				},
+			),
+		);
+		expect(compiled.validate({ labels: { a: "b" } })).toEqual({ ok: true, value: { labels: { a: "b" } } });
+		expect(errorsOf(compiled.validate({ labels: { a: 1 } }))).toEqual([
+			"/labels/a: must be string (received number 1)",
+		]);
+		// A pattern the validator cannot compile is still the schema's error, before any argument reaches it.
+		const badPattern = compileToolParameters(objectOf({ p: { type: "string", pattern: "^a\\Z" } }));
+		expect(errorsOf(badPattern.validate({}))[0]).toMatch(/^root: the tool's parameter schema is invalid \(/);
+	});
+
 	it("arguments are JSON: an undefined value reads as an absent key, a BigInt is reported", () => {
 		const compiled = compileToolParameters({ type: "object", required: ["a"] });
 		expect(errorsOf(compiled.validate({ a: undefined }))).toEqual(['root: missing required property "a"']);
