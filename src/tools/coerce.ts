@@ -4,6 +4,7 @@
  * Applied to results, `onUpdate` partials and results patched by `afterToolCall`: the single entry where tool
  * output enters the transcript, so it is also where that output becomes plain JSON (rule M6, I5).
  */
+import { errorText } from "../core/abort.js";
 import type { ImageContent, TextContent, UserContent } from "../core/messages.js";
 import { toPlainJson } from "../core/plain-json.js";
 
@@ -29,20 +30,26 @@ export const EMPTY_ERROR_TEXT = "The tool failed with no output.";
  */
 export function coerceToolResult(raw: unknown, declaredError?: boolean): CoercedToolResult {
 	const record = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : undefined;
-	// A value JSON would drop entirely (a function, `undefined`) leaves no `details`.
-	const details = record && "details" in record ? toPlainJson(record.details) : undefined;
-	if (!record || !Array.isArray(record.content)) return invalidResult(raw, details);
-	const content: UserContent[] = [];
-	let dropped = 0;
-	const blocks = record.content as unknown[];
-	for (let i = 0; i < blocks.length; i++) {
-		const block = blocks[i];
-		if (isTextBlock(block)) content.push({ type: "text", text: block.text });
-		else if (isImageBlock(block)) content.push({ type: "image", data: block.data, mimeType: block.mimeType });
-		else dropped++;
+	try {
+		// A value JSON would drop entirely (a function, `undefined`) leaves no `details`.
+		const details = record && "details" in record ? toPlainJson(record.details) : undefined;
+		if (!record || !Array.isArray(record.content)) return invalidResult(raw, details);
+		const content: UserContent[] = [];
+		let dropped = 0;
+		const blocks = record.content as unknown[];
+		for (let i = 0; i < blocks.length; i++) {
+			const block = blocks[i];
+			if (isTextBlock(block)) content.push({ type: "text", text: block.text });
+			else if (isImageBlock(block))
+				content.push({ type: "image", data: block.data, mimeType: block.mimeType });
+			else dropped++;
+		}
+		const isError = declaredError === true || record.isError === true || dropped > 0;
+		return isError ? errorCoerced(content, details, dropped) : coerced(content, details, false);
+	} catch (error) {
+		// A getter that throws, a revoked proxy: the `onUpdate` a tool calls must not throw back at it.
+		return coerced([{ type: "text", text: unreadableResultText(error) }], undefined, true);
 	}
-	const isError = declaredError === true || record.isError === true || dropped > 0;
-	return isError ? errorCoerced(content, details, dropped) : coerced(content, details, false);
 }
 
 /**
@@ -70,6 +77,10 @@ function invalidResult(raw: unknown, details: unknown): CoercedToolResult {
 function invalidResultText(raw: unknown): string {
 	const got = raw === null ? "null" : Array.isArray(raw) ? "an array" : typeof raw;
 	return `The tool returned an invalid result (expected an object with a "content" array, got ${got}).`;
+}
+
+function unreadableResultText(error: unknown): string {
+	return `The tool returned an invalid result (reading it threw: ${errorText(error)}).`;
 }
 
 function droppedNote(count: number): string {

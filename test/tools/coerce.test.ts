@@ -64,6 +64,39 @@ describe("coerceToolResult", () => {
 		expect(result.content).not.toBe(raw.content);
 	});
 
+	it("never throws: a result it cannot read is an error result saying why (SPEC T9)", () => {
+		const { proxy, revoke } = Proxy.revocable({}, {});
+		revoke();
+		const unreadable = [
+			{
+				content: [text("ok")],
+				get details(): unknown {
+					throw new Error("details getter failed");
+				},
+			},
+			{
+				content: [
+					{
+						type: "text",
+						get text(): string {
+							throw new Error("text getter failed");
+						},
+					},
+				],
+			},
+			proxy,
+		];
+		for (const raw of unreadable) {
+			const result = coerceToolResult(raw);
+			expect(result.isError).toBe(true);
+			expect(result.content).toHaveLength(1);
+			expect(result.content[0]).toMatchObject({
+				type: "text",
+				text: expect.stringMatching(/^The tool returned an invalid result \(reading it threw: /),
+			});
+		}
+	});
+
 	it("exports the empty-error text", () => {
 		expect(EMPTY_ERROR_TEXT).toBe("The tool failed with no output.");
 	});
