@@ -63,6 +63,10 @@ export function compileToolParameters(params: StandardSchemaV1): CompiledToolPar
 export function compileToolParameters(params: JsonSchema): CompiledToolParameters<ValidationResult>;
 export function compileToolParameters(params: ToolParameters): CompiledToolParameters;
 export function compileToolParameters(params: ToolParameters): CompiledToolParameters {
+	// A plain-JavaScript tool may have no schema object at all; each call then says so (not memoized: a
+	// WeakMap takes no primitives).
+	if ((typeof params !== "object" && typeof params !== "function") || params === null)
+		return noSchema(params);
 	const cached = compiled.get(params);
 	if (cached) return cached;
 	const result = isZodSchema(params)
@@ -148,6 +152,17 @@ function compileJsonSchema(schema: JsonSchema): CompiledToolParameters<Validatio
 				? notAnObject(outcome.value)
 				: (outcome as ValidationResult);
 		},
+	};
+}
+
+/** Parameters that are no schema: a permissive wire schema, and every call rejected with the reason. */
+function noSchema(params: unknown): CompiledToolParameters<ValidationResult> {
+	const problem =
+		"parameters must be a JSON Schema object, a Zod 4 schema or a Standard Schema validator; " +
+		`received ${describeValue(params)}`;
+	return {
+		jsonSchema: { type: "object" },
+		validate: () => ({ ok: false, errors: [`root: the tool's parameter schema is invalid (${problem})`] }),
 	};
 }
 

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { JsonSchema } from "../../src/core/model.js";
 import { compileToolParameters, isZodSchema, type ValidationResult } from "../../src/tools/validate.js";
 
 function errorsOf(result: ValidationResult): string[] {
@@ -101,6 +102,23 @@ describe("compileToolParameters — raw JSON Schema", () => {
 	it("a broken schema becomes an error, not a crash", () => {
 		const compiled = compileToolParameters({ type: "object", properties: { a: { type: "no-such-type" } } });
 		expect(errorsOf(compiled.validate({}))[0]).toMatch(/^root: the tool's parameter schema is invalid/);
+	});
+
+	it("no schema object at all (a plain-JavaScript tool) is an error too, not a crash", () => {
+		const table: [unknown, string][] = [
+			[undefined, "undefined"],
+			[null, "null"],
+			[true, "boolean true"],
+			["object", 'string "object"'],
+		];
+		for (const [params, received] of table) {
+			const compiled = compileToolParameters(params as JsonSchema);
+			expect(compiled.jsonSchema).toEqual({ type: "object" });
+			expect(errorsOf(compiled.validate({}))).toEqual([
+				"root: the tool's parameter schema is invalid (parameters must be a JSON Schema object, a Zod 4 " +
+					`schema or a Standard Schema validator; received ${received})`,
+			]);
+		}
 	});
 });
 
