@@ -385,9 +385,11 @@ export class AssistantMessageBuilder {
 
 	private finish(message: AssistantMessage, event: AssistantMessageEvent): void {
 		this.snapshot = message;
-		this.emit(event);
+		// Finished before the terminal event goes out: a drained listener that aborts on `done` (the abort
+		// listener then calls `fail`) must not add a second terminal event or change the result (rule E2).
 		this.finished = true;
 		this.blocks.length = 0;
+		this.emit(event);
 		this.stream?.end(message);
 	}
 

@@ -230,6 +230,23 @@ describe("AssistantMessageBuilder on a drained EventStream (SPEC E1, E2)", () =>
 		expect((await stream.result()).content).toEqual([{ type: "text", text: "from the listener!" }]);
 	});
 
+	it("a listener that fails the reply from inside the terminal event adds no second terminal (SPEC E2)", async () => {
+		// A consumer that aborts on `done`: the stream's abort listener calls `fail` while `done` is delivered.
+		const stream = new EventStream<AssistantMessageEvent, AssistantMessage>();
+		const builder = new AssistantMessageBuilder(init, stream);
+		const types: string[] = [];
+		const drained = stream.drain((event) => {
+			types.push(event.type);
+			if (event.type === "done") builder.fail("aborted", "too late", "aborted");
+		});
+		builder.appendText(builder.startText(), "hi");
+		const message = builder.done("stop");
+		await drained;
+		expect(types).toEqual(["start", "text_start", "text_delta", "text_end", "done"]);
+		expect(await stream.result()).toBe(message);
+		expect(builder.message).toBe(message);
+	});
+
 	it("a subclass's own push still sees every event", async () => {
 		class Logged extends EventStream<AssistantMessageEvent, AssistantMessage> {
 			readonly types: string[] = [];
