@@ -182,18 +182,23 @@ function chooseReply(
 	call: ScriptedCall,
 	onExhausted: "error" | "repeat-last",
 ): ScriptedReply {
+	let reply: ScriptedReply | undefined;
 	if (typeof script === "function") {
 		try {
-			return script(call);
+			reply = script(call);
 		} catch (error) {
 			return {
 				error: { message: `scripted model: the script threw: ${errorText(error)}`, kind: "internal" },
 			};
 		}
-	}
-	const reply = script[call.index] ?? (onExhausted === "repeat-last" ? script[script.length - 1] : undefined);
+	} else
+		reply = script[call.index] ?? (onExhausted === "repeat-last" ? script[script.length - 1] : undefined);
 	if (reply) return reply;
-	const message = `scripted model: the script has ${script.length} replies, but call #${call.index + 1} was made`;
+	// A script function that runs out (`(call) => replies[call.index]`) is out of script too: an error reply.
+	const message =
+		typeof script === "function"
+			? `scripted model: the script function returned no reply for call #${call.index + 1}`
+			: `scripted model: the script has ${script.length} replies, but call #${call.index + 1} was made`;
 	return { error: { message, kind: "internal" } };
 }
 

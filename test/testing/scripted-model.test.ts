@@ -244,6 +244,15 @@ describe("scriptedModel errors (SPEC E3, A4)", () => {
 		expect(texts.map((b) => (b as { text: string }).text)).toEqual(["a", "b", "b", "b"]);
 	});
 
+	it("answers a script function that returns no reply with an error message, never a throw (SPEC E3)", async () => {
+		const replies: ScriptedReply[] = [textReply("only one")];
+		const scripted = scriptedModel((call) => replies[call.index] as ScriptedReply);
+		await scripted.stream(scripted.model, context()).result();
+		const message = await scripted.stream(scripted.model, context()).result();
+		expect(message).toMatchObject({ stopReason: "error", errorKind: "internal" });
+		expect(message.errorMessage).toMatch(/script function returned no reply for call #2/);
+	});
+
 	it("turns a throwing script function into an error message", async () => {
 		const scripted = scriptedModel(() => {
 			throw new Error("bad script");
