@@ -32,7 +32,8 @@ export interface ScriptedReply {
 	stopReason?: "stop" | "toolUse" | "length";
 	/**
 	 * Finer stop cause, e.g. `{ type: "pause_turn" }`. A `refusal` or `content_filter` ends the reply as an
-	 * error message (`stopReason: "error"`, the details kept, `explanation` as the error text), rule S5.
+	 * error message (`stopReason: "error"`, the details kept, `explanation` as the error text), rule S5; so
+	 * does an `unknown_stop_reason`, with `errorKind: "malformed_response"`, as a provider's does (rule M4).
 	 */
 	stopDetails?: StopDetails;
 	/**
@@ -233,6 +234,16 @@ const REFUSALS: Record<string, string> = {
 	content_filter: "The response was blocked by a content filter",
 };
 
+/** Rule S5, M4: the stop details a provider ends as an `error` reply, with that reply's text and kind. */
+function errorStop(details: StopDetails): { message: string; kind?: ErrorKind } | undefined {
+	if (details.type === "unknown_stop_reason") {
+		const message = `provider returned an unknown stop reason: ${details.raw ?? "none"}`;
+		return { message: details.explanation ?? message, kind: "malformed_response" };
+	}
+	const refusal = Object.hasOwn(REFUSALS, details.type) ? REFUSALS[details.type] : undefined;
+	return refusal === undefined ? undefined : { message: details.explanation ?? refusal };
+}
+
 /** Plays one reply: one event per step, paced by `delayMs` or a microtask, raced by one abort listener. */
 class ScriptedPlayback {
 	private stopped = false;
@@ -294,9 +305,9 @@ class ScriptedPlayback {
 		}
 		if (reply.responseId !== undefined) builder.setResponseId(reply.responseId);
 		builder.setStopDetails(reply.stopDetails);
-		const refusal = reply.stopDetails && REFUSALS[reply.stopDetails.type];
-		if (refusal) {
-			builder.fail("error", reply.stopDetails?.explanation ?? refusal);
+		const failure = reply.stopDetails && errorStop(reply.stopDetails);
+		if (failure) {
+			builder.fail("error", failure.message, failure.kind);
 			return;
 		}
 		const hasToolCalls = reply.content?.some((block) => block.type === "toolCall") ?? false;

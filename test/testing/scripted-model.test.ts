@@ -183,6 +183,21 @@ describe("scriptedModel replies (SPEC E2)", () => {
 		expect(message.content).toEqual([{ type: "text", text: "I can't" }]);
 	});
 
+	it("ends an unknown stop reason as an error message, as a provider does (SPEC M4)", async () => {
+		const { events } = await play({
+			...textReply("ok"),
+			stopDetails: { type: "unknown_stop_reason", raw: "odd" },
+		});
+		expect(events[events.length - 1]?.type).toBe("error");
+		expect(terminal(events)).toMatchObject({
+			stopReason: "error",
+			stopDetails: { type: "unknown_stop_reason", raw: "odd" },
+			errorMessage: "provider returned an unknown stop reason: odd",
+			errorKind: "malformed_response",
+			content: [{ type: "text", text: "ok" }],
+		});
+	});
+
 	it("keeps slices of astral characters whole", async () => {
 		const { events } = await play({ content: [{ type: "text", text: "a😀b😀" }], chunkSize: 2 });
 		const deltas = events.flatMap((e) => (e.type === "text_delta" ? [e.delta] : []));
