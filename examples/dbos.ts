@@ -57,14 +57,30 @@ async function printEvents(runs: DbosAgentRuns, runId: string): Promise<void> {
 	}
 }
 
+// Every command needs PostgreSQL: when it is not there, say so instead of printing the driver's stack trace.
+function unreachable(error: unknown): never {
+	const code = (error as { code?: unknown } | undefined)?.code;
+	if (code !== "ECONNREFUSED" && code !== "ENOTFOUND") throw error;
+	console.error(
+		`PostgreSQL is unreachable (${code}): export DATABASE_URL=$(scripts/services/postgres.sh start), or any PostgreSQL's URL`,
+	);
+	process.exit(1);
+}
+
 const [command, arg] = process.argv.slice(2);
-if (command === "worker") {
+const known =
+	command === "worker" || command === "start" || ((command === "takeover" || command === "watch") && arg);
+if (!known) {
+	console.log("usage: examples/dbos.ts worker <id> | start | takeover <dead worker id> | watch <run id>");
+} else if (command === "worker") {
 	registerDbosAgent({ name: "pay-invoice", agent: paymentAgent });
-	const worker = await launchDbosWorker({ applicationName, databaseUrl, executorId: arg ?? "w1" });
+	const worker = await launchDbosWorker({ applicationName, databaseUrl, executorId: arg ?? "w1" }).catch(
+		unreachable,
+	);
 	console.log(`worker ${worker.executorId} is running (Ctrl-C to stop)`);
 	process.on("SIGINT", () => void worker.shutdown().then(() => process.exit(0)));
 } else {
-	const runs = await DbosAgentRuns.connect({ databaseUrl, applicationName });
+	const runs = await DbosAgentRuns.connect({ databaseUrl, applicationName }).catch(unreachable);
 	try {
 		if (command === "start") {
 			const runId = await runs.start("pay-invoice", {
@@ -79,8 +95,6 @@ if (command === "worker") {
 			const result = await runs.result(arg);
 			const reply = result.added.filter((message) => message.role === "assistant").at(-1);
 			console.log(`${result.outcome.type}: ${JSON.stringify(reply?.content)}`);
-		} else {
-			console.log("usage: examples/dbos.ts worker <id> | start | takeover <dead worker id> | watch <run id>");
 		}
 	} finally {
 		await runs.close();
