@@ -37,8 +37,9 @@ export interface ScriptedReply {
 	 */
 	stopDetails?: StopDetails;
 	/**
-	 * The reply's usage, kept on error replies too. Without a `cost`, the counts are priced by the model's price
-	 * table (`options.model.cost`) as a provider's are; the default scripted model's prices are zero.
+	 * The reply's usage, kept on error replies too. Without a `cost`, the counts are priced by the price table
+	 * of the model the call is made with (`scripted.model` unless the caller passes another) as a provider's
+	 * are; the default scripted model's prices are zero.
 	 */
 	usage?: Partial<Usage>;
 	responseId?: string;
@@ -118,17 +119,19 @@ const DEFAULT_MODEL: Model = {
  *
  * @example
  * ```ts
+ * import { agentLoop } from "capstan";
  * import { scriptedModel, textReply, toolReply } from "capstan/testing";
  *
  * const scripted = scriptedModel([
  *   toolReply("read_file", { path: "README.md" }),
  *   textReply("The README says hello."),
  * ]);
- * const stream = agentLoop([userMessage("Summarize the README")], context, {
+ * const prompt = { role: "user" as const, content: "Summarize the README", timestamp: Date.now() };
+ * const stream = agentLoop([prompt], { messages: [], tools: [readFile] }, {
  *   model: scripted.model,
  *   streamFn: scripted.stream,
  * });
- * // …
+ * await stream.result();
  * expect(scripted.calls[1]?.context.messages.at(-1)?.role).toBe("toolResult");
  * ```
  */
