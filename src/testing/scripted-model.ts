@@ -42,6 +42,7 @@ export interface ScriptedReply {
 	 * are; the default scripted model's prices are zero.
 	 */
 	usage?: Partial<Usage>;
+	/** The provider's response id, known once the reply starts: failed and aborted replies keep it too. */
 	responseId?: string;
 	/** Characters per text/thinking delta (default 4) and per tool-argument delta (default 8). */
 	chunkSize?: number;
@@ -284,6 +285,8 @@ class ScriptedPlayback {
 		const { reply, builder } = this;
 		if (!(await this.pause())) return;
 		builder.start();
+		// A provider learns the id from its first chunk, so its failed and aborted replies carry it too.
+		if (reply.responseId !== undefined) builder.setResponseId(reply.responseId);
 		const steps = this.steps();
 		const limit = Math.min(reply.error?.afterEvents ?? steps.length, steps.length);
 		for (let i = 0; i < limit; i++) {
@@ -306,7 +309,6 @@ class ScriptedPlayback {
 			builder.fail("error", reply.error.message, reply.error.kind);
 			return;
 		}
-		if (reply.responseId !== undefined) builder.setResponseId(reply.responseId);
 		builder.setStopDetails(reply.stopDetails);
 		const failure = reply.stopDetails && errorStop(reply.stopDetails);
 		if (failure) {

@@ -174,6 +174,17 @@ describe("scriptedModel replies (SPEC E2)", () => {
 		expect(message.usage).toMatchObject({ input: 7, output: 2 });
 	});
 
+	it("keeps the response id on a reply that fails or is aborted after it started, as a provider's", async () => {
+		const failed = await play({ ...textReply("partial"), responseId: "resp_1", error: { message: "reset" } });
+		expect(await failed.stream.result()).toMatchObject({ stopReason: "error", responseId: "resp_1" });
+		const controller = new AbortController();
+		const scripted = scriptedModel([{ ...textReply("partial"), responseId: "resp_2", hang: true }]);
+		const stream = scripted.stream(scripted.model, context(), { signal: controller.signal });
+		await settle();
+		controller.abort();
+		expect(await stream.result()).toMatchObject({ stopReason: "aborted", responseId: "resp_2" });
+	});
+
 	it("ends a refusal as an error message that keeps the refusal details (SPEC S5)", async () => {
 		const { events } = await play({ ...textReply("I can't"), stopDetails: { type: "refusal" } });
 		const message = terminal(events);
