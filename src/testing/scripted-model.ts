@@ -21,7 +21,7 @@ export type ScriptedBlock =
 			name: string;
 			/** An object (streamed as its JSON) or raw JSON text, which may be invalid on purpose (rule E4). */
 			arguments?: Record<string, unknown> | string;
-			/** Default: a deterministic `call_<n>`, counting every tool call of this scripted model from 1. */
+			/** Default: a deterministic `call_<n>`, counting this scripted model's calls without an `id` from 1. */
 			id?: string;
 	  };
 
