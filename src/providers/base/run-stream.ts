@@ -157,6 +157,8 @@ class StreamRunner {
 				const message = withoutSecret(error.message, apiKey);
 				if (delayMs === undefined) return this.failOnce("error", message, error.kind);
 				this.reportRetry(attempt, delayMs, error.kind, message);
+				// The host may abort from inside `onRetry`: the reply is then over, and nothing may wait (no timer).
+				if (this.stream.done) return;
 				await this.sleep(delayMs);
 			} finally {
 				ctx.dispose();

@@ -122,6 +122,26 @@ describe("runProviderStream (SPEC E3, A8)", () => {
 		expect(message.stopReason).toBe("stop");
 	});
 
+	it("a host that aborts from inside onRetry ends the reply at once, leaving no retry timer behind", async () => {
+		vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+		let calls = 0;
+		const fakeFetch = (async () => {
+			calls++;
+			return new Response("", { status: 429, headers: { "retry-after": "30" } });
+		}) as typeof fetch;
+		const controller = new AbortController();
+		const message = await toy({
+			fetch: fakeFetch,
+			signal: controller.signal,
+			onRetry: () => controller.abort("host gave up"),
+		}).result();
+		expect(message).toMatchObject({ stopReason: "aborted", errorMessage: "host gave up" });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(vi.getTimerCount()).toBe(0);
+		await vi.runAllTimersAsync();
+		expect(calls).toBe(1);
+	});
+
 	it("a missing key is an auth error naming the variables, unless the spec says no key is needed", async () => {
 		const saved = process.env.OPENAI_API_KEY;
 		Reflect.deleteProperty(process.env, "OPENAI_API_KEY");
