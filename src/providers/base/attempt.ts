@@ -16,6 +16,7 @@ import {
 } from "./errors.js";
 import type { RetryPolicy } from "./retry.js";
 import { type ReadBodyTextOptions, readBodyText, readSseEvents, type SseEvent } from "./sse.js";
+import { MAX_TIMER_DELAY_MS } from "./timer.js";
 
 /**
  * Default time allowed from sending the request until the response headers (connect, TLS, upload, queueing).
@@ -39,7 +40,8 @@ export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = DEFAULT_HEADERS_TIMEOUT_MS;
 /** Stream options every built-in provider understands, beyond the core `StreamOptions`. */
 export interface ProviderStreamOptions extends StreamOptions, RetryPolicy {
 	/**
-	 * ms from sending the request until the response headers (0 disables); retried like any transient failure.
+	 * ms from sending the request until the response headers (0, `Infinity` or anything beyond a timer's range,
+	 * about 24.8 days, disables); retried like any transient failure.
 	 * Default {@link DEFAULT_HEADERS_TIMEOUT_MS} (30 s); raise it for a local server that loads the model or
 	 * processes the prompt before answering.
 	 */
@@ -47,8 +49,9 @@ export interface ProviderStreamOptions extends StreamOptions, RetryPolicy {
 	/** @deprecated Alias of {@link headersTimeoutMs}, which wins when both are set. */
 	firstByteTimeoutMs?: number;
 	/**
-	 * ms of silence allowed once the headers arrived, before the first chunk and between chunks (0 disables);
-	 * not retried. Default {@link DEFAULT_IDLE_TIMEOUT_MS} (120 s).
+	 * ms of silence allowed once the headers arrived, before the first chunk and between chunks (0, `Infinity` or
+	 * anything beyond a timer's range, about 24.8 days, disables); not retried. Default
+	 * {@link DEFAULT_IDLE_TIMEOUT_MS} (120 s).
 	 */
 	idleTimeoutMs?: number;
 	/**
@@ -147,7 +150,7 @@ export class CallContext implements ProviderCallContext {
 		const url = checkedUrl(request.url);
 		const limit =
 			this.options.headersTimeoutMs ?? this.options.firstByteTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
-		if (limit > 0 && Number.isFinite(limit)) {
+		if (limit > 0 && limit <= MAX_TIMER_DELAY_MS) {
 			this.headersTimer = setTimeout(() => {
 				this.controller.abort(new ProviderError("timeout", `no response headers within ${limit} ms`));
 			}, limit);

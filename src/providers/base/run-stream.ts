@@ -25,6 +25,7 @@ import { ProviderError } from "./errors.js";
 import { ProviderMessageBuilder } from "./message-builder.js";
 import { redactSecrets } from "./redact.js";
 import { retryDelayMs } from "./retry.js";
+import { MAX_TIMER_DELAY_MS } from "./timer.js";
 
 export {
 	DEFAULT_FIRST_BYTE_TIMEOUT_MS,
@@ -180,7 +181,8 @@ class StreamRunner {
 
 	private sleep(ms: number): Promise<void> {
 		return new Promise((resolve) => {
-			const timer = setTimeout(done, ms);
+			// A server may ask for longer than a timer can wait (with `retryMaxDelayMs: Infinity`): wait the longest.
+			const timer = setTimeout(done, Math.min(ms, MAX_TIMER_DELAY_MS));
 			const self = this;
 			function done(): void {
 				clearTimeout(timer);

@@ -5,6 +5,7 @@
  */
 import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
 import { ProviderError } from "./errors.js";
+import { MAX_TIMER_DELAY_MS } from "./timer.js";
 
 /** One SSE event: `event` is the `event:` name when the server sent one, `data` the joined `data:` lines. */
 export interface SseEvent {
@@ -18,8 +19,9 @@ export interface ReadSseOptions {
 	/** Aborts the read; checked before every event is handed out so nothing is decoded after an abort. */
 	signal?: AbortSignal;
 	/**
-	 * Longest quiet gap between two body chunks, in ms (0 or `Infinity` disables). When exceeded, `onStall` is
-	 * called (it should cancel the request) and the read fails with a `timeout` `ProviderError`.
+	 * Longest quiet gap between two body chunks, in ms (0, `Infinity` or beyond a timer's range, about 24.8
+	 * days, disables). When exceeded, `onStall` is called (it should cancel the request) and the read fails
+	 * with a `timeout` `ProviderError`.
 	 */
 	idleTimeoutMs?: number;
 	/** Called once when the idle timeout fires, before the read fails. */
@@ -190,7 +192,10 @@ class SseEventIterator implements AsyncGenerator<SseEvent, void, undefined> {
 export interface ReadBodyTextOptions {
 	/** Bytes to read at most; the rest of the body is cancelled unread. */
 	maxBytes: number;
-	/** Longest quiet gap between chunks in ms (0 or `Infinity` disables); then `onStall` and a `timeout` error. */
+	/**
+	 * Longest quiet gap between chunks in ms (0, `Infinity` or beyond a timer's range disables); then `onStall`
+	 * and a `timeout` error.
+	 */
 	idleTimeoutMs?: number;
 	/** Called once when the idle timeout fires. */
 	onStall?: () => void;
@@ -229,7 +234,8 @@ function readWithIdleTimeout(
 	options: Pick<ReadSseOptions, "idleTimeoutMs" | "onStall">,
 ): Promise<ReadableStreamReadResult<Uint8Array>> {
 	const limit = options.idleTimeoutMs;
-	if (limit === undefined || limit <= 0 || !Number.isFinite(limit)) return reader.read();
+	// Beyond a timer's range is as good as `Infinity`: a longer `setTimeout` would fire after 1 ms.
+	if (!(limit !== undefined && limit > 0 && limit <= MAX_TIMER_DELAY_MS)) return reader.read();
 	return new Promise((resolve, reject) => {
 		const timer = setTimeout(() => {
 			options.onStall?.();

@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Model, RetryInfo } from "../../../src/core/model.js";
 import { finishWithStop, ProviderError, runProviderStream } from "../../../src/providers/base/index.js";
+import { closeServersAfterEach, serve } from "../support/loopback.js";
+
+closeServersAfterEach();
 
 // A minimal provider on the shared runner: reads SSE `data:` lines as text deltas until "[END]".
 const model: Model = {
@@ -16,7 +19,11 @@ const model: Model = {
 	headers: { "x-model": "m" },
 };
 
-function toy(options: Parameters<typeof runProviderStream>[1], onEvent?: (data: string) => void) {
+function toy(
+	options: Parameters<typeof runProviderStream>[1],
+	onEvent?: (data: string) => void,
+	baseUrl = model.baseUrl,
+) {
 	return runProviderStream(
 		model,
 		options,
@@ -24,7 +31,7 @@ function toy(options: Parameters<typeof runProviderStream>[1], onEvent?: (data: 
 			// Open the text block on the first delta: an open block counts as content, and content stops retries.
 			let index = -1;
 			for await (const event of ctx.streamSse({
-				url: `${model.baseUrl}/toy`,
+				url: `${baseUrl}/toy`,
 				headers: { "x-provider": "p" },
 				body: "{}",
 			})) {
@@ -140,6 +147,50 @@ describe("runProviderStream (SPEC E3, A8)", () => {
 		expect(vi.getTimerCount()).toBe(0);
 		await vi.runAllTimersAsync();
 		expect(calls).toBe(1);
+	});
+
+	it("an idle timeout beyond a timer's range means no timeout, not one that fires at once", async () => {
+		const server = await serve({
+			type: "drip",
+			body: "data: a\n\ndata: b\n\ndata: [END]\n\n",
+			chunkSize: 9,
+			intervalMs: 10,
+		});
+		const message = await toy({ idleTimeoutMs: Number.MAX_SAFE_INTEGER }, undefined, server.baseUrl).result();
+		expect(message).toMatchObject({ stopReason: "stop", content: [{ type: "text", text: "ab" }] });
+	});
+
+	it("a headers timeout beyond a timer's range means no timeout, not one that fires at once", async () => {
+		const server = await serve({ type: "silent" });
+		const controller = new AbortController();
+		const stream = toy(
+			{ headersTimeoutMs: 2 ** 31, maxRetries: 0, signal: controller.signal },
+			undefined,
+			server.baseUrl,
+		);
+		await vi.waitFor(() => expect(server.requests).toHaveLength(1));
+		await new Promise((resolve) => setTimeout(resolve, 20)); // long past a 1 ms timer
+		controller.abort("host gave up");
+		expect(await stream.result()).toMatchObject({ stopReason: "aborted", errorMessage: "host gave up" });
+	});
+
+	it("a retry-after longer than a timer can wait is waited, not retried at once", async () => {
+		vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+		let calls = 0;
+		const fakeFetch = (async () => {
+			calls++;
+			return new Response("", { status: 429, headers: { "retry-after": "3000000" } }); // 34.7 days
+		}) as typeof fetch;
+		const controller = new AbortController();
+		const stream = toy({
+			fetch: fakeFetch,
+			signal: controller.signal,
+			retryMaxDelayMs: Number.POSITIVE_INFINITY,
+		});
+		await vi.advanceTimersByTimeAsync(60_000);
+		expect(calls).toBe(1);
+		controller.abort("host gave up");
+		expect(await stream.result()).toMatchObject({ stopReason: "aborted" });
 	});
 
 	it("a missing key is an auth error naming the variables, unless the spec says no key is needed", async () => {
