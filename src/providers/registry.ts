@@ -28,23 +28,59 @@ export function createProviderRegistry(entries: Record<string, StreamFunction>):
 	const stream: StreamFunction = (model, context, options) => {
 		const provider = model ? table.get(model.api) : undefined;
 		if (!provider || !model) return unknownApiStream(model, options, [...table.keys()]);
+		let result: AssistantMessageEventStream;
 		try {
-			return provider(model, context, options);
+			result = provider(model, context, options);
 		} catch (error) {
 			// A stream function must not throw (rule E3); defend against one that does anyway.
-			return runProviderStream(
+			return failedStream(
 				model,
 				options,
-				async () => {
-					throw error instanceof ProviderError
-						? error
-						: new ProviderError("internal", `provider threw: ${String((error as Error)?.message ?? error)}`);
-				},
-				{ requireApiKey: false },
+				error instanceof ProviderError
+					? error
+					: new ProviderError("internal", `provider threw: ${String((error as Error)?.message ?? error)}`),
 			);
 		}
+		// Nor hand back something that is not a stream (an `async` stream function returns a promise): the
+		// caller's `result()` or `for await` would throw.
+		if (isEventStream(result)) return result;
+		const promise = typeof (result as { then?: unknown } | undefined)?.then === "function";
+		// A rejected promise from an async one would otherwise surface as an unhandled rejection.
+		if (promise) (result as unknown as PromiseLike<unknown>).then(undefined, () => {});
+		const what = promise ? "a promise" : result === null ? "null" : typeof result;
+		return failedStream(
+			model,
+			options,
+			new ProviderError(
+				"internal",
+				`the stream function for api "${model.api}" returned ${what}, not an event stream (it must return the stream synchronously, not be async)`,
+			),
+		);
 	};
 	return { stream, get: (api) => table.get(api), apis: () => [...table.keys()] };
+}
+
+/** True for a stream the caller can iterate and ask for its `result()`. */
+function isEventStream(value: unknown): value is AssistantMessageEventStream {
+	if (value === null || typeof value !== "object") return false;
+	const stream = value as Partial<AssistantMessageEventStream>;
+	return typeof stream[Symbol.asyncIterator] === "function" && typeof stream.result === "function";
+}
+
+/** A stream that ends at once with `error` as its error message (rule E3). */
+function failedStream(
+	model: Model,
+	options: StreamOptions | undefined,
+	error: ProviderError,
+): AssistantMessageEventStream {
+	return runProviderStream(
+		model,
+		options,
+		async () => {
+			throw error;
+		},
+		{ requireApiKey: false },
+	);
 }
 
 function unknownApiStream(
