@@ -94,7 +94,9 @@ export interface ProviderCallContext {
 	/**
 	 * The server accepted the request. `streamSse` says so itself when the response headers arrive; a provider
 	 * that does its own I/O calls this once its request is answered. From then on a reply that ends without
-	 * usage has unknown usage (it was probably billed), not zero, and a failure is not retried.
+	 * usage has unknown usage (it was probably billed), not zero, and a dropped connection or a stall is not
+	 * retried (a `network`/`timeout` error without an HTTP status); an error the server itself reports before
+	 * any content (`overloaded`, `rate_limit`, `server`) still is.
 	 */
 	markAccepted(): void;
 }

@@ -193,6 +193,26 @@ describe("runProviderStream (SPEC E3, A8)", () => {
 		expect(await stream.result()).toMatchObject({ stopReason: "aborted" });
 	});
 
+	it("a provider doing its own I/O: after markAccepted a drop is final, a reported overload is still retried", async () => {
+		const attempts = { drop: 0, overloaded: 0 };
+		const ownIo = (kind: "drop" | "overloaded") =>
+			runProviderStream(
+				model,
+				{ retryBaseDelayMs: 1 },
+				async (_builder, ctx) => {
+					attempts[kind]++;
+					ctx.markAccepted();
+					throw kind === "drop"
+						? new ProviderError("network", "socket hang up")
+						: new ProviderError("overloaded", "busy");
+				},
+				{ requireApiKey: false },
+			).result();
+		expect(await ownIo("drop")).toMatchObject({ errorKind: "network", usage: { unknown: true } });
+		expect(await ownIo("overloaded")).toMatchObject({ errorKind: "overloaded", usage: { unknown: true } });
+		expect(attempts).toEqual({ drop: 1, overloaded: 3 });
+	});
+
 	it("a missing key is an auth error naming the variables, unless the spec says no key is needed", async () => {
 		const saved = process.env.OPENAI_API_KEY;
 		Reflect.deleteProperty(process.env, "OPENAI_API_KEY");
