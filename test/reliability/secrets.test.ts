@@ -59,6 +59,15 @@ describe("the key in use is redacted wherever error text leaves the provider lay
 			expect(message.errorMessage).toContain("invalid base URL");
 			expect(message.errorMessage).not.toContain("SENTINEL");
 		});
+
+		it(`${api}: a baseUrl with a proxy password in it is not echoed whole`, async () => {
+			// fetch refuses a URL with credentials and quotes it whole; nothing is sent.
+			const withPassword = "http://proxyuser:SENTINELpassword@127.0.0.1:9/v1";
+			const { message } = await callApi(api, withPassword, { apiKey: KEY });
+			expect(message.errorKind).toBe("network");
+			expect(message.errorMessage).toContain("proxyuser");
+			expect(message.errorMessage).not.toContain("SENTINEL");
+		});
 	}
 
 	it("agent_end.outcome, onModelCall records and the OTel span status never hold the key", async () => {
@@ -105,12 +114,23 @@ describe("redactSecrets", () => {
 			"x-api-key: sk-ant-api03-abcdefghijklmnop",
 			'"authorization":"Bearer tok"',
 			"api-key=zzz123",
+			"http://user:pa55word@proxy:8080/v1 and ftp://:onlypass@h/",
 		].join("\n");
 		const out = redactSecrets(text, ["my-own-secret-value"]);
-		for (const secret of ["my-own-secret-value", "abc.def-ghi", "AIzaSy", "sk-ant-api03", "tok", "zzz123"])
+		for (const secret of [
+			"my-own-secret-value",
+			"abc.def-ghi",
+			"AIzaSy",
+			"sk-ant-api03",
+			"tok",
+			"zzz123",
+			"pa55word",
+			"onlypass",
+		])
 			expect(out).not.toContain(secret);
 		expect(out).toContain("alt=sse");
 		expect(out).toContain("echoed");
+		expect(out).toContain("http://user:[redacted]@proxy:8080/v1");
 	});
 
 	it("masks credentials a tool or proxy echoes in other shapes: any auth scheme, bare name=value, GitHub and Hugging Face tokens", () => {

@@ -32,12 +32,18 @@ const SECRET_QUERY =
 const SECRET_HEADER =
 	/((?:authorization|proxy-authorization|x-api-key|x-goog-api-key|api-key)["']?\s*[:=]\s*["']?)(?:[A-Za-z]+\s+)?[^\s"',;}]+/gi;
 
+/**
+ * The password of a URL's userinfo (`https://user:password@proxy/v1`): fetch refuses such a URL and quotes
+ * it whole in its error.
+ */
+const URL_PASSWORD = /(\/\/[^\s/?#@:]*:)[^\s/?#@]+(?=@)/g;
+
 /** A bearer token anywhere in the text. */
 const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/-]+=*/g;
 
 /**
  * `text` with every occurrence of `secrets` (the key in use; blanks and very short values ignored) and
- * every key-shaped token, credential query parameter and credential header value replaced by
+ * every key-shaped token, credential query parameter, credential header value and URL password replaced by
  * {@link REDACTED}.
  */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[] = []): string {
@@ -50,5 +56,6 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
 		.replace(SECRET_QUERY, `$1${REDACTED}`)
 		.replace(SECRET_HEADER, `$1${REDACTED}`)
 		.replace(BEARER, `$1${REDACTED}`)
+		.replace(URL_PASSWORD, `$1${REDACTED}`)
 		.replace(KEY_SHAPES, REDACTED);
 }
