@@ -168,7 +168,7 @@ describe("runProviderStream (SPEC E3, A8)", () => {
 			undefined,
 			server.baseUrl,
 		);
-		await vi.waitFor(() => expect(server.requests).toHaveLength(1));
+		await vi.waitFor(() => expect(server.requests).toHaveLength(1), { timeout: 5000 });
 		await new Promise((resolve) => setTimeout(resolve, 20)); // long past a 1 ms timer
 		controller.abort("host gave up");
 		expect(await stream.result()).toMatchObject({ stopReason: "aborted", errorMessage: "host gave up" });
