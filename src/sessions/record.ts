@@ -5,8 +5,10 @@ import type { SessionFile } from "./file.js";
  * Mirror an Agent's transcript into a session file: each message is appended the moment its `message_end`
  * fires (a discarded reply is not, rule X4), and a reply whose tool arguments `beforeToolCall` revised is
  * revised in the file too, so the file always reads back as `agent.state.messages`. Messages the agent
- * already has beyond what the file holds are written first. Returns the unsubscribe function. After
- * `agent.reset()`, start a new file: the old one keeps the old conversation.
+ * already has beyond what the file holds are written first. Returns the unsubscribe function. Only what
+ * reaches the agent's transcript is written: not the closing messages of a run `agent.reset()` cut short.
+ * Once the transcript no longer continues the file (`agent.reset()`, `agent.replaceMessages()`), the
+ * recording ends and the file keeps the conversation it holds: start a new file.
  *
  * A write that fails (a full disk) ends the recording: the file keeps every message before it, and the error
  * goes to `options.onError` once — by default it is thrown from the subscriber, so the `Agent` reports it
@@ -31,13 +33,25 @@ export function recordSession(
 	let unsubscribe: (() => void) | undefined;
 	let failed = false;
 	const record = (event: AgentEvent): void => {
+		const transcript = agent.state.messages;
 		if (event.type === "message_end" && !event.discarded) {
+			// The Agent has already added a message of its transcript; one it did not add is not written.
+			if (transcript[transcript.length - 1] !== event.message) return;
+			// Reset, replaced, or already written by another recorder of this file: not the file's conversation.
+			if (transcript.length !== file.messageCount + 1) {
+				failed = true;
+				unsubscribe?.();
+				return;
+			}
 			if ((event.message as { role?: unknown }).role === "assistant") {
 				lastReply = { message: event.message, index: file.messageCount };
 			}
 			file.append(event.message);
 		} else if (event.type === "turn_end" && lastReply && event.message !== lastReply.message) {
-			if (sameToolCalls(lastReply.message as AssistantMessage, event.message)) {
+			if (
+				transcript[lastReply.index] === event.message &&
+				sameToolCalls(lastReply.message as AssistantMessage, event.message)
+			) {
 				file.revise(lastReply.index, event.message);
 				lastReply = { message: event.message, index: lastReply.index };
 			}

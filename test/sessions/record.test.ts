@@ -1,7 +1,8 @@
 import { readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
-import { Agent, type AgentMessage, type ToolResultMessage } from "../../src/index.js";
+import { Agent, type AgentMessage, type AgentTool, type ToolResultMessage } from "../../src/index.js";
 import {
 	createSessionFile,
 	latestSession,
@@ -9,6 +10,7 @@ import {
 	loadSession,
 	openSessionFile,
 	recordSession,
+	type SessionFile,
 } from "../../src/sessions/index.js";
 import { type ScriptedReply, scriptedModel, textReply, toolReply } from "../../src/testing/index.js";
 import { createWorkspaceTools, type ShellDetails } from "../../src/workspace/index.js";
@@ -172,6 +174,62 @@ describe("recordSession", () => {
 		stop();
 		await agent.prompt("unrecorded");
 		expect(loadSession(file.path).messages).toEqual(agent.state.messages.slice(0, 3));
+	});
+
+	it("SPEC Q1: after reset() only the new conversation reaches the new file, and the old file keeps the old one", async () => {
+		const cwd = tempCwd();
+		// Runs until its signal fires, so reset() cuts the run short inside the tool batch.
+		const hang: AgentTool = {
+			name: "hang",
+			label: "hang",
+			description: "waits until aborted",
+			parameters: Type.Object({}),
+			execute: (_id, _args, signal) =>
+				new Promise((_, reject) => signal?.addEventListener("abort", () => reject(new Error("aborted")))),
+		};
+		const scripted = scriptedModel([toolReply("hang"), textReply("fresh")]);
+		const agent = new Agent({ model: scripted.model, streamFn: scripted.stream, tools: [hang] });
+		const old = createSessionFile({ cwd, model: MODEL });
+		recordSession(agent, old);
+		let fresh: SessionFile | undefined;
+		let resetDone: Promise<void> | undefined;
+		agent.subscribe((event) => {
+			if (event.type !== "tool_execution_start") return;
+			// Not awaited: the new recorder is there while the aborted run writes its closing result.
+			resetDone = agent.reset();
+			fresh = createSessionFile({ cwd, model: MODEL });
+			recordSession(agent, fresh);
+		});
+		await agent.prompt("start");
+		await resetDone;
+		expect(loadSession(fresh!.path).messages).toEqual([]);
+		await agent.prompt("again");
+		const loaded = loadSession(fresh!.path).messages;
+		expect(loaded).toEqual(agent.state.messages);
+		assertPaired(loaded);
+		expect(roles(loadSession(old.path).messages)).toEqual(["user", "assistant"]);
+	});
+
+	it("replaceMessages() ends the recording: the file keeps the conversation it holds", async () => {
+		const cwd = tempCwd();
+		const { agent } = agentIn(cwd, [textReply("one"), textReply("two")]);
+		const file = createSessionFile({ cwd, model: MODEL });
+		recordSession(agent, file);
+		await agent.prompt("first");
+		const before = loadSession(file.path).messages;
+		agent.replaceMessages([user("another conversation")]);
+		await agent.prompt("second");
+		expect(loadSession(file.path).messages).toEqual(before);
+	});
+
+	it("two recorders of one file write each message once", async () => {
+		const cwd = tempCwd();
+		const { agent } = agentIn(cwd, [textReply("one")]);
+		const file = createSessionFile({ cwd, model: MODEL });
+		recordSession(agent, file);
+		recordSession(agent, file);
+		await agent.prompt("hi");
+		expect(loadSession(file.path).messages).toEqual(agent.state.messages);
 	});
 });
 
