@@ -36,7 +36,8 @@ export function parseSession(path: string): ParsedSession {
 	const endsWithNewline = text.endsWith("\n");
 	// With a trailing newline the last element is "", not a line.
 	if (endsWithNewline) lines.pop();
-	const header = readHeader(path, lines[0]);
+	// A byte order mark an editor added is not part of the header's JSON.
+	const header = readHeader(path, lines[0]?.replace(/^\uFEFF/, ""));
 	const messages: AgentMessage[] = [];
 	const warnings: string[] = [];
 	let completeBytes = 0;

@@ -112,6 +112,18 @@ describe("loadSession", () => {
 		expect(loaded.warnings).toEqual(["line 6: revision of message 9 which the file does not have, skipped"]);
 	});
 
+	it("reads a file an editor saved with a byte order mark, and appends to it", () => {
+		const path = sessionWith([user("a")]);
+		writeFileSync(path, `\uFEFF${readFileSync(path, "utf8")}`);
+		expect(loadSession(path).messages).toEqual([user("a")]);
+		const file = openSessionFile(path);
+		file.append(user("b"));
+		file.close();
+		const loaded = loadSession(path);
+		expect(loaded.messages).toEqual([user("a"), user("b")]);
+		expect(loaded.warnings).toEqual([]);
+	});
+
 	it("refuses a format from a newer capstan, a file that is not a session, and an empty file, clearly", () => {
 		const path = sessionWith([user("a")]);
 		const [header, ...rest] = lines(path);
