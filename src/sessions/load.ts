@@ -113,14 +113,15 @@ function applyEntry(
 	warnings: string[],
 	lineNo: number,
 ) {
-	const message = entry.message as AgentMessage | undefined;
+	const message = isObject(entry.message) ? (entry.message as AgentMessage) : undefined;
 	if (entry.type === "message") {
-		if (typeof message === "object" && message !== null) messages.push(message);
+		if (message) messages.push(message);
 		else warnings.push(`line ${lineNo}: message entry without a message, skipped`);
 	} else if (entry.type === "revision") {
 		const index = entry.index;
-		if (typeof index === "number" && index >= 0 && index < messages.length && typeof message === "object") {
-			messages[index] = message;
+		if (!message) warnings.push(`line ${lineNo}: revision entry without a message, skipped`);
+		else if (Number.isInteger(index) && (index as number) >= 0 && (index as number) < messages.length) {
+			messages[index as number] = message;
 		} else {
 			warnings.push(
 				`line ${lineNo}: revision of message ${String(index)} which the file does not have, skipped`,
@@ -128,6 +129,10 @@ function applyEntry(
 		}
 	}
 	// Any other type comes from a later capstan: skipped by design (see SessionEntry).
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Version 1 is the only format so far; older formats would be brought up to date here. */

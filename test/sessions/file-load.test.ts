@@ -112,6 +112,23 @@ describe("loadSession", () => {
 		expect(loaded.warnings).toEqual(["line 6: revision of message 9 which the file does not have, skipped"]);
 	});
 
+	it("skips, with a warning, a revision or message entry whose message is null, an array, or at no whole index", () => {
+		const path = sessionWith([user("a")]);
+		for (const entry of [
+			{ type: "revision", index: 0, message: null },
+			{ type: "revision", index: 0.5, message: user("half") },
+			{ type: "message", message: ["not", "a", "message"] },
+		])
+			appendFileSync(path, `${JSON.stringify(entry)}\n`);
+		const loaded = loadSession(path);
+		expect(loaded.messages).toEqual([user("a")]);
+		expect(loaded.warnings).toEqual([
+			"line 3: revision entry without a message, skipped",
+			"line 4: revision of message 0.5 which the file does not have, skipped",
+			"line 5: message entry without a message, skipped",
+		]);
+	});
+
 	it("reads a file an editor saved with a byte order mark, and appends to it", () => {
 		const path = sessionWith([user("a")]);
 		writeFileSync(path, `\uFEFF${readFileSync(path, "utf8")}`);
