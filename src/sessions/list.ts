@@ -8,7 +8,10 @@ export interface SessionSummary {
 	path: string;
 	header: SessionHeader;
 	messageCount: number;
-	/** The first user message's text, cut to {@link PREVIEW_CHARS} characters. */
+	/**
+	 * The first user message's text on one line (line breaks and control characters as spaces), cut to
+	 * {@link PREVIEW_CHARS} characters.
+	 */
 	preview?: string;
 	/** Last write to the file. */
 	modifiedAt: Date;
@@ -85,8 +88,13 @@ function firstUserText(messages: readonly unknown[]): string | undefined {
 							.map((c) => c.text)
 							.join(" ")
 					: "";
-		const flat = text.replace(/\s+/g, " ").trim();
-		return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS - 1)}…` : flat;
+		// Control characters (a pasted terminal escape sequence) become spaces like line breaks: a picker prints
+		// the preview, and the terminal would run them.
+		const flat = text.replace(/[\s\p{Cc}]+/gu, " ").trim();
+		if (flat.length <= PREVIEW_CHARS) return flat;
+		// Not between the halves of a surrogate pair (an emoji): half of one is not text.
+		const cut = flat.slice(0, PREVIEW_CHARS - 1).replace(/[\uD800-\uDBFF]$/, "");
+		return `${cut}…`;
 	}
 	return undefined;
 }

@@ -294,6 +294,24 @@ describe("listSessions and latestSession", () => {
 		expect(latestSession(join(cwd, "missing"))).toBeUndefined();
 	});
 
+	it("a preview holds no control characters and no half of a surrogate pair", () => {
+		const cwd = tempCwd();
+		const dir = join(cwd, "sessions");
+		const escapes = createSessionFile({ cwd, dir, model: MODEL, now: () => 1000 });
+		escapes.append({
+			role: "user",
+			content: "\u001b[2J\u001b]0;title\u0007clear\u009bme\u0000",
+			timestamp: 1,
+		});
+		escapes.close();
+		const emoji = createSessionFile({ cwd, dir, model: MODEL, now: () => 2000 });
+		emoji.append({ role: "user", content: "😀".repeat(100), timestamp: 2 });
+		emoji.close();
+		const previews = Object.fromEntries(listSessions(dir).map((s) => [s.path, s.preview]));
+		expect(previews[escapes.path]).toBe("[2J ]0;title clear me");
+		expect(previews[emoji.path]).toBe(`${"😀".repeat(39)}…`);
+	});
+
 	it("latestSession says why the newest session cannot be read instead of picking an older one", () => {
 		const cwd = tempCwd();
 		const dir = join(cwd, "sessions");
