@@ -47,7 +47,10 @@ export function listSessions(dir: string): SessionSummary[] {
 export function latestSession(dir: string): SessionSummary | undefined {
 	let newest: { path: string; modifiedAt: Date } | undefined;
 	for (const path of sessionFiles(dir)) {
-		const modifiedAt = statSync(path).mtime;
+		const stats = statSync(path, { throwIfNoEntry: false });
+		// Removed since the folder was read, a dangling link, or a folder named `*.jsonl`: not a session file.
+		if (!stats?.isFile()) continue;
+		const modifiedAt = stats.mtime;
 		const time = modifiedAt.getTime() - (newest?.modifiedAt.getTime() ?? Number.NEGATIVE_INFINITY);
 		// Written in the same millisecond: the later-created one, whose name (its creation time) sorts last.
 		if (!newest || time > 0 || (time === 0 && path > newest.path)) newest = { path, modifiedAt };

@@ -1,4 +1,4 @@
-import { readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
@@ -292,6 +292,19 @@ describe("listSessions and latestSession", () => {
 		expect(latestSession(dir)?.path).toBe(recent.path);
 		expect(listSessions(join(cwd, "missing"))).toEqual([]);
 		expect(latestSession(join(cwd, "missing"))).toBeUndefined();
+	});
+
+	it("latestSession passes over a folder named *.jsonl and a dangling link, newer though they are", () => {
+		const cwd = tempCwd();
+		const dir = join(cwd, "sessions");
+		const session = createSessionFile({ cwd, dir, model: MODEL });
+		session.append({ role: "user", content: "the one", timestamp: 1 });
+		session.close();
+		utimesSync(session.path, 1000, 1000);
+		mkdirSync(join(dir, "zz-folder.jsonl"));
+		symlinkSync(join(dir, "gone"), join(dir, "zz-dangling.jsonl"));
+		expect(latestSession(dir)?.path).toBe(session.path);
+		expect(listSessions(dir).map((s) => s.path)).toEqual([session.path]);
 	});
 
 	it("a preview holds no control characters and no half of a surrogate pair", () => {
