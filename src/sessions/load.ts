@@ -113,7 +113,7 @@ function applyEntry(
 	warnings: string[],
 	lineNo: number,
 ) {
-	const message = isObject(entry.message) ? (entry.message as AgentMessage) : undefined;
+	const message = isObject(entry.message) ? (entry.message as unknown as AgentMessage) : undefined;
 	if (entry.type === "message") {
 		if (message) messages.push(message);
 		else warnings.push(`line ${lineNo}: message entry without a message, skipped`);
