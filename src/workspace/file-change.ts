@@ -130,15 +130,23 @@ async function locate(
 
 /**
  * Models read CRLF files through tools that show plain lines and send LF back; when the LF text does not
- * occur but its CRLF spelling does, edit in the file's own line endings.
+ * occur but its CRLF spelling does, edit in the file's own line endings. A one-line old text matches as it
+ * is, but the lines its new text adds would still end in a bare LF: in a file that is CRLF throughout they
+ * get CRLF too.
  */
 function matchLineEndings(
 	file: string,
 	oldText: string,
 	newText: string,
 ): { oldText: string; newText: string } {
-	if (file.includes(oldText) || !file.includes("\r\n") || oldText.includes("\r")) return { oldText, newText };
+	if (!file.includes("\r\n") || oldText.includes("\r")) return { oldText, newText };
 	const crlf = (s: string) => s.replace(/\r?\n/g, "\r\n");
+	if (file.includes(oldText)) {
+		const crlfThroughout = !/(^|[^\r])\n/.test(file);
+		return !oldText.includes("\n") && crlfThroughout
+			? { oldText, newText: crlf(newText) }
+			: { oldText, newText };
+	}
 	return file.includes(crlf(oldText))
 		? { oldText: crlf(oldText), newText: crlf(newText) }
 		: { oldText, newText };

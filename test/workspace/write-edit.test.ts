@@ -136,6 +136,16 @@ describe("edit_file", () => {
 		expect(read(cwd, "w.txt")).toBe("1\r\n2\r\nthree\r\n");
 	});
 
+	it("a one-line old_string in a CRLF file: the lines the new text adds end in CRLF too", async () => {
+		const { cwd } = workspace({ "w.txt": "one\r\ntwo\r\n", "mixed.txt": "one\r\ntwo\n" });
+		const tool = editFileTool({ cwd });
+		await call(tool, { path: "w.txt", old_string: "one", new_string: "one\none and a half" });
+		expect(read(cwd, "w.txt")).toBe("one\r\none and a half\r\ntwo\r\n");
+		// A file with bare LF lines already has no single ending to keep: the new text goes in as sent.
+		await call(tool, { path: "mixed.txt", old_string: "two", new_string: "two\nthree" });
+		expect(read(cwd, "mixed.txt")).toBe("one\r\ntwo\nthree\n");
+	});
+
 	it("previewFileChange shows a host the diff of a pending write or edit without writing", async () => {
 		const { cwd } = workspace({ "a.txt": "old\n" });
 		const edit = await previewFileChange({ cwd }, "edit_file", {
