@@ -152,9 +152,10 @@ function matchLineEndings(
 		: { oldText, newText };
 }
 
+/** Occurrences, overlapping ones too: in `}\n}\n}` the text `}\n}` could mean either of two places. */
 function countOccurrences(text: string, needle: string): number {
 	let count = 0;
-	for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) count++;
+	for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) count++;
 	return count;
 }
 

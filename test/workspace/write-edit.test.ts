@@ -100,6 +100,14 @@ describe("edit_file", () => {
 		expect(read(cwd, "a.txt")).toBe("x = 1\nx = 1\n");
 	});
 
+	it("refuses an old_string whose occurrences overlap: it names more than one place", async () => {
+		const { cwd } = workspace({ "o.txt": "}\n}\n}\n" });
+		await expect(
+			call(editFileTool({ cwd }), { path: "o.txt", old_string: "}\n}", new_string: "X" }),
+		).rejects.toThrow(/occurs 2 times/);
+		expect(read(cwd, "o.txt")).toBe("}\n}\n}\n");
+	});
+
 	it("refuses to edit a binary file or a FIFO", async () => {
 		const { cwd } = workspace({ "bin.dat": Buffer.from([0x61, 0, 0x62]) });
 		execFileSync("mkfifo", [join(cwd, "pipe")]);
