@@ -178,6 +178,9 @@ async function* linesOf(
 	}
 }
 
+/** The `\n` that joins a line to those before it; the first line has none, so a file of exactly the limit fits. */
+const separator = (lines: readonly string[]): number => (lines.length === 0 ? 0 : 1);
+
 /** Stream the file line by line, so a large log costs only the range asked for, not the whole file. */
 async function readLines(
 	absolute: string,
@@ -196,14 +199,14 @@ async function readLines(
 		if (stopped !== undefined || lineNo < range.startLine) continue;
 		if (range.endLine !== undefined && lineNo > range.endLine) {
 			stopped = { truncated: false, cutLine: false };
-		} else if (used + bytes + 1 > maxBytes) {
+		} else if (used + separator(lines) + bytes > maxBytes) {
 			// `text` holds at most the line's first `maxBytes` bytes: the cut line as it is shown.
 			const cutLine = lines.length === 0;
 			if (cutLine) lines.push(text);
 			stopped = { truncated: true, cutLine };
 		} else {
+			used += separator(lines) + bytes;
 			lines.push(text);
-			used += bytes + 1;
 		}
 		if (stopped !== undefined && !countAll) {
 			reachedEnd = false;

@@ -49,6 +49,17 @@ describe("read_file", () => {
 		expect(textOf(next).startsWith("line 14\n")).toBe(true);
 	});
 
+	it("returns a range of exactly the limit whole, with no note: only the newlines between lines count", async () => {
+		const { cwd } = workspace({ "one.txt": "x".repeat(10), "two.txt": "abcd\nefghi" });
+		const tool = readFileTool({ cwd, maxReadBytes: 10 });
+		const one = await call(tool, { path: "one.txt" });
+		expect(textOf(one)).toBe("x".repeat(10));
+		expect(one.details).toMatchObject({ endLine: 1, totalLines: 1, truncated: false });
+		const two = await call(tool, { path: "two.txt" });
+		expect(textOf(two)).toBe("abcd\nefghi");
+		expect(two.details).toMatchObject({ endLine: 2, totalLines: 2, truncated: false });
+	});
+
 	it("cuts a single line longer than the limit and says so", async () => {
 		const { cwd } = workspace({ "min.js": `${"x".repeat(500)}\nsecond\n` });
 		const result = await call(readFileTool({ cwd, maxReadBytes: 50 }), { path: "min.js" });
