@@ -35,7 +35,8 @@ export function listDirTool(options: WorkspaceToolsOptions): AgentTool<ListDirAr
 		label: "List directory",
 		description:
 			"List the entries of a directory in the workspace (not recursive). Directories end with '/', " +
-			`symlinks show their target. At most ${maxEntries} entries.`,
+			"symlinks show their target; a name with a control character (a newline) is shown JSON-quoted. " +
+			`At most ${maxEntries} entries.`,
 		parameters: {
 			type: "object",
 			properties: {
@@ -80,7 +81,17 @@ export function listDirTool(options: WorkspaceToolsOptions): AgentTool<ListDirAr
 }
 
 function formatEntry(entry: DirEntry): string {
-	if (entry.type === "dir") return `${entry.name}/`;
-	if (entry.type === "symlink") return `${entry.name} -> ${entry.target}`;
-	return entry.name;
+	const name = shownName(entry.name);
+	if (entry.type === "dir") return `${name}/`;
+	if (entry.type === "symlink") return `${name} -> ${shownName(entry.target ?? "?")}`;
+	return name;
+}
+
+/**
+ * A name with a control character JSON-quoted: one line per entry is the format, and a file named `a\nb`
+ * shown as it is would read as two files `a` and `b`, neither of which exists.
+ */
+function shownName(name: string): string {
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for.
+	return /[\u0000-\u001f\u007f]/.test(name) ? JSON.stringify(name) : name;
 }

@@ -146,6 +146,14 @@ describe("list_dir", () => {
 		expect(textOf(await call(listDirTool({ cwd }), { path: "a" }))).toBe("inner.txt");
 	});
 
+	it("quotes a name with a newline, which would otherwise read as two entries", async () => {
+		const { cwd } = workspace({ "a\nb": "", c: "" });
+		link(cwd, "l", "x\ty");
+		const result = await call(listDirTool({ cwd }), {});
+		expect(textOf(result)).toBe('"a\\nb"\nc\nl -> "x\\ty"');
+		expect((result.details as ListDirDetails).entries[0]).toEqual({ name: "a\nb", type: "file" });
+	});
+
 	it("caps the entries with a note, and says when a folder is empty or not a folder", async () => {
 		const files = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`f${i}`, ""]));
 		const { cwd } = workspace({ ...files, "empty/.keep": "" });
