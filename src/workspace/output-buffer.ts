@@ -43,11 +43,40 @@ export class HeadTailBuffer {
 		return this.total - this.headBytes - this.tailBytes;
 	}
 
-	/** The kept text, with a note where bytes were dropped. */
+	/**
+	 * The kept text, with a note where bytes were dropped. Head and tail split the output at a byte count, which
+	 * may fall inside a character: decoded apart, its two halves would each show as U+FFFD.
+	 */
 	text(): string {
-		const head = Buffer.concat(this.head).toString("utf8");
-		const tail = Buffer.concat(this.tail).toString("utf8");
-		if (this.omitted === 0) return head + tail;
-		return `${head}\n[… ${this.omitted} bytes of output omitted …]\n${tail}`;
+		const head = Buffer.concat(this.head);
+		const tail = Buffer.concat(this.tail);
+		if (this.omitted === 0) return Buffer.concat([head, tail]).toString("utf8");
+		// Show whole characters only; the bytes of a character cut by the gap count as omitted.
+		const headEnd = wholeCharactersEnd(head);
+		const tailStart = continuationBytesAtStart(tail);
+		const omitted = this.omitted + (head.length - headEnd) + tailStart;
+		return (
+			`${head.subarray(0, headEnd).toString("utf8")}\n[… ${omitted} bytes of output omitted …]\n` +
+			tail.subarray(tailStart).toString("utf8")
+		);
 	}
+}
+
+/** Where the bytes stop being whole UTF-8 characters: before a last sequence that is cut short. */
+function wholeCharactersEnd(bytes: Buffer): number {
+	for (let at = bytes.length - 1; at >= Math.max(0, bytes.length - 4); at--) {
+		const byte = bytes[at]!;
+		if ((byte & 0xc0) === 0x80) continue;
+		if (byte < 0xc0) return bytes.length;
+		const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+		return bytes.length - at >= length ? bytes.length : at;
+	}
+	return bytes.length;
+}
+
+/** The continuation bytes (at most 3) that open `bytes`: the end of a character whose start was dropped. */
+function continuationBytesAtStart(bytes: Buffer): number {
+	let count = 0;
+	while (count < 3 && count < bytes.length && (bytes[count]! & 0xc0) === 0x80) count++;
+	return count;
 }

@@ -140,6 +140,17 @@ describe("shell", () => {
 		expect(Buffer.byteLength(text)).toBeLessThan(1200);
 	});
 
+	it("never splits a character where head and tail meet, whether bytes were dropped there or not", async () => {
+		const { cwd } = workspace();
+		// Head 4 bytes, tail 4: 'aéé' is 5 bytes, and the head's last byte is the first half of the second é.
+		const tool = shellTool({ cwd, shell: { maxOutputBytes: 8 } });
+		expect(textOf(await call(tool, { command: "printf 'aéé'" }))).toBe("aéé\n[exit code 0]");
+		// 'aéééééb' is 12 bytes: the head ends with half the second é, the tail starts with half the fifth.
+		const cut = await call(tool, { command: "printf 'aéééééb'" });
+		expect(textOf(cut)).toBe("aé\n[… 6 bytes of output omitted …]\néb\n[exit code 0]");
+		expect(textOf(cut)).not.toContain("\ufffd");
+	});
+
 	it("streams output as partial results while the command runs", async () => {
 		const { cwd } = workspace();
 		const partials: string[] = [];
