@@ -3,7 +3,10 @@ import type { ToolResult } from "../tools/types.js";
 
 /** Settings of the shell tool. */
 export interface ShellOptions {
-	/** Default and upper bound of a command's run time, in ms (default 120 000). The model may ask for less. */
+	/**
+	 * Default and upper bound of a command's run time, in ms (default 120 000; `Infinity`: no limit). The model
+	 * may ask for less.
+	 */
 	timeoutMs?: number;
 	/** Output kept for the model, in bytes (default 64 KiB): the head and the tail, with a note between. */
 	maxOutputBytes?: number;

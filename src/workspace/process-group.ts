@@ -39,6 +39,17 @@ export function endRunningCommands(): void {
 	liveGroups.clear();
 }
 
+/** The longest delay `setTimeout` can wait, about 24.8 days. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * `setTimeout` for a delay a host configures: one past {@link MAX_TIMER_MS} (`Infinity` for "no limit") would
+ * fire after 1 ms instead, so that every command timed out at once.
+ */
+function after(ms: number, fn: () => void): NodeJS.Timeout {
+	return setTimeout(fn, Math.min(ms, MAX_TIMER_MS));
+}
+
 /** Send a signal to every process of the group; best effort — a group already gone is the goal. */
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
 	try {
@@ -111,7 +122,7 @@ class GroupCall {
 			this.endGroup();
 		});
 		child.once("close", () => this.finish());
-		this.timers.push(setTimeout(() => this.endGroup("timeout"), options.timeoutMs));
+		this.timers.push(after(options.timeoutMs, () => this.endGroup("timeout")));
 		if (options.signal.aborted) this.onAbort();
 		else options.signal.addEventListener("abort", this.onAbort, { once: true });
 	}
@@ -128,11 +139,11 @@ class GroupCall {
 		signalGroup(pid, "SIGTERM");
 		const grace = this.options.killGraceMs;
 		this.timers.push(
-			setTimeout(() => {
+			after(grace, () => {
 				signalGroup(pid, "SIGKILL");
 				// A process that left the group (setsid) may still hold the pipe: stop waiting for it.
-				this.timers.push(setTimeout(() => this.finish(), grace));
-			}, grace),
+				this.timers.push(after(grace, () => this.finish()));
+			}),
 		);
 	}
 

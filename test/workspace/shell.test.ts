@@ -117,6 +117,14 @@ describe("shell", () => {
 		expect(pidsIn(textOf(result)).filter(alive)).toEqual([]);
 	});
 
+	it("a timeout of Infinity is no limit, not a timer that fires at once", async () => {
+		const { cwd } = workspace();
+		const tool = shellTool({ cwd, shell: { timeoutMs: Number.POSITIVE_INFINITY } });
+		const result = await call(tool, { command: "sleep 0.2; echo done" });
+		expect(textOf(result)).toBe("done\n[exit code 0]");
+		expect(result.details).toMatchObject({ timedOut: false, exitCode: 0 });
+	});
+
 	it("processes left in the background do not outlive the call (nor hold it open)", async () => {
 		const { cwd } = workspace();
 		const tool = shellTool({ cwd, shell: { killGraceMs: 500 } });
