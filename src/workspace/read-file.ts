@@ -1,5 +1,6 @@
 import { createReadStream } from "node:fs";
 import { open, stat } from "node:fs/promises";
+import { StringDecoder } from "node:string_decoder";
 import type { AgentTool } from "../tools/types.js";
 import {
 	BINARY_SNIFF_BYTES,
@@ -146,7 +147,11 @@ async function* linesOf(
 		}
 	};
 	const take = (): { text: string; bytes: number } => {
-		const line = { text: Buffer.concat(parts).toString("utf8"), bytes };
+		const shown = Buffer.concat(parts);
+		// A line cut at `keepBytes` may end inside a character: a StringDecoder holds its first bytes back
+		// rather than showing them as U+FFFD.
+		const text = kept < bytes ? new StringDecoder("utf8").write(shown) : shown.toString("utf8");
+		const line = { text, bytes };
 		parts = [];
 		kept = 0;
 		bytes = 0;

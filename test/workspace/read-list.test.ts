@@ -68,6 +68,12 @@ describe("read_file", () => {
 		);
 	});
 
+	it("cuts a long line between characters, not inside one", async () => {
+		const { cwd } = workspace({ "m.js": `${"aé".repeat(20)}\nsecond\n` });
+		const result = await call(readFileTool({ cwd, maxReadBytes: 5 }), { path: "m.js" });
+		expect(textOf(result).split("\n")[0]).toBe("aéa");
+	});
+
 	it("splits lines as readline does (\\n, \\r\\n, a lone \\r), across the stream's 64 KiB chunks too", async () => {
 		const pieces = ["a", "é", "😀", "\n", "\r", "\r\n", "\n\r", "text "];
 		let seed = 11;
