@@ -84,10 +84,13 @@ function readNote(details: ReadFileDetails, maxBytes: number, cutLine: boolean):
 	if (details.bytes === 0) return "[empty file]";
 	if (!details.truncated) return "";
 	const cut = cutLine ? ` Line ${details.endLine} was cut at the limit.` : "";
+	const next = details.endLine + 1;
+	// A cut last line has no line after it: start_line=next would only get a "past the end" error.
+	const more = details.totalLines === undefined || next <= details.totalLines;
 	return (
 		`\n\n[truncated at ${maxBytes} bytes: showing lines ${details.startLine}-${details.endLine}` +
-		`${details.totalLines === undefined ? "" : ` of ${details.totalLines}`}.${cut} ` +
-		`Continue with start_line=${details.endLine + 1}.]`
+		`${details.totalLines === undefined ? "" : ` of ${details.totalLines}`}.${cut}` +
+		`${more ? ` Continue with start_line=${next}.` : " No line follows it."}]`
 	);
 }
 

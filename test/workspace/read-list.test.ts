@@ -68,6 +68,14 @@ describe("read_file", () => {
 		);
 	});
 
+	it("a cut last line offers no start_line past the end", async () => {
+		const { cwd } = workspace({ "min.js": "x".repeat(500) });
+		const result = await call(readFileTool({ cwd, maxReadBytes: 50 }), { path: "min.js" });
+		expect(textOf(result)).toBe(
+			`${"x".repeat(50)}\n\n[truncated at 50 bytes: showing lines 1-1 of 1. Line 1 was cut at the limit. No line follows it.]`,
+		);
+	});
+
 	it("cuts a long line between characters, not inside one", async () => {
 		const { cwd } = workspace({ "m.js": `${"aé".repeat(20)}\nsecond\n` });
 		const result = await call(readFileTool({ cwd, maxReadBytes: 5 }), { path: "m.js" });
