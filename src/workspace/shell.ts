@@ -86,7 +86,8 @@ export function shellTool(options: WorkspaceToolsOptions): AgentTool<ShellArgs, 
 			const text = output.text() || "(no output)";
 			const separator = text.endsWith("\n") ? "" : "\n";
 			const result = textResult(`${text}${separator}${statusLine(details, signal)}`, details);
-			return { ...result, isError: details.exitCode !== 0 };
+			// A command that catches SIGTERM may still exit 0; ended by timeout or abort, it did not finish.
+			return { ...result, isError: details.exitCode !== 0 || details.timedOut || details.aborted };
 		},
 	};
 }

@@ -81,6 +81,23 @@ describe("shell", () => {
 		expect(await eventually(() => !processGroupAlive(details.pid!))).toBe(true);
 	});
 
+	it("an aborted command is an error result even when it catches SIGTERM and exits 0", async () => {
+		const { cwd } = workspace();
+		const controller = new AbortController();
+		const result = await call(
+			shellTool({ cwd, shell: { killGraceMs: 500 } }),
+			{ command: "trap 'exit 0' TERM; echo ready; sleep 30 & wait" },
+			{
+				signal: controller.signal,
+				onUpdate: (partial) => {
+					if (textOf(partial).includes("ready")) controller.abort("stop");
+				},
+			},
+		);
+		expect(result.details).toMatchObject({ exitCode: 0, aborted: true });
+		expect(result.isError).toBe(true);
+	});
+
 	it("endRunningCommands() kills every running command's group at once (a host's signal handler)", async () => {
 		const { result, pids } = await startWithChildren("sleep 30 & echo pid:$!; wait", 1);
 		endRunningCommands();
