@@ -81,6 +81,28 @@ describe("shell", () => {
 		expect(await eventually(() => !processGroupAlive(details.pid!))).toBe(true);
 	});
 
+	it("an abort's reason reads as its text: an Error's message, not `Error: …`; a bare abort is the user's", async () => {
+		const { cwd } = workspace();
+		const tool = shellTool({ cwd });
+		for (const [reason, shown] of [
+			[new Error("deadline hit"), "deadline hit"],
+			[undefined, "by the user"],
+		] as const) {
+			const controller = new AbortController();
+			const pending = call(
+				tool,
+				{ command: "echo ready; sleep 30" },
+				{
+					signal: controller.signal,
+					onUpdate: () => controller.abort(reason),
+				},
+			);
+			expect(textOf(await pending)).toContain(
+				`[aborted: ${shown}; the command and its processes were killed]`,
+			);
+		}
+	});
+
 	it("an aborted command is an error result even when it catches SIGTERM and exits 0", async () => {
 		const { cwd } = workspace();
 		const controller = new AbortController();
