@@ -65,6 +65,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
 		throw new UsageError("--resume and --continue both pick a session: use one");
 	if (values["no-session"] && (values.resume !== undefined || values.continue))
 		throw new UsageError("--no-session cannot be combined with --resume or --continue");
+	// An empty folder name would put session files straight into the working directory.
+	if (values["session-dir"]?.trim() === "")
+		throw new UsageError("--session-dir needs a folder (got an empty value)");
 	const prompt = positionals.join(" ").trim();
 	if (values.rpc && prompt !== "")
 		throw new UsageError("--rpc takes its prompts as commands on stdin, not as arguments");

@@ -54,6 +54,15 @@ export async function main(proc: CliProcess): Promise<number> {
 		}
 		const loaded = loadConfig(proc.cwd, proc.env, args.mcp);
 		for (const warning of loaded.warnings) out.stderr(`capstan: ${warning}\n`);
+		// As `--no-session` with them is refused: the session would be read, then silently not written.
+		if (
+			(args.resume !== undefined || args.continue) &&
+			args.session === undefined &&
+			loaded.config.session === false
+		)
+			throw new UsageError(
+				`--${args.continue ? "continue" : "resume"} goes on in a session file, but the settings turn sessions off ("session": false)`,
+			);
 		if (args.apiKey !== undefined)
 			out.stderr(
 				"capstan: --api-key is visible to other users in the process list; prefer the environment\n",

@@ -58,6 +58,7 @@ describe("bad usage exits 2 with a clear line", () => {
 		[["--json", "--rpc"], /choose one mode: --json or --rpc/],
 		[["--rpc", "hello"], /--rpc takes its prompts as commands on stdin/],
 		[["--no-session", "--continue"], /--no-session cannot be combined with --resume or --continue/],
+		[["--session-dir=", "-p", "x"], /--session-dir needs a folder \(got an empty value\)/],
 		[["--model", "nope/x", "-p", "hi"], /Unknown provider "nope"/],
 		[["--model", "gpt-nine", "-p", "hi"], /unknown model "gpt-nine": use provider\/id from anthropic\//],
 		[
@@ -82,6 +83,18 @@ describe("bad usage exits 2 with a clear line", () => {
 			stdout: "",
 			stderr: `capstan: ${join(cwd, "capstan.json")}: "thinking" must be one of off, minimal, low, medium, high, xhigh\n`,
 		});
+	});
+
+	it("refuses --continue and --resume when the settings turn sessions off, as with --no-session", async () => {
+		const cwd = tempProject();
+		writeFileSync(join(cwd, "capstan.json"), '{"session": false}');
+		for (const argv of [["--continue"], ["--resume", "s.jsonl"]]) {
+			const { code, stderr } = await run([...argv, "--demo", "-p", "x"], cwd);
+			expect(code).toBe(2);
+			expect(stderr).toMatch(
+				/goes on in a session file, but the settings turn sessions off \("session": false\)/,
+			);
+		}
 	});
 
 	it("reads the user settings from $XDG_CONFIG_HOME and says so when the JSON is broken", async () => {
