@@ -1,7 +1,7 @@
 /**
  * API keys: found in the environment (read through `globalThis.process?.env` so providers carry no `node:`
- * import and run unchanged on Bun, Deno, edge runtimes and browsers, where there is simply no environment),
- * and kept out of error texts (rule E3).
+ * import and run unchanged on Bun, Deno, edge runtimes and browsers, where there is simply no environment).
+ * `redact.ts` keeps them out of error texts (rule E3).
  */
 import type { Model } from "../../core/model.js";
 
@@ -58,13 +58,4 @@ export function apiKeyEnvHint(model: Model): string {
 		...(API_KEY_ENV_VARS[model.provider] ?? []),
 	];
 	return names.join(" or ");
-}
-
-/** Shorter strings are not treated as secrets: replacing them would garble messages and hide nothing real. */
-const MIN_SECRET_LENGTH = 4;
-
-/** `text` with every occurrence of `secret` replaced by `[redacted]` (rule E3: servers echo keys back). */
-export function withoutSecret(text: string, secret: string | undefined): string {
-	if (secret === undefined || secret.length < MIN_SECRET_LENGTH || !text.includes(secret)) return text;
-	return text.split(secret).join("[redacted]");
 }

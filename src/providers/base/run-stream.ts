@@ -20,7 +20,7 @@ import type { Model } from "../../core/model.js";
 import { markImmutableSnapshots } from "../../core/snapshot-brand.js";
 import { missingApiKeyMessage } from "./advice.js";
 import { CallContext, type ProviderCallContext, type ProviderStreamOptions } from "./attempt.js";
-import { resolveApiKey, withoutSecret } from "./env.js";
+import { resolveApiKey } from "./env.js";
 import { ProviderError } from "./errors.js";
 import { ProviderMessageBuilder } from "./message-builder.js";
 import { redactSecrets } from "./redact.js";
@@ -153,9 +153,9 @@ class StreamRunner {
 					contentStarted: this.builder.message.content.length > 0,
 				};
 				const delayMs = retryDelayMs(error, state, this.options);
-				// Rule E3: a server may echo the key back in its error text; it never reaches the host (the
-				// builder also masks key-shaped text, whoever fails the reply).
-				const message = withoutSecret(error.message, apiKey);
+				// Rule E3: a server may echo the key back in its error text; it never reaches the host, in a retry
+				// report or the reply (one masking for both: the key in use and anything key-shaped).
+				const message = redactSecrets(error.message, [apiKey]);
 				if (delayMs === undefined) return this.failOnce("error", message, error.kind);
 				this.reportRetry(attempt, delayMs, error.kind, message);
 				// The host may abort from inside `onRetry`: the reply is then over, and nothing may wait (no timer).

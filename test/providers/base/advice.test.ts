@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { Agent } from "../../../src/agent/agent.js";
 import type { KnownApi, Model, RetryInfo } from "../../../src/core/model.js";
 import { missingApiKeyMessage } from "../../../src/providers/base/advice.js";
-import { withoutSecret } from "../../../src/providers/base/env.js";
+import { redactSecrets } from "../../../src/providers/base/redact.js";
 import { getModel } from "../../../src/providers/models.js";
 import { createProviderRegistry, stream as registryStream } from "../../../src/providers/registry.js";
 import { chatFacts } from "../openai-completions/facts.js";
@@ -145,10 +145,10 @@ describe("the key never appears in an error text (SPEC E3)", () => {
 		]);
 	});
 
-	it("withoutSecret replaces every occurrence and leaves short or absent secrets alone", () => {
-		expect(withoutSecret(`a ${KEY} b ${KEY}`, KEY)).toBe("a [redacted] b [redacted]");
-		expect(withoutSecret("keep k here", "k")).toBe("keep k here");
-		expect(withoutSecret("nothing", undefined)).toBe("nothing");
+	it("the key is masked by one rule in retry reports and in the reply alike (SPEC E3)", () => {
+		expect(redactSecrets(`a ${KEY} b ${KEY}`, [KEY])).toBe("a [redacted] b [redacted]");
+		expect(redactSecrets("keep k here", ["k"])).toBe("keep k here");
+		expect(redactSecrets("nothing", [undefined])).toBe("nothing");
 	});
 });
 
