@@ -56,7 +56,8 @@ export function retryDelayMs(
 	policy: RetryPolicy = {},
 ): number | undefined {
 	const maxRetries = policy.maxRetries ?? DEFAULT_MAX_RETRIES;
-	if (state.attempt > maxRetries || !isRetryable(error, state)) return undefined;
+	// Written as "not within": a `maxRetries` of NaN (an unparsed setting) retries nothing, not for ever.
+	if (!(state.attempt <= maxRetries) || !isRetryable(error, state)) return undefined;
 	const maxDelay = policy.retryMaxDelayMs ?? DEFAULT_RETRY_MAX_DELAY_MS;
 	if (error.retryAfterMs !== undefined)
 		return error.retryAfterMs <= maxDelay ? error.retryAfterMs : undefined;

@@ -85,6 +85,8 @@ describe("retry policy (SPEC A8)", () => {
 	});
 	it("stops after maxRetries, on non-transient kinds, after content, and on drops after the first byte", () => {
 		expect(retryDelayMs(new ProviderError("server", "x"), { ...state, attempt: 3 })).toBeUndefined();
+		// A maxRetries that is no number (NaN from an unparsed setting) retries nothing rather than for ever.
+		expect(retryDelayMs(new ProviderError("server", "x"), state, { maxRetries: Number.NaN })).toBeUndefined();
 		expect(retryDelayMs(new ProviderError("auth", "x"), state)).toBeUndefined();
 		expect(
 			retryDelayMs(new ProviderError("server", "x"), { ...state, contentStarted: true }),
