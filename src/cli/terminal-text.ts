@@ -8,9 +8,12 @@
  * command to approve must not be able to hide its tail: they are shown as pictures too.
  */
 
-/** An SGR sequence, or one control character other than tab and line feed (shown as a picture). */
+/**
+ * An SGR sequence; a carriage return that ends a line (CRLF text, or a line split off it at its LF), dropped;
+ * or one control character other than tab and line feed (shown as a picture).
+ */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this finds.
-const CONTROL = /\x1b\[([0-9;]*)m|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+const CONTROL = /\x1b\[([0-9;]*)m|(\r)(?=\n|$)|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 /**
  * The SGR codes of the interactive palette (`interactive/ansi.ts`), the trace's dim and the reset; none of
@@ -23,7 +26,8 @@ export function terminalText(text: string): string {
 	return text.replace(CONTROL, picture);
 }
 
-function picture(match: string, sgrCodes: string | undefined): string {
+function picture(match: string, sgrCodes: string | undefined, lineEnd: string | undefined): string {
+	if (lineEnd !== undefined) return "";
 	if (sgrCodes !== undefined)
 		return sgrCodes.split(";").every((code) => OWN_SGR_CODES.has(code)) ? match : `\u241b${match.slice(1)}`;
 	const code = match.charCodeAt(0);

@@ -103,7 +103,8 @@ describe("LiveScreen: transcript lines once, live region diffed", () => {
 		const vt = new VirtualTerminal(60, 10);
 		const screen = new LiveScreen(vt);
 		// A file name that would write the clipboard (OSC 52) and clear the screen; output with a carriage return.
-		screen.print(["\x1b[32m✓\x1b[39m list_dir · evil\x1b]52;c;aGk=\x07\x1b[2Jname", "done\rhidden"]);
+		// A line that ended in CRLF (split at its LF) keeps no ␍; a carriage return inside a line is shown.
+		screen.print(["\x1b[32m✓\x1b[39m list_dir · evil\x1b]52;c;aGk=\x07\x1b[2Jname", "done\rhidden\r"]);
 		screen.setLive(["› \x9b31m"], { row: 0, col: 2 });
 		screen.flush();
 		const frame = vt.take();

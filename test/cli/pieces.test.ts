@@ -303,7 +303,7 @@ describe("trace summaries", () => {
 		update({ type: "thinking_delta", delta: "hm\x1b]0;title\x07" });
 		update({ type: "thinking_end" });
 		update({ type: "text_start" });
-		update({ type: "text_delta", delta: "hi\x1b[2J\rthere\ttab\n" });
+		update({ type: "text_delta", delta: "hi\x1b[2J\rthere\ttab\r\n" });
 		update({ type: "text_end" });
 		render({
 			type: "tool_execution_start",
