@@ -8,6 +8,7 @@
  * and unreferenced (it never holds the process open), for the next search; a stopped one is terminated.
  */
 import { Worker } from "node:worker_threads";
+import { MAX_TIMER_DELAY_MS } from "../core/timer.js";
 
 /** One file's text, to match line by line. */
 export interface MatchFile {
@@ -116,9 +117,6 @@ function startWorker(): Worker {
 /** Why a search was stopped from outside its worker. */
 export type MatchStop = { type: "aborted"; reason: unknown } | { type: "timeout" };
 
-/** Longest delay `setTimeout` takes; a larger one fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 /**
  * One search's worker: set to the compiled pattern, fed batches of files, and ended by {@link close} (kept for
  * the next search), by the signal or after `timeoutMs` (0 or `Infinity`: no limit; terminated).
@@ -150,7 +148,7 @@ export class LineMatcher {
 		if (timeoutMs > 0 && Number.isFinite(timeoutMs))
 			this.timer = setTimeout(
 				() => this.fail(describeStop({ type: "timeout" })),
-				Math.min(timeoutMs, MAX_TIMER_MS),
+				Math.min(timeoutMs, MAX_TIMER_DELAY_MS),
 			);
 		this.onAbort = () => this.fail(describeStop({ type: "aborted", reason: signal.reason }));
 		if (signal.aborted) this.onAbort();

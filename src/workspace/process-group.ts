@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { MAX_TIMER_DELAY_MS } from "../core/timer.js";
 
 /** How a command run in its own process group ended. */
 export interface GroupRun {
@@ -39,15 +40,12 @@ export function endRunningCommands(): void {
 	liveGroups.clear();
 }
 
-/** The longest delay `setTimeout` can wait, about 24.8 days. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 /**
- * `setTimeout` for a delay a host configures: one past {@link MAX_TIMER_MS} (`Infinity` for "no limit") would
+ * `setTimeout` for a delay a host configures: one past {@link MAX_TIMER_DELAY_MS} (`Infinity` for "no limit") would
  * fire after 1 ms instead, so that every command timed out at once.
  */
 function after(ms: number, fn: () => void): NodeJS.Timeout {
-	return setTimeout(fn, Math.min(ms, MAX_TIMER_MS));
+	return setTimeout(fn, Math.min(ms, MAX_TIMER_DELAY_MS));
 }
 
 /** Send a signal to every process of the group; best effort — a group already gone is the goal. */

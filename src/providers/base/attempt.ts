@@ -5,6 +5,7 @@
  * one per attempt and decides from what it saw whether a failure may be retried.
  */
 import type { Model, StreamOptions } from "../../core/model.js";
+import { MAX_TIMER_DELAY_MS } from "../../core/timer.js";
 import { withConnectionAdvice, withHttpAdvice } from "./advice.js";
 import {
 	type BodyClassifier,
@@ -16,7 +17,6 @@ import {
 } from "./errors.js";
 import type { RetryPolicy } from "./retry.js";
 import { type ReadBodyTextOptions, readBodyText, readSseEvents, type SseEvent } from "./sse.js";
-import { MAX_TIMER_DELAY_MS } from "./timer.js";
 
 /**
  * Default time allowed from sending the request until the response headers (connect, TLS, upload, queueing).

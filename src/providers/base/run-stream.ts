@@ -18,6 +18,7 @@ import type { AssistantMessageEvent, AssistantMessageEventStream } from "../../c
 import type { AssistantMessage, ErrorKind } from "../../core/messages.js";
 import type { Model } from "../../core/model.js";
 import { markImmutableSnapshots } from "../../core/snapshot-brand.js";
+import { MAX_TIMER_DELAY_MS } from "../../core/timer.js";
 import { missingApiKeyMessage } from "./advice.js";
 import { CallContext, type ProviderCallContext, type ProviderStreamOptions } from "./attempt.js";
 import { resolveApiKey } from "./env.js";
@@ -25,7 +26,6 @@ import { ProviderError } from "./errors.js";
 import { ProviderMessageBuilder } from "./message-builder.js";
 import { redactSecrets } from "./redact.js";
 import { retryDelayMs } from "./retry.js";
-import { MAX_TIMER_DELAY_MS } from "./timer.js";
 
 export {
 	DEFAULT_FIRST_BYTE_TIMEOUT_MS,

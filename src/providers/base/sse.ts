@@ -4,8 +4,8 @@
  * UTF-8 character split across two network chunks decodes correctly.
  */
 import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
+import { MAX_TIMER_DELAY_MS } from "../../core/timer.js";
 import { ProviderError } from "./errors.js";
-import { MAX_TIMER_DELAY_MS } from "./timer.js";
 
 /** One SSE event: `event` is the `event:` name when the server sent one, `data` the joined `data:` lines. */
 export interface SseEvent {
