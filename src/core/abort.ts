@@ -1,9 +1,9 @@
-/** Text for an abort reason (rule A5). */
-export function abortReasonText(reason: unknown): string {
+/** Text for an abort reason (rule A5); `fallback` for a bare abort, which carries no text of its own. */
+export function abortReasonText(reason: unknown, fallback = "Request was aborted"): string {
 	if (typeof reason === "string" && reason.length > 0) return reason;
 	if (reason instanceof Error && reason.name !== "AbortError" && reason.message.length > 0)
 		return reason.message;
-	return "Request was aborted";
+	return fallback;
 }
 
 /** The error message of a thrown value, for error results and error messages. */

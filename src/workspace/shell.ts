@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { abortReasonText } from "../core/abort.js";
 import type { AgentTool } from "../tools/types.js";
 import { type ShellOptions, textResult, WORKSPACE_DEFAULTS, type WorkspaceToolsOptions } from "./options.js";
 import { HeadTailBuffer } from "./output-buffer.js";
@@ -95,7 +96,7 @@ export function shellTool(options: WorkspaceToolsOptions): AgentTool<ShellArgs, 
 function statusLine(details: ShellDetails, signal: AbortSignal): string {
 	if (details.timedOut) return "[timed out; the command and its processes were killed]";
 	if (details.aborted)
-		return `[aborted: ${abortWhy(signal.reason)}; the command and its processes were killed]`;
+		return `[aborted: ${abortReasonText(signal.reason, "by the user")}; the command and its processes were killed]`;
 	if (details.exitCode === null) return `[ended by ${details.signal}]`;
 	return `[exit code ${details.exitCode}]`;
 }
@@ -169,11 +170,4 @@ function throttle(fn: () => void): { request(): void; cancel(): void } {
 			timer = undefined;
 		},
 	};
-}
-
-/** The abort's reason as the model should read it: its text, not `Error: …`; a bare abort is the user's. */
-function abortWhy(reason: unknown): string {
-	if (typeof reason === "string" && reason !== "") return reason;
-	if (reason instanceof Error && reason.name !== "AbortError" && reason.message !== "") return reason.message;
-	return "by the user";
 }
