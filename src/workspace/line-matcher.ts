@@ -128,7 +128,11 @@ export class LineMatcher {
 	private failure: unknown;
 	private closed = false;
 	private readonly onAbort: () => void;
-	private readonly onMessage = (result: BatchMatches) => this.settle(undefined, result);
+	private readonly onMessage = (result: BatchMatches) => {
+		const pending = this.pending;
+		this.pending = undefined;
+		pending?.resolve(result);
+	};
 	private readonly onError = (error: Error) => this.fail(error);
 	private readonly onExit = (code: number) =>
 		this.fail(new Error(`the search's worker stopped (exit code ${code})`));
@@ -197,13 +201,5 @@ export class LineMatcher {
 		this.pending = undefined;
 		this.close();
 		pending?.reject(error);
-	}
-
-	private settle(error: unknown, result: BatchMatches | undefined): void {
-		const pending = this.pending;
-		this.pending = undefined;
-		if (!pending) return;
-		if (result !== undefined && error === undefined) pending.resolve(result);
-		else pending.reject(error);
 	}
 }
