@@ -1,6 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import { structuredPatch } from "diff";
-import { BINARY_SNIFF_BYTES, looksBinary, type WorkspaceToolsOptions } from "./options.js";
+import type { WorkspaceToolsOptions } from "./options.js";
 import { resolveInWorkspace, workspaceRelative } from "./paths.js";
 
 /** Arguments of `write_file`. */
@@ -72,10 +72,11 @@ export async function planEdit(options: WorkspaceToolsOptions, args: EditFileArg
 	});
 	// The file goes back as UTF-8: a NUL anywhere, or bytes that are not UTF-8 (Latin-1 text, a binary whose
 	// first NUL comes late), would be rewritten outside the edit, each bad byte as U+FFFD.
-	const before = bytes.includes(0) ? undefined : strictUtf8(bytes);
+	const binary = bytes.includes(0);
+	const before = binary ? undefined : strictUtf8(bytes);
 	if (before === undefined) {
 		throw new Error(
-			looksBinary(bytes.subarray(0, BINARY_SNIFF_BYTES)) || bytes.includes(0)
+			binary
 				? `${path} looks like a binary file; edit_file changes text files only.`
 				: `${path} is not UTF-8 text; edit_file would change bytes outside the edit. Use shell to edit it.`,
 		);
