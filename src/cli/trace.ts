@@ -20,15 +20,24 @@ const dim = (on: boolean, text: string): string => (on ? `\x1b[2m${text}\x1b[22m
 
 /** One line about a tool call's arguments, e.g. `README.md` or `npm test`. */
 export function summarizeArgs(args: Record<string, unknown>): string {
+	return describeArgs(args, (text) => oneLine(text, 70));
+}
+
+/**
+ * What a call's arguments are about: its telling field (`path`, `command`, `pattern`, `query`) with the size of
+ * any `content`, else the arguments as JSON; `shown` shapes the text (one cut line for a summary, the whole
+ * text for an approval question).
+ */
+export function describeArgs(args: Record<string, unknown>, shown: (text: string) => string): string {
 	for (const key of ["path", "command", "pattern", "query"]) {
 		const value = args[key];
 		if (typeof value === "string") {
 			const extra = typeof args.content === "string" ? ` (${byteLength(args.content)} bytes)` : "";
-			return `${oneLine(value, 70)}${extra}`;
+			return `${shown(value)}${extra}`;
 		}
 	}
 	const json = JSON.stringify(args);
-	return json === "{}" ? "" : oneLine(json, 70);
+	return json === "{}" ? "" : shown(json);
 }
 
 /** One line about a tool's result: the status, and the first line of its text. */

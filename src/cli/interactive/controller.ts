@@ -7,6 +7,7 @@ import type { RetryInfo } from "../../core/model.js";
 import { findDanglingBatch } from "../../loop/pairing.js";
 import type { AgentEvent } from "../../protocol/events.js";
 import type { ApprovalRequest, InteractiveHost } from "../host.js";
+import { describeArgs } from "../trace.js";
 import type { Palette } from "./ansi.js";
 import { ApprovalQueue } from "./approvals.js";
 import { COMMAND_NAMES, runCommand } from "./commands.js";
@@ -427,16 +428,7 @@ export class InteractiveController {
  * its line breaks (command separators) into spaces: `echo hi↵rm -rf ~` would read as a harmless echo.
  */
 function approvalSubject(request: ApprovalRequest): string {
-	const { args } = request;
-	for (const key of ["path", "command", "pattern", "query"]) {
-		const value = args[key];
-		if (typeof value === "string") {
-			const size = typeof args.content === "string" ? ` (${Buffer.byteLength(args.content)} bytes)` : "";
-			return `${value.replace(/\t/g, "    ")}${size}`;
-		}
-	}
-	const json = JSON.stringify(args);
-	return json === "{}" ? "" : json;
+	return describeArgs(request.args, (text) => text.replace(/\t/g, "    "));
 }
 
 function messageText(message: AgentMessage): string {
