@@ -99,9 +99,7 @@ function readHeader(path: string, line: string | undefined): SessionHeader {
 function parseLine(line: string): Record<string, unknown> | undefined {
 	try {
 		const value: unknown = JSON.parse(line);
-		return typeof value === "object" && value !== null && !Array.isArray(value)
-			? (value as Record<string, unknown>)
-			: undefined;
+		return isObject(value) ? value : undefined;
 	} catch {
 		return undefined;
 	}
