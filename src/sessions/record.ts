@@ -32,6 +32,11 @@ export function recordSession(
 			lastReply = { message: existing[i] as AgentMessage, index: i };
 	let unsubscribe: (() => void) | undefined;
 	let failed = false;
+	/** End the recording: the file keeps what it holds. */
+	const stop = (): void => {
+		failed = true;
+		unsubscribe?.();
+	};
 	const record = (event: AgentEvent): void => {
 		const transcript = agent.state.messages;
 		if (event.type === "message_end" && !event.discarded) {
@@ -39,8 +44,7 @@ export function recordSession(
 			if (transcript[transcript.length - 1] !== event.message) return;
 			// Reset, replaced, or already written by another recorder of this file: not the file's conversation.
 			if (transcript.length !== file.messageCount + 1) {
-				failed = true;
-				unsubscribe?.();
+				stop();
 				return;
 			}
 			if ((event.message as { role?: unknown }).role === "assistant") {
@@ -62,8 +66,7 @@ export function recordSession(
 		try {
 			record(event);
 		} catch (error) {
-			failed = true;
-			unsubscribe?.();
+			stop();
 			if (!options.onError) throw error;
 			options.onError(error);
 		}
