@@ -8,7 +8,8 @@
  * `run` with that name (in this attempt or a replay after a crash) returns the recorded JSON result without
  * calling `fn`. A crash between the start of `fn` and the record makes a replay call `fn` again — the core
  * turns that into each tool's idempotency rule. Names are unique within a run and used in the same order on
- * every attempt (the loop's step ids are stable: the tool call id, `model:<n>`).
+ * every attempt (the loop's step ids are stable: the tool call id, `model:<n>`; a tool call id repeated in a
+ * later turn is named `<id>#2`, `<id>#3`, …).
  */
 export interface DurableJournal {
 	/** Run `fn` as the step `name`, or return its recorded result. */

@@ -63,6 +63,8 @@ export class DurableSteps {
 	readonly #options: DurableStepOptions;
 	readonly #inFlight = new Set<Promise<unknown>>();
 	readonly #wall: () => number;
+	/** Every journal name this run used: a step id the model repeats in a later turn gets a name of its own. */
+	readonly #names = new Set<string>();
 
 	constructor(journal: DurableJournal, options: DurableStepOptions) {
 		this.#journal = journal;
@@ -73,7 +75,8 @@ export class DurableSteps {
 
 	/** The loop's step runner (rule L13). */
 	readonly runStep: StepRunner = <T>(step: Step, fn: () => Promise<T>): Promise<T> => {
-		const pending = step.kind === "tool" ? this.#runTool(step, fn) : this.#record(step.id, fn);
+		const name = this.#nameOf(step.id);
+		const pending = step.kind === "tool" ? this.#runTool(step, name, fn) : this.#record(name, fn);
 		this.#inFlight.add(pending);
 		void pending.then(
 			() => this.#inFlight.delete(pending),
@@ -88,20 +91,34 @@ export class DurableSteps {
 	}
 
 	/**
+	 * The journal name of a step: its id, unless an earlier step of the run already used that name — a tool
+	 * call id is the model's, and servers that send none get generated ones (`call_0`, `<tool>_0`) that repeat
+	 * every turn. A repeat is named `<id>#<n>` (2, 3, …): steps run in the same order on every attempt, so a
+	 * replay gives each the same name, and a journal never hands one call another call's record.
+	 */
+	#nameOf(id: string): string {
+		let name = id;
+		for (let n = 2; this.#names.has(name) || this.#names.has(`${name}:started`); n++) name = `${id}#${n}`;
+		this.#names.add(name);
+		this.#names.add(`${name}:started`);
+		return name;
+	}
+
+	/**
 	 * A non-idempotent tool journals a `<id>:started` marker before it runs. If a replay finds the marker
 	 * recorded but must still compute the result, the call started in an earlier attempt and never reported.
 	 * Both journal calls are made in the same tick: engines that number steps by call order (DBOS) then give
 	 * concurrent tools the same numbers on every attempt, whatever order their markers are recorded in.
 	 */
-	#runTool<T>(step: Step, fn: () => Promise<T>): Promise<T> {
+	#runTool<T>(step: Step, name: string, fn: () => Promise<T>): Promise<T> {
 		const tool = this.#options.tools.find((candidate) => candidate.name === step.name);
-		if (tool?.idempotent === true) return this.#record(step.id, fn);
+		if (tool?.idempotent === true) return this.#record(name, fn);
 		let fresh = false;
-		const started = this.#journal.run(`${step.id}:started`, async () => {
+		const started = this.#journal.run(`${name}:started`, async () => {
 			fresh = true;
 			return true;
 		});
-		return this.#record(step.id, async () => {
+		return this.#record(name, async () => {
 			await started;
 			return fresh ? fn() : this.#interrupted(step, tool, fn);
 		});

@@ -343,4 +343,36 @@ describe("durable core: runDurableAgent over a journal", () => {
 		expect(counts.get("tool:c2")).toBe(1);
 		expect(result.outcome).toEqual({ type: "completed" });
 	});
+	it("a model that reuses a tool call id in a later turn gets each call run and journaled on its own (SPEC L13)", async () => {
+		// Servers without call ids get generated ones (`<name>_0`, `call_0`) that repeat every turn: the journal
+		// must not hand the second call the first one's record, nor refuse the run.
+		const { counts, count } = counter();
+		const model = () =>
+			scriptedModel(
+				(call) => {
+					const turn = call.context.messages.filter((m) => m.role === "assistant").length;
+					if (turn === 0) return toolReply("lookup", { key: "a" }, { id: "call_0" });
+					if (turn === 1) return toolReply("lookup", { key: "b" }, { id: "call_0" });
+					if (turn === 2) return toolReply("charge", { amount: 3 }, { id: "call_0" });
+					return textReply("done");
+				},
+				{ now: () => 0 },
+			);
+		const agentOf = () => {
+			const scripted = model();
+			return { ...countingAgent({ count }), model: scripted.model, streamFn: scripted.stream };
+		};
+		const journal = new MemoryJournal();
+		const first = await runDurableAgent(agentOf(), input, journal.attempt());
+		const results = first.messages.filter((m) => m.role === "toolResult").map((m) => m.content);
+		expect(results).toEqual([
+			[{ type: "text", text: "value of a" }],
+			[{ type: "text", text: "value of b" }],
+			[{ type: "text", text: "charged 3" }],
+		]);
+		expect(counts.get("tool:call_0")).toBe(3);
+		const replay = journal.attempt();
+		expect(await runDurableAgent(agentOf(), input, replay)).toEqual(first);
+		expect(replay.executed).toEqual([]);
+	});
 });
