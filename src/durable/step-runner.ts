@@ -65,6 +65,9 @@ export class DurableSteps {
 	readonly #wall: () => number;
 	/** Every journal name this run used: a step id the model repeats in a later turn gets a name of its own. */
 	readonly #names = new Set<string>();
+	/** Journal reads whose outcome (a record, or a live run) is not known yet. */
+	#reading = 0;
+	#quietWaiters: (() => void)[] = [];
 
 	constructor(journal: DurableJournal, options: DurableStepOptions) {
 		this.#journal = journal;
@@ -144,9 +147,20 @@ export class DurableSteps {
 
 	/** Journal one step: the result is JSON on the first attempt too, so live and replayed runs see equal data. */
 	async #record<T>(name: string, fn: () => Promise<T>): Promise<T> {
-		const record = await this.#journal.run<StepRecord>(name, () => this.#live(fn));
+		let live = false;
+		this.#reading++;
+		let record: StepRecord;
+		try {
+			record = await this.#journal.run<StepRecord>(name, () => {
+				live = true;
+				this.#readSettled();
+				return this.#live(fn);
+			});
+		} finally {
+			if (!live) this.#readSettled();
+		}
 		this.clock.observe(record.at);
-		this.#replayAbort(record);
+		if (!live) await this.#replayAbort(record);
 		if (record.error !== undefined) throw new Error(record.error);
 		return record.value as T;
 	}
@@ -185,11 +199,40 @@ export class DurableSteps {
 		return () => clearTimeout(timer);
 	}
 
-	/** A replayed step that was cut short by an abort re-fires it, so the loop takes the recorded path. */
-	#replayAbort(record: StepRecord): void {
+	/**
+	 * A replayed step that was cut short by an abort re-fires it, so the loop takes the recorded path. Not at
+	 * once: a replay reads the records of concurrent steps in call order (or as the engine answers), while the
+	 * abort fired after every step whose record carries none had reported. So it fires once no other step is
+	 * still waiting for its record and the records read so far have reached the loop; a call that finished
+	 * before the deadline then keeps its result on replay, as it did live.
+	 */
+	async #replayAbort(record: StepRecord): Promise<void> {
 		const controller = this.#options.control?.controller;
 		if (!record.abort || !controller || controller.signal.aborted) return;
+		await this.#quiet();
+		if (controller.signal.aborted) return;
 		controller.abort(record.abort.deadline ? new DeadlineExceededError() : record.abort.reason);
+	}
+
+	/** One journal read fewer in flight (its record came back, or its step started running live). */
+	#readSettled(): void {
+		this.#reading--;
+		if (this.#reading > 0) return;
+		const waiters = this.#quietWaiters;
+		this.#quietWaiters = [];
+		for (const wake of waiters) wake();
+	}
+
+	/**
+	 * Resolves when no journal read is in flight and the loop has taken what the reads returned: the records'
+	 * callers continue in microtasks, so one macrotask after the last read lets them settle their calls.
+	 */
+	async #quiet(): Promise<void> {
+		for (;;) {
+			while (this.#reading > 0) await new Promise<void>((resolve) => this.#quietWaiters.push(resolve));
+			await new Promise<void>((resolve) => setImmediate(resolve));
+			if (this.#reading === 0) return;
+		}
 	}
 }
 

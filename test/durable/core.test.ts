@@ -1,5 +1,5 @@
 // The engine-neutral durable core over a real in-memory journal that can crash mid-step and replay.
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
 	DurableClock,
 	type DurableRunResult,
@@ -10,7 +10,7 @@ import {
 	MemoryJournal,
 	runDurableAgent,
 } from "../../src/durable/index.js";
-import type { AgentEvent } from "../../src/index.js";
+import type { AgentEvent, AgentTool } from "../../src/index.js";
 import { agentLoop } from "../../src/index.js";
 import { scriptedModel, textReply, toolReply } from "../../src/testing/index.js";
 import { user } from "../support/run.js";
@@ -374,5 +374,68 @@ describe("durable core: runDurableAgent over a journal", () => {
 		const replay = journal.attempt();
 		expect(await runDurableAgent(agentOf(), input, replay)).toEqual(first);
 		expect(replay.executed).toEqual([]);
+	});
+});
+
+describe("durable core: a deadline inside a concurrent batch", () => {
+	afterEach(() => {
+		vi.useRealTimers();
+	});
+
+	it("a call that finished before the deadline keeps its result on replay; the one it cut off does not (SPEC A7, T7)", async () => {
+		vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+		const journal = new MemoryJournal();
+		let releaseSlow!: () => void;
+		const slowGate = new Promise<void>((resolve) => (releaseSlow = resolve));
+		let fastDone!: () => void;
+		const fastFinished = new Promise<void>((resolve) => (fastDone = resolve));
+		let live = true;
+		const read: AgentTool = {
+			name: "read",
+			description: "Read a value (idempotent).",
+			parameters: { type: "object", properties: { key: { type: "string" } }, required: ["key"] },
+			idempotent: true,
+			async execute(_id, args: { key: string }) {
+				if (args.key === "slow" && live) await slowGate;
+				if (args.key === "fast" && live) queueMicrotask(fastDone);
+				return { content: [{ type: "text", text: `value of ${args.key}` }] };
+			},
+		};
+		const agentOf = () => {
+			const scripted = scriptedModel(
+				(call) =>
+					call.context.messages.some((m) => m.role === "toolResult")
+						? textReply("done")
+						: {
+								content: [
+									{ type: "toolCall", name: "read", arguments: { key: "slow" }, id: "s" },
+									{ type: "toolCall", name: "read", arguments: { key: "fast" }, id: "f" },
+								],
+							},
+				{ now: () => 0 },
+			);
+			return { model: scripted.model, streamFn: scripted.stream, tools: [read] };
+		};
+		const settings = { deadline: 2_000 };
+		const running = runDurableAgent(
+			agentOf(),
+			{ ...input, settings },
+			{ ...journal.attempt(), clock: () => 1_000 },
+		);
+		await fastFinished;
+		// `f` has reported; now the deadline passes while `s` still runs, then `s` returns late.
+		await vi.advanceTimersByTimeAsync(1_000);
+		releaseSlow();
+		const first = await running;
+		expect(first.outcome).toEqual({ type: "deadline" });
+		expect(toolResult(first, "f")?.content).toEqual([{ type: "text", text: "value of fast" }]);
+		expect(toolResult(first, "s")?.content).not.toEqual([{ type: "text", text: "value of slow" }]);
+		live = false;
+		const replayed = await runDurableAgent(
+			agentOf(),
+			{ ...input, settings },
+			{ ...journal.attempt(), clock: () => 1_000 },
+		);
+		expect(replayed).toEqual(first);
 	});
 });
