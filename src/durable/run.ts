@@ -155,7 +155,11 @@ export interface DurableEngine {
 	journal: DurableJournal;
 	/** Where steering, follow-ups and aborts arrive. */
 	inbox: DurableInbox;
-	/** Receives every event of the attempt, in order, with its replay-stable position. */
+	/**
+	 * Receives every event of the attempt, in order, with its replay-stable position. If it throws, the run
+	 * starts no further step, waits for the steps running, and rejects with that error (journaling nothing
+	 * about it, so the engine's retry replays the finished steps and goes on).
+	 */
 	onEvent?: (event: AgentEvent, position: DurableEventPosition) => Awaitable<void>;
 	/** The wall clock whose readings are journaled (the start, each step's end). Default `Date.now`. */
 	clock?: () => number;
@@ -191,14 +195,16 @@ export async function runDurableAgent(
 		...(agent.onInterrupted ? { onInterrupted: agent.onInterrupted } : {}),
 	});
 	const inbox = new BoundaryInbox(engine.inbox, controller, clock, settings.deadline);
+	// Once the body has failed, the loop must not go on behind it: no new step, no inbox read.
+	let failed: { error: unknown } | undefined;
 	const config: AgentLoopConfig = {
 		...agent.config,
 		model: agent.model,
 		...(agent.streamFn ? { streamFn: agent.streamFn } : {}),
-		runStep: steps.runStep,
+		runStep: (step, fn) => (failed ? Promise.reject(failed.error) : steps.runStep(step, fn)),
 		now: () => clock.now(),
-		getSteeringMessages: () => inbox.steering(),
-		getFollowUpMessages: () => inbox.take("followUp"),
+		getSteeringMessages: () => (failed ? Promise.reject(failed.error) : inbox.steering()),
+		getFollowUpMessages: () => (failed ? Promise.reject(failed.error) : inbox.take("followUp")),
 		...(settings.thinkingLevel ? { getThinkingLevel: () => settings.thinkingLevel } : {}),
 		...(settings.toolChoice ? { toolChoice: settings.toolChoice } : {}),
 	};
@@ -217,7 +223,18 @@ export async function runDurableAgent(
 					controller.signal,
 					input.approvals ? { approvals: input.approvals } : undefined,
 				);
-	const outcome = await forwardEvents(stream, engine.onEvent);
+	let outcome: RunOutcome;
+	try {
+		outcome = await forwardEvents(stream, engine.onEvent);
+	} catch (error) {
+		// An event consumer failed (the engine's event log, the host's `onEvent`): the body fails with its error,
+		// after the loop wound down and the steps already running recorded. Nothing is aborted, so no abort is
+		// journaled: a retry replays the finished steps and goes on from there.
+		failed = { error };
+		await stream.result().catch(() => {});
+		await steps.idle();
+		throw error;
+	}
 	const added = await stream.result();
 	await steps.idle();
 	return { messages: [...messages, ...added], added, outcome };

@@ -377,6 +377,33 @@ describe("durable core: runDurableAgent over a journal", () => {
 	});
 });
 
+describe("durable core: a run whose event sink fails", () => {
+	it("stops starting steps, waits for the running ones, and fails with the sink's error; a retry replays cleanly", async () => {
+		const { counts, count } = counter();
+		const journal = new MemoryJournal();
+		const failing = runDurableAgent(countingAgent({ count }), input, {
+			...journal.attempt(),
+			onEvent: (event) => {
+				if (event.type === "turn_end") throw new Error("event sink down");
+			},
+		});
+		await expect(failing).rejects.toThrow("event sink down");
+		await new Promise((resolve) => setImmediate(resolve));
+		// The workflow body has failed: nothing of the run may go on behind it (no model call, no charge).
+		expect([...counts.keys()]).toEqual(["model:0", "tool:t1"]);
+		// (The boundary after the turn may have read the inbox before the sink failed: a journaled read, replayed.)
+		expect(journal.recorded.filter((name) => !name.startsWith("inbox:"))).toEqual([
+			"clock:start",
+			"model:0",
+			"t1",
+		]);
+		// The engine retries the body: it replays what finished and runs the rest, once.
+		const retried = await runDurableAgent(countingAgent({ count }), input, journal.attempt());
+		expect(withoutTimestamps(retried.messages)).toEqual(withoutTimestamps((await uninterrupted()).messages));
+		expect([...counts.values()].every((n) => n === 1)).toBe(true);
+	});
+});
+
 describe("durable core: a deadline inside a concurrent batch", () => {
 	afterEach(() => {
 		vi.useRealTimers();
