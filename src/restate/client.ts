@@ -7,10 +7,14 @@ import { type AgentMessage, userMessage } from "../core/messages.js";
 import type { ApprovalDecisions, PendingApproval } from "../tools/approval.js";
 import type { RestateConversationStatus, RestateRunInput, RestateRunResult } from "./object.js";
 import { type InboxPending, inboxName } from "./topics.js";
+import { splitCredentials, withAuthorization } from "./url.js";
 
 /** Options of {@link RestateAgentClient}. */
 export interface RestateAgentClientOptions {
-	/** The Restate server's ingress, e.g. `http://127.0.0.1:8080`. */
+	/**
+	 * The Restate server's ingress, e.g. `http://127.0.0.1:8080`. Credentials in it (`https://user:password@…`)
+	 * are sent as a Basic `authorization` header (unless `headers` set one) and never appear in errors.
+	 */
 	ingressUrl: string;
 	/** The agent's object name, as given to `restateAgent`. */
 	name: string;
@@ -52,9 +56,10 @@ export class RestateAgentClient {
 		} catch {
 			throw new Error("RestateAgentClient: ingressUrl is not a valid URL");
 		}
-		this.#base = url.href.replace(/\/+$/, "");
+		const { base, authorization } = splitCredentials(url);
+		this.#base = base;
 		this.#name = options.name;
-		this.#headers = { ...options.headers };
+		this.#headers = withAuthorization({ ...options.headers }, authorization);
 		this.#fetch = options.fetch ?? globalThis.fetch;
 	}
 

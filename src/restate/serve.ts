@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import * as restate from "@restatedev/restate-sdk";
 import type { RestateAgentDefinition } from "./object.js";
 import { ensurePromiseWithResolvers } from "./polyfill.js";
+import { splitCredentials, withAuthorization } from "./url.js";
 
 /** Options of {@link serveRestateAgents}. */
 export interface ServeRestateAgentsOptions {
@@ -69,7 +70,10 @@ export async function serveRestateAgents(
 
 /** Options of {@link registerRestateDeployment}. */
 export interface RegisterDeploymentOptions {
-	/** The Restate server's admin API, e.g. `http://127.0.0.1:9070`. */
+	/**
+	 * The Restate server's admin API, e.g. `http://127.0.0.1:9070`. Credentials in it are sent as a Basic
+	 * `authorization` header and never appear in errors.
+	 */
 	adminUrl: string;
 	/** The worker's URL, as the server reaches it. */
 	uri: string;
@@ -88,12 +92,18 @@ export interface RegisterDeploymentOptions {
  */
 export async function registerRestateDeployment(options: RegisterDeploymentOptions): Promise<string> {
 	const doFetch = options.fetch ?? globalThis.fetch;
-	const url = `${options.adminUrl.replace(/\/+$/, "")}/deployments`;
+	let admin: URL;
+	try {
+		admin = new URL(options.adminUrl);
+	} catch {
+		throw new Error(`register ${options.uri} with Restate: adminUrl is not a valid URL`);
+	}
+	const { base, authorization } = splitCredentials(admin);
 	let response: Response;
 	try {
-		response = await doFetch(url, {
+		response = await doFetch(`${base}/deployments`, {
 			method: "POST",
-			headers: { "content-type": "application/json" },
+			headers: withAuthorization({ "content-type": "application/json" }, authorization),
 			body: JSON.stringify({ uri: options.uri, force: options.force ?? true }),
 		});
 	} catch (error) {

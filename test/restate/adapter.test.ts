@@ -87,6 +87,45 @@ describe("capstan/restate without a server", () => {
 		);
 	});
 
+	it("credentials in the ingress or admin URL become a Basic authorization header, never part of an error", async () => {
+		const seen: (string | undefined)[] = [];
+		const server = createServer((request, response) => {
+			seen.push(request.headers.authorization);
+			response.writeHead(request.url === "/deployments" ? 201 : 200, { "content-type": "application/json" });
+			response.end(JSON.stringify(request.url === "/deployments" ? { id: "dp_1" } : []));
+		});
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+		try {
+			const { port } = server.address() as AddressInfo;
+			const basic = `Basic ${Buffer.from("alice:s3cret pass").toString("base64")}`;
+			const client = new RestateAgentClient({
+				ingressUrl: `http://alice:s3cret%20pass@127.0.0.1:${port}`,
+				name: "support",
+			});
+			expect(await client.transcript("c1")).toEqual([]);
+			const adminUrl = `http://alice:s3cret%20pass@127.0.0.1:${port}`;
+			expect(await registerRestateDeployment({ adminUrl, uri: "http://127.0.0.1:1" })).toBe("dp_1");
+			expect(seen).toEqual([basic, basic]);
+			// Unreachable: the error names what failed, not the password.
+			const gone = await freePort();
+			const offline = new RestateAgentClient({
+				ingressUrl: `http://alice:s3cret@127.0.0.1:${gone}`,
+				name: "x",
+			});
+			const error = (await offline.steer("c1", "hi").catch((e: unknown) => e)) as Error;
+			expect(error.message).toMatch(/the Restate ingress is unreachable/);
+			expect(error.message).not.toContain("s3cret");
+			const refused = (await registerRestateDeployment({
+				adminUrl: `http://alice:s3cret@127.0.0.1:${gone}`,
+				uri: "http://127.0.0.1:1",
+			}).catch((e: unknown) => e)) as Error;
+			expect(refused.message).toMatch(/the admin API is unreachable/);
+			expect(refused.message).not.toContain("s3cret");
+		} finally {
+			server.close();
+		}
+	});
+
 	it("turns an error answer into a RestateRequestError with the status and Restate's message", async () => {
 		const server = createServer((_request, response) => {
 			response.writeHead(404, { "content-type": "application/json" });
