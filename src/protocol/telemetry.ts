@@ -109,7 +109,9 @@ export interface TelemetryOptions {
 	sinks?: readonly TelemetrySink[];
 	/**
 	 * Hand message content (system prompt, input and output messages, tool arguments and results) to the
-	 * sinks, which may export it. Off by default: content often holds personal data.
+	 * sinks, which may export it. Off by default: content often holds personal data. Each model call's
+	 * request holds the whole transcript so far; the OpenTelemetry sink exports each message once per run
+	 * (see `OpenTelemetryOptions.inputMessages` in `capstan/otel`).
 	 */
 	recordContent?: boolean;
 	/** Where a throwing callback or sink is reported; telemetry never breaks a run. Default `console.error`. */
@@ -139,7 +141,7 @@ export interface ModelCallContent {
 	/**
 	 * The messages the model was sent for this call: after `transformContext` and `convertToLlm`, without
 	 * refused replies (rule C3), with arguments `beforeToolCall` revised (rule T4). What `gen_ai.input.messages`
-	 * reports.
+	 * reports (by default only the messages an earlier `chat` span of the run did not record).
 	 */
 	request: readonly Message[];
 	output: AssistantMessage;

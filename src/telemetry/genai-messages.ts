@@ -38,21 +38,26 @@ export interface GenAiOutputMessage extends GenAiMessage {
 export function toInputMessages(messages: readonly AgentMessage[]): GenAiMessage[] {
 	const out: GenAiMessage[] = [];
 	for (const message of messages) {
-		const role = (message as { role?: unknown }).role;
-		if (role === "user") {
-			const { content } = message as { content: string | UserContent[] };
-			out.push({
-				role: "user",
-				parts: typeof content === "string" ? [textPart(content)] : userParts(content),
-			});
-		} else if (role === "assistant") {
-			out.push({ role: "assistant", parts: assistantParts((message as AssistantMessage).content) });
-		} else if (role === "toolResult") {
-			const result = message as { toolCallId: string; content: UserContent[] };
-			out.push({ role: "tool", parts: [toolResponsePart(result.toolCallId, result.content)] });
-		}
+		const converted = toInputMessage(message);
+		if (converted) out.push(converted);
 	}
 	return out;
+}
+
+/** One wire message as a GenAI input message; `undefined` for a custom role. */
+export function toInputMessage(message: AgentMessage): GenAiMessage | undefined {
+	const role = (message as { role?: unknown }).role;
+	if (role === "user") {
+		const { content } = message as { content: string | UserContent[] };
+		return { role: "user", parts: typeof content === "string" ? [textPart(content)] : userParts(content) };
+	}
+	if (role === "assistant")
+		return { role: "assistant", parts: assistantParts((message as AssistantMessage).content) };
+	if (role === "toolResult") {
+		const result = message as { toolCallId: string; content: UserContent[] };
+		return { role: "tool", parts: [toolResponsePart(result.toolCallId, result.content)] };
+	}
+	return undefined;
 }
 
 /** The reply of one model call as GenAI output messages. */

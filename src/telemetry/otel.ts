@@ -25,7 +25,7 @@ import {
 	type Tracer,
 	trace,
 } from "@opentelemetry/api";
-import type { Usage } from "../core/messages.js";
+import type { Message, Usage } from "../core/messages.js";
 import type { Step } from "../core/step-runner.js";
 import type { RunOutcome } from "../protocol/outcome.js";
 import type {
@@ -40,6 +40,7 @@ import type {
 } from "../protocol/telemetry.js";
 import {
 	finishReason,
+	toInputMessage,
 	toInputMessages,
 	toOutputMessages,
 	toolResultText,
@@ -52,6 +53,23 @@ export interface OpenTelemetryOptions {
 	agentName?: string;
 	/** Parent of the run span. Default: the context active when the run is created. */
 	parentContext?: () => Context;
+	/**
+	 * With `recordContent`, which of a model call's request messages its `chat` span records in
+	 * `gen_ai.input.messages`:
+	 *
+	 * - `"new"` (default): only the messages that the run's previous recorded `chat` span did not already
+	 *   hold. `capstan.input.messages_omitted` says how many leading messages of the request were left out:
+	 *   they are the first ones of that previous span's input, in the same order. Each message of a run is
+	 *   exported once, so a run of N turns exports content linear in N. A request that does not extend the
+	 *   previous one (a `transformContext` that dropped or rewrote earlier messages) is recorded from its
+	 *   first differing message.
+	 * - `"all"`: the whole request on every span, as the conventions describe the attribute. Every call resends
+	 *   the transcript so far, so a run of N turns exports O(N²) bytes: meant for short runs, or for a backend
+	 *   that needs each span's complete input.
+	 *
+	 * To cap each attribute as well, set the SDK's span limits (`attributeValueLengthLimit`).
+	 */
+	inputMessages?: "new" | "all";
 }
 
 /**
@@ -79,12 +97,22 @@ class OtelRunSink implements RunSink {
 	private liveChat: Span | undefined;
 	/** Tool steps' spans while they execute, by tool call id. */
 	private readonly liveTools = new Map<string, Span>();
+	private readonly allInput: boolean;
+	/**
+	 * The request of the last `chat` span that recorded its input, with each message's GenAI JSON
+	 * (`undefined` for a dropped role): what the next span's input is compared against.
+	 */
+	private recordedInput: { messages: readonly Message[]; json: (string | undefined)[] } = {
+		messages: [],
+		json: [],
+	};
 
 	constructor(
 		private readonly tracer: Tracer,
 		options: OpenTelemetryOptions,
 		run: RunStartInfo,
 	) {
+		this.allInput = options.inputMessages === "all";
 		this.provider = providerName(run.model.provider);
 		this.requestModel = run.model.id;
 		this.descriptions = new Map(run.tools.map((tool) => [tool.name, tool.description]));
@@ -132,7 +160,15 @@ class OtelRunSink implements RunSink {
 		const span = this.liveChat ?? this.startChat(record.startedAt);
 		this.liveChat = undefined;
 		// Sampled out: nothing would keep the attributes, so they are not built.
-		if (span.isRecording()) describeChat(span, record, content);
+		if (span.isRecording()) {
+			describeChat(span, record);
+			if (content) {
+				span.setAttributes({
+					...this.inputAttributes(content.request),
+					"gen_ai.output.messages": JSON.stringify(toOutputMessages(content.output)),
+				});
+			}
+		}
 		span.end(record.startedAt + record.latencyMs);
 	}
 
@@ -174,6 +210,38 @@ class OtelRunSink implements RunSink {
 		this.span.end(end.endedAt);
 	}
 
+	/**
+	 * `gen_ai.input.messages` of one call: the whole request (`inputMessages: "all"`), or the messages after the
+	 * longest prefix it shares with the last recorded request. A message the loop kept (the same object) is
+	 * not serialized again; one a host hook copied is compared by its JSON.
+	 */
+	private inputAttributes(request: readonly Message[]): Attributes {
+		if (this.allInput) return { "gen_ai.input.messages": JSON.stringify(toInputMessages(request)) };
+		const previous = this.recordedInput;
+		const shareable = Math.min(request.length, previous.messages.length);
+		let shared = 0; // leading messages the last recorded request holds too
+		let omitted = 0;
+		for (; shared < shareable; shared++) {
+			const message = request[shared] as Message;
+			const json = message === previous.messages[shared] ? previous.json[shared] : messageJson(message);
+			if (json !== previous.json[shared]) break;
+			if (json !== undefined) omitted++;
+		}
+		const json = previous.json.slice(0, shared);
+		const recorded: string[] = [];
+		for (const message of request.slice(shared)) {
+			const one = messageJson(message);
+			json.push(one);
+			if (one !== undefined) recorded.push(one);
+		}
+		this.recordedInput = { messages: request, json };
+		return {
+			// The parts are JSON already: joined, they are `JSON.stringify` of the array.
+			"gen_ai.input.messages": `[${recorded.join(",")}]`,
+			"capstan.input.messages_omitted": omitted,
+		};
+	}
+
 	private startChat(startTime: number): Span {
 		return this.tracer.startSpan(
 			`chat ${this.requestModel}`,
@@ -210,8 +278,8 @@ class OtelRunSink implements RunSink {
 	}
 }
 
-/** The response side of a `chat` span: model, id, finish reason, usage, content (opt-in), error status. */
-function describeChat(span: Span, record: ModelCallRecord, content: ModelCallContent | undefined): void {
+/** The response side of a `chat` span: model, id, finish reason, usage, error status. */
+function describeChat(span: Span, record: ModelCallRecord): void {
 	span.setAttributes({
 		"gen_ai.response.model": record.model,
 		...optional("gen_ai.response.id", record.responseId),
@@ -226,12 +294,6 @@ function describeChat(span: Span, record: ModelCallRecord, content: ModelCallCon
 		"capstan.stop_reason": record.stopReason,
 		...optional("capstan.stop_detail", record.stopDetail),
 	});
-	if (content) {
-		span.setAttributes({
-			"gen_ai.input.messages": JSON.stringify(toInputMessages(content.request)),
-			"gen_ai.output.messages": JSON.stringify(toOutputMessages(content.output)),
-		});
-	}
 	if (record.stopReason === "error" || record.stopReason === "aborted") {
 		const type = record.errorKind ?? (record.stopReason === "aborted" ? "aborted" : "_OTHER");
 		fail(span, type, record.errorMessage);
@@ -326,6 +388,12 @@ function serverAttributes(baseUrl: string | undefined): Attributes {
 	} catch {
 		return {};
 	}
+}
+
+/** One request message as GenAI input JSON; `undefined` for a role the conventions have no place for. */
+function messageJson(message: Message): string | undefined {
+	const converted = toInputMessage(message);
+	return converted && JSON.stringify(converted);
 }
 
 function optional(key: string, value: string | number | undefined): Attributes {

@@ -16,7 +16,13 @@ import {
 	SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Agent, type AgentTool, type TelemetryOptions, type Usage } from "../../src/index.js";
+import {
+	Agent,
+	type AgentLoopConfig,
+	type AgentTool,
+	type TelemetryOptions,
+	type Usage,
+} from "../../src/index.js";
 import { type OpenTelemetryOptions, openTelemetry } from "../../src/otel.js";
 import { type ScriptedReply, scriptedModel, textReply } from "../../src/testing/index.js";
 import { assistant, echoTool, runScript, startScript } from "../support/run.js";
@@ -195,15 +201,18 @@ describe("OpenTelemetry spans, GenAI semantic conventions — SPEC X3", () => {
 		expect(JSON.parse(String(first?.attributes["gen_ai.input.messages"]))).toEqual([
 			{ role: "user", parts: [{ type: "text", content: "hi" }] },
 		]);
+		expect(first?.attributes["capstan.input.messages_omitted"]).toBe(0);
+		// The second call resent the prompt the first span recorded: only what is new is recorded again.
+		expect(second?.attributes["capstan.input.messages_omitted"]).toBe(1);
 		const input = JSON.parse(String(second?.attributes["gen_ai.input.messages"]));
-		expect(input.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "tool", "tool", "tool"]);
-		expect(input[1].parts[0]).toEqual({
+		expect(input.map((m: { role: string }) => m.role)).toEqual(["assistant", "tool", "tool", "tool"]);
+		expect(input[0].parts[0]).toEqual({
 			type: "tool_call",
 			id: "call_1",
 			name: "echo",
 			arguments: { text: "a", i: "say a" },
 		});
-		expect(input[2].parts[0]).toEqual({ type: "tool_call_response", id: "call_1", response: "echo:a" });
+		expect(input[1].parts[0]).toEqual({ type: "tool_call_response", id: "call_1", response: "echo:a" });
 		expect(JSON.parse(String(second?.attributes["gen_ai.output.messages"]))).toEqual([
 			{ role: "assistant", parts: [{ type: "text", content: "all done" }], finish_reason: "stop" },
 		]);
@@ -238,6 +247,63 @@ describe("OpenTelemetry spans, GenAI semantic conventions — SPEC X3", () => {
 		for (const input of inputs) expect(input).not.toContain("REFUSED-TEXT");
 		expect(inputs[1]).not.toContain(`echo:${secret}`);
 		expect(inputs[1]).toContain("[scrubbed]");
+	});
+
+	describe("a run's chat spans record each input message once: content linear in the run's length — SPEC X3", () => {
+		const turns = 30;
+		const long = "x".repeat(1000);
+		const manyTurns = (): ScriptedReply[] => [
+			...Array.from({ length: turns }, (_, i) => ({ content: [call("echo", { text: `${long}${i}` })] })),
+			textReply("done"),
+		];
+		type Hook = AgentLoopConfig["transformContext"];
+		async function chatInputs(inputMessages: "new" | "all" | undefined, transformContext: Hook) {
+			const t = tracing();
+			await runScript(manyTurns(), {
+				tools: [echoTool("echo")],
+				config: {
+					...(transformContext ? { transformContext } : {}),
+					telemetry: { recordContent: true, sinks: [openTelemetry(t.tracer, { inputMessages })] },
+				},
+			});
+			return t.byName("chat scripted-model").map((span) => ({
+				json: String(span.attributes["gen_ai.input.messages"]),
+				omitted: span.attributes["capstan.input.messages_omitted"],
+			}));
+		}
+		const hooks: [string, Hook][] = [
+			["the loop's own messages", undefined],
+			["a transformContext that copies every message", (messages) => messages.map((m) => ({ ...m }))],
+			["a transformContext that keeps a sliding window", (messages) => messages.slice(-3)],
+		];
+
+		it.each(hooks)(
+			"%s: each span's whole input is the previous one's first messages plus what it recorded",
+			async (_, hook) => {
+				const all = await chatInputs("all", hook);
+				const spans = await chatInputs(undefined, hook);
+				expect(spans).toHaveLength(turns + 1);
+				let input: unknown[] = [];
+				spans.forEach((span, i) => {
+					expect(typeof span.omitted).toBe("number");
+					input = [...input.slice(0, span.omitted as number), ...JSON.parse(span.json)];
+					expect(input, `call ${i}`).toEqual(JSON.parse(all[i]?.json ?? ""));
+				});
+			},
+		);
+
+		it.each(hooks.slice(0, 2))(
+			"%s: the recorded bytes grow linearly, about one transcript per run, where full inputs are quadratic",
+			async (_, hook) => {
+				const bytes = (spans: { json: string }[]) => spans.reduce((sum, span) => sum + span.json.length, 0);
+				const all = await chatInputs("all", hook);
+				const transcript = all.at(-1)?.json.length ?? 0; // the last call's request: the whole run
+				expect(transcript).toBeGreaterThan(turns * long.length);
+				expect(bytes(all)).toBeGreaterThan((turns / 3) * transcript); // each call resent everything before it
+				// Default: every message is recorded once, plus one bracket pair per span.
+				expect(bytes(await chatInputs(undefined, hook))).toBeLessThanOrEqual(transcript + 2 * (turns + 1));
+			},
+		);
 	});
 
 	it("no system prompt, no gen_ai.system_instructions (not one empty part) — SPEC X3", async () => {
