@@ -9,7 +9,7 @@ import { type ApprovalDecisions, isApprovalDecision } from "../tools/approval.js
 import { findDanglingBatch } from "./pairing.js";
 import { runAgentLoop } from "./run.js";
 import type { RunState } from "./run-state.js";
-import { createRunSignal } from "./signals.js";
+import { createRunSignal, stopFacts } from "./signals.js";
 import { WireLog } from "./wire-log.js";
 
 /** The stream of one run: every event, then every message the run added, in context order. */
@@ -146,6 +146,8 @@ function startRun(
 				context,
 				streamOptions: config.streamOptions,
 				now,
+				// Read only once the run is under way: `state` is set by then.
+				...(config.deadline !== undefined ? { deadlinePassed: () => stopFacts(state).deadlinePassed } : {}),
 			})
 		: undefined;
 	const runStep = config.runStep ?? runStepDirectly;

@@ -28,7 +28,10 @@ export interface ModelCallRecord {
 	api: string;
 	responseId?: string;
 	stopReason: StopReason;
-	/** The finer stop cause (`stopDetails.type`), e.g. `pause_turn`, `refusal`. */
+	/**
+	 * The finer stop cause (`stopDetails.type`), e.g. `pause_turn`, `refusal`; `deadline` for a call the run's
+	 * deadline cut short (rule A7), whose message says only `aborted`.
+	 */
 	stopDetail?: string;
 	errorKind?: ErrorKind;
 	errorMessage?: string;

@@ -21,6 +21,11 @@ export interface ObservedRun {
 	streamOptions?: { temperature?: number; maxTokens?: number; sessionId?: string };
 	/** The run's injected clock (rule L13). */
 	now: () => number;
+	/**
+	 * Rule A7: whether the run's deadline has passed (its abort fired, or the clock is at or past it), as the
+	 * run's outcome decides it. Absent for a run without a deadline.
+	 */
+	deadlinePassed?: () => boolean;
 }
 
 interface OpenCall {
@@ -53,6 +58,7 @@ export function createRunTelemetry(options: TelemetryOptions, run: ObservedRun):
  */
 export class RunTelemetry {
 	private readonly now: () => number;
+	private readonly deadlinePassed: (() => boolean) | undefined;
 	private readonly startedAt: number;
 	private readonly toolsOffered: string[];
 	private readonly modelCalls: ModelCallRecord[] = [];
@@ -73,6 +79,7 @@ export class RunTelemetry {
 		run: ObservedRun,
 	) {
 		this.now = run.now;
+		this.deadlinePassed = run.deadlinePassed;
 		this.startedAt = run.now();
 		this.callBoundary = this.startedAt;
 		const tools = run.context.tools ?? [];
@@ -187,7 +194,9 @@ export class RunTelemetry {
 		if (isAssistant(message)) {
 			const call = this.call ?? { startedAt: this.callBoundary, firstTokenAt: undefined };
 			this.call = undefined;
-			const record = modelCallRecord(this.modelCalls.length, message, call, endedAt);
+			// Rule A7: a reply the deadline cut short is committed as aborted; its record says it was the deadline.
+			const byDeadline = message.stopReason === "aborted" && this.deadlinePassed?.() === true;
+			const record = modelCallRecord(this.modelCalls.length, message, call, endedAt, byDeadline);
 			this.modelCalls.push(record);
 			const content = this.transcript
 				? { input: this.transcript.slice(), request: this.request, output: message }
@@ -270,7 +279,9 @@ function modelCallRecord(
 	message: AssistantMessage,
 	call: OpenCall,
 	endedAt: number,
+	byDeadline: boolean,
 ): ModelCallRecord {
+	const stopDetail = byDeadline ? "deadline" : message.stopDetails?.type;
 	return {
 		index,
 		model: message.model,
@@ -278,7 +289,7 @@ function modelCallRecord(
 		api: message.api,
 		...(message.responseId !== undefined ? { responseId: message.responseId } : {}),
 		stopReason: message.stopReason,
-		...(message.stopDetails ? { stopDetail: message.stopDetails.type } : {}),
+		...(stopDetail !== undefined ? { stopDetail } : {}),
 		...(message.errorKind !== undefined ? { errorKind: message.errorKind } : {}),
 		...(message.errorMessage !== undefined ? { errorMessage: message.errorMessage } : {}),
 		startedAt: call.startedAt,

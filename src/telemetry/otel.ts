@@ -294,7 +294,9 @@ function describeChat(span: Span, record: ModelCallRecord): void {
 		"capstan.stop_reason": record.stopReason,
 		...optional("capstan.stop_detail", record.stopDetail),
 	});
-	if (record.stopReason === "error" || record.stopReason === "aborted") {
+	// Rule A7: cut by the deadline, the call failed as the run did (`failureOf`), not as an abort.
+	if (record.stopDetail === "deadline") fail(span, DEADLINE.type, DEADLINE.message);
+	else if (record.stopReason === "error" || record.stopReason === "aborted") {
 		const type = record.errorKind ?? (record.stopReason === "aborted" ? "aborted" : "_OTHER");
 		fail(span, type, record.errorMessage);
 	}
@@ -338,6 +340,9 @@ function usageAttributes(usage: Usage, perCall = false): Attributes {
 	};
 }
 
+/** The failure of a run, and of a model call, that the deadline ended (rule A7). */
+const DEADLINE = { type: "deadline", message: "deadline exceeded" } as const;
+
 /** Why a run span is an error: `error.type` is the failing call's error kind, or the outcome. */
 function failureOf(
 	outcome: RunOutcome,
@@ -350,7 +355,7 @@ function failureOf(
 		case "aborted":
 			return { type: "aborted", message: outcome.reason };
 		case "deadline":
-			return { type: "deadline", message: "deadline exceeded" };
+			return DEADLINE;
 		case "error": {
 			const kind = [...calls].reverse().find((call) => call.errorKind !== undefined)?.errorKind;
 			return { type: kind ?? "_OTHER", message: outcome.error };

@@ -20,6 +20,7 @@ import {
 	Agent,
 	type AgentLoopConfig,
 	type AgentTool,
+	type ModelCallRecord,
 	type TelemetryOptions,
 	type Usage,
 } from "../../src/index.js";
@@ -376,6 +377,53 @@ describe("OpenTelemetry spans, GenAI semantic conventions — SPEC X3", () => {
 			"gen_ai.response.finish_reasons": ["error"],
 		});
 		expect(failed.one("invoke_agent").attributes["error.type"]).toBe("rate_limit");
+	});
+
+	it("a model call cut by the run's deadline is a deadline on its chat span, as on the run span — SPEC X3, A7", async () => {
+		vi.useFakeTimers();
+		const t = tracing();
+		const records: ModelCallRecord[] = [];
+		const { done } = startScript([{ ...textReply("never finishes"), hang: true }], {
+			config: {
+				now: () => Date.now(),
+				deadline: Date.now() + 500,
+				telemetry: { onModelCall: (record) => records.push(record), sinks: [openTelemetry(t.tracer)] },
+			},
+		});
+		await vi.advanceTimersByTimeAsync(500);
+		await vi.runAllTimersAsync();
+		const { events } = await done;
+		expect(events.at(-1)).toMatchObject({ type: "agent_end", outcome: { type: "deadline" } });
+		// The reply itself is committed as aborted (SPEC A7); the record says why.
+		expect(records).toMatchObject([{ stopReason: "aborted", stopDetail: "deadline" }]);
+		const root = t.one("invoke_agent");
+		expect(root.status).toEqual({ code: SpanStatusCode.ERROR, message: "deadline exceeded" });
+		expect(root.attributes["error.type"]).toBe("deadline");
+		const chat = t.one("chat scripted-model");
+		expect(chat.status).toEqual(root.status);
+		expect(chat.attributes).toMatchObject({
+			"error.type": "deadline",
+			"capstan.stop_reason": "aborted",
+			"capstan.stop_detail": "deadline",
+		});
+
+		// A caller's abort is still an abort.
+		const aborted = tracing();
+		const controller = new AbortController();
+		const run = startScript([{ ...textReply("never finishes"), hang: true }], {
+			signal: controller.signal,
+			config: {
+				now: () => Date.now(),
+				deadline: Date.now() + 500,
+				telemetry: { sinks: [openTelemetry(aborted.tracer)] },
+			},
+		});
+		await vi.advanceTimersByTimeAsync(100);
+		controller.abort("user cancelled");
+		await vi.runAllTimersAsync();
+		await run.done;
+		expect(aborted.one("chat scripted-model").attributes["error.type"]).toBe("aborted");
+		expect(aborted.one("invoke_agent").attributes["error.type"]).toBe("aborted");
 	});
 
 	it("model and tool steps run inside their spans: spans the provider or the tool create nest under chat / execute_tool — SPEC X3, L13", async () => {
