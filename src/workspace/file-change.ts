@@ -130,26 +130,25 @@ async function locate(
 }
 
 /**
- * Models read CRLF files through tools that show plain lines and send LF back; when the LF text does not
- * occur but its CRLF spelling does, edit in the file's own line endings. A one-line old text matches as it
- * is, but the lines its new text adds would still end in a bare LF: in a file that is CRLF throughout they
- * get CRLF too.
+ * Models read CRLF and lone-CR (old Mac) files through tools that show plain lines and send LF back; when the
+ * LF text does not occur but its spelling in the file's line ending does, edit in that ending. A one-line old
+ * text matches as it is, but the lines its new text adds would still end in a bare LF: in a file with that
+ * ending throughout they get it too. A file with any CRLF counts as CRLF.
  */
 function matchLineEndings(
 	file: string,
 	oldText: string,
 	newText: string,
 ): { oldText: string; newText: string } {
-	if (!file.includes("\r\n") || oldText.includes("\r")) return { oldText, newText };
-	const crlf = (s: string) => s.replace(/\r?\n/g, "\r\n");
+	const eol = file.includes("\r\n") ? "\r\n" : file.includes("\r") ? "\r" : undefined;
+	if (eol === undefined || oldText.includes("\r")) return { oldText, newText };
+	const native = (s: string) => s.replace(/\r?\n/g, eol);
 	if (file.includes(oldText)) {
-		const crlfThroughout = !/(^|[^\r])\n/.test(file);
-		return !oldText.includes("\n") && crlfThroughout
-			? { oldText, newText: crlf(newText) }
-			: { oldText, newText };
+		const bareLf = eol === "\r\n" ? /(^|[^\r])\n/.test(file) : file.includes("\n");
+		return !oldText.includes("\n") && !bareLf ? { oldText, newText: native(newText) } : { oldText, newText };
 	}
-	return file.includes(crlf(oldText))
-		? { oldText: crlf(oldText), newText: crlf(newText) }
+	return file.includes(native(oldText))
+		? { oldText: native(oldText), newText: native(newText) }
 		: { oldText, newText };
 }
 

@@ -154,6 +154,21 @@ describe("edit_file", () => {
 		expect(read(cwd, "mixed.txt")).toBe("one\r\ntwo\nthree\n");
 	});
 
+	it("edits a lone-CR (old Mac) file when the model sends LF line endings, keeping CR", async () => {
+		const { cwd } = workspace({ "mac.txt": "one\rtwo\rthree\r", "mixed.txt": "one\rtwo\nthree\n" });
+		const tool = editFileTool({ cwd });
+		await call(tool, { path: "mac.txt", old_string: "one\ntwo", new_string: "1\n2" });
+		expect(read(cwd, "mac.txt")).toBe("1\r2\rthree\r");
+		// One line as it is: the lines the new text adds end in CR too.
+		await call(tool, { path: "mac.txt", old_string: "three", new_string: "three\nfour" });
+		expect(read(cwd, "mac.txt")).toBe("1\r2\rthree\rfour\r");
+		// With bare LF lines too, the new text goes in as sent.
+		await call(tool, { path: "mixed.txt", old_string: "one\ntwo", new_string: "1\n2" });
+		expect(read(cwd, "mixed.txt")).toBe("1\r2\nthree\n");
+		await call(tool, { path: "mixed.txt", old_string: "three", new_string: "three\nfour" });
+		expect(read(cwd, "mixed.txt")).toBe("1\r2\nthree\nfour\n");
+	});
+
 	it("previewFileChange shows a host the diff of a pending write or edit without writing", async () => {
 		const { cwd } = workspace({ "a.txt": "old\n" });
 		const edit = await previewFileChange({ cwd }, "edit_file", {
