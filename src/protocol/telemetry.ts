@@ -113,8 +113,8 @@ export interface TelemetryOptions {
 	/**
 	 * Hand message content (system prompt, input and output messages, tool arguments and results) to the
 	 * sinks, which may export it. Off by default: content often holds personal data. Each model call's
-	 * request holds the whole transcript so far; the OpenTelemetry sink exports each message once per run
-	 * (see `OpenTelemetryOptions.inputMessages` in `capstan/otel`).
+	 * request holds the whole transcript so far; the OpenTelemetry sink can export each message once per run
+	 * instead (`OpenTelemetryOptions.inputMessages` in `capstan/otel`).
 	 */
 	recordContent?: boolean;
 	/** Where a throwing callback or sink is reported; telemetry never breaks a run. Default `console.error`. */
@@ -144,7 +144,7 @@ export interface ModelCallContent {
 	/**
 	 * The messages the model was sent for this call: after `transformContext` and `convertToLlm`, without
 	 * refused replies (rule C3), with arguments `beforeToolCall` revised (rule T4). What `gen_ai.input.messages`
-	 * reports (by default only the messages an earlier `chat` span of the run did not record).
+	 * reports (with `inputMessages: "new"`, only the messages an earlier `chat` span of the run did not record).
 	 */
 	request: readonly Message[];
 	output: AssistantMessage;

@@ -57,15 +57,15 @@ export interface OpenTelemetryOptions {
 	 * With `recordContent`, which of a model call's request messages its `chat` span records in
 	 * `gen_ai.input.messages`:
 	 *
-	 * - `"new"` (default): only the messages that the run's previous recorded `chat` span did not already
+	 * - `"all"` (default): the whole request on every span, as the conventions describe the attribute and as
+	 *   trace viewers show a call's input. Every call resends the transcript so far, so a run of N turns
+	 *   exports O(N²) bytes.
+	 * - `"new"`: only the messages that the run's previous recorded `chat` span did not already
 	 *   hold. `capstan.input.messages_omitted` says how many leading messages of the request were left out:
 	 *   they are the first ones of that previous span's input, in the same order. Each message of a run is
 	 *   exported once, so a run of N turns exports content linear in N. A request that does not extend the
 	 *   previous one (a `transformContext` that dropped or rewrote earlier messages) is recorded from its
-	 *   first differing message.
-	 * - `"all"`: the whole request on every span, as the conventions describe the attribute. Every call resends
-	 *   the transcript so far, so a run of N turns exports O(N²) bytes: meant for short runs, or for a backend
-	 *   that needs each span's complete input.
+	 *   first differing message. Meant for long runs, where the whole requests would make the trace huge.
 	 *
 	 * To cap each attribute as well, set the SDK's span limits (`attributeValueLengthLimit`).
 	 */
@@ -112,7 +112,7 @@ class OtelRunSink implements RunSink {
 		options: OpenTelemetryOptions,
 		run: RunStartInfo,
 	) {
-		this.allInput = options.inputMessages === "all";
+		this.allInput = options.inputMessages !== "new";
 		this.provider = providerName(run.model.provider);
 		this.requestModel = run.model.id;
 		this.descriptions = new Map(run.tools.map((tool) => [tool.name, tool.description]));
@@ -211,7 +211,7 @@ class OtelRunSink implements RunSink {
 	}
 
 	/**
-	 * `gen_ai.input.messages` of one call: the whole request (`inputMessages: "all"`), or the messages after the
+	 * `gen_ai.input.messages` of one call: the whole request (the default), or (`inputMessages: "new"`) the messages after the
 	 * longest prefix it shares with the last recorded request. A message the loop kept (the same object) is
 	 * not serialized again; one a host hook copied is compared by its JSON.
 	 */
