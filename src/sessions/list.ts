@@ -33,10 +33,7 @@ export function listSessions(dir: string): SessionSummary[] {
 			// Not a session this capstan can read: a picker shows the others.
 		}
 	}
-	return summaries.sort(
-		(a, b) =>
-			b.modifiedAt.getTime() - a.modifiedAt.getTime() || (b.header.createdAt < a.header.createdAt ? -1 : 1),
-	);
+	return summaries.sort(newestFirst);
 }
 
 /**
@@ -45,17 +42,32 @@ export function listSessions(dir: string): SessionSummary[] {
  * this throws why, rather than going on with an older conversation.
  */
 export function latestSession(dir: string): SessionSummary | undefined {
-	let newest: { path: string; modifiedAt: Date } | undefined;
+	let newest: SessionFileTime | undefined;
 	for (const path of sessionFiles(dir)) {
 		const stats = statSync(path, { throwIfNoEntry: false });
 		// Removed since the folder was read, a dangling link, or a folder named `*.jsonl`: not a session file.
 		if (!stats?.isFile()) continue;
-		const modifiedAt = stats.mtime;
-		const time = modifiedAt.getTime() - (newest?.modifiedAt.getTime() ?? Number.NEGATIVE_INFINITY);
-		// Written in the same millisecond: the later-created one, whose name (its creation time) sorts last.
-		if (!newest || time > 0 || (time === 0 && path > newest.path)) newest = { path, modifiedAt };
+		const candidate = { path, modifiedAt: stats.mtime };
+		if (!newest || newestFirst(candidate, newest) < 0) newest = candidate;
 	}
 	return newest && summarize(newest.path, newest.modifiedAt);
+}
+
+/** What orders sessions: a file and its last write. */
+interface SessionFileTime {
+	path: string;
+	modifiedAt: Date;
+}
+
+/**
+ * The one order of {@link listSessions} and {@link latestSession}, so `--continue` goes on with the session a
+ * picker lists first: the last written first; written in the same millisecond, the one whose name sorts last
+ * (a name starts with the creation time). Paths are unique in a folder, so the order is total.
+ */
+function newestFirst(a: SessionFileTime, b: SessionFileTime): number {
+	const time = b.modifiedAt.getTime() - a.modifiedAt.getTime();
+	if (time !== 0) return time;
+	return a.path === b.path ? 0 : a.path > b.path ? -1 : 1;
 }
 
 /** The `*.jsonl` files of `dir`; none when it does not exist. */

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
@@ -292,6 +292,27 @@ describe("listSessions and latestSession", () => {
 		expect(latestSession(dir)?.path).toBe(recent.path);
 		expect(listSessions(join(cwd, "missing"))).toEqual([]);
 		expect(latestSession(join(cwd, "missing"))).toBeUndefined();
+	});
+
+	it("sessions written in the same millisecond: latestSession is the first listSessions lists, every time", () => {
+		const cwd = tempCwd();
+		const dir = join(cwd, "sessions");
+		// Names that do not sort as their creation times do (files copied or renamed by hand).
+		const write = (name: string, createdAt: number) => {
+			const session = createSessionFile({ cwd, dir, model: MODEL, now: () => createdAt });
+			session.append({ role: "user", content: name, timestamp: createdAt });
+			session.close();
+			const path = join(dir, name);
+			renameSync(session.path, path);
+			utimesSync(path, 5000, 5000);
+			return path;
+		};
+		const a = write("a.jsonl", 2000);
+		const b = write("b.jsonl", 1000);
+		const c = write("c.jsonl", 1000);
+		const order = [c, b, a];
+		expect(listSessions(dir).map((s) => s.path)).toEqual(order);
+		expect(latestSession(dir)?.path).toBe(order[0]);
 	});
 
 	it("latestSession passes over a folder named *.jsonl and a dangling link, newer though they are", () => {
