@@ -99,7 +99,19 @@ export function openSessionFile(path: string): SessionFile {
 		parsed.messages.length,
 		parsed.completeBytes,
 	);
-	if (parsed.missingFinalNewline) file.writeLine("\n");
+	if (parsed.missingFinalNewline) {
+		try {
+			file.writeLine("\n");
+		} catch (error) {
+			// The caller gets no file to close: its descriptor would stay open for the life of the process.
+			file.close();
+			const cause = (error as Error).cause ?? error;
+			throw new Error(
+				`Cannot open session ${path} to append to it: its last line has no newline, and writing one failed (${(cause as Error).message}). The file is unchanged.`,
+				{ cause },
+			);
+		}
+	}
 	return file;
 }
 

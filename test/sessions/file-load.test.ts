@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -201,5 +202,36 @@ describe("openSessionFile", () => {
 		reopened.append(user("b"));
 		reopened.close();
 		expect(loadSession(file.path)).toMatchObject({ messages: [user("a"), user("b")], warnings: [] });
+	});
+
+	it("closes the file and says why when the missing newline cannot be written (the file size limit)", {
+		timeout: 30_000,
+	}, () => {
+		const file = createSessionFile({ cwd: tempCwd(), model: MODEL });
+		file.close();
+		// A complete last line without its newline that fills the file to the child's limit exactly.
+		const limitKiB = 64;
+		const line = (text: string) => JSON.stringify({ type: "message", message: user(text) });
+		const room = limitKiB * 1024 - statSync(file.path).size - Buffer.byteLength(line(""));
+		appendFileSync(file.path, line("x".repeat(room)));
+		const before = readFileSync(file.path);
+		expect(before.length).toBe(limitKiB * 1024);
+		const child = spawnSync(
+			"bash",
+			[
+				"-c",
+				`ulimit -f ${limitKiB} && exec "$0" --import tsx test/sessions/open-child.ts "$1"`,
+				process.execPath,
+				file.path,
+			],
+			{ cwd: REPO_ROOT, encoding: "utf8" },
+		);
+		expect(child.stderr).toBe("");
+		const report = JSON.parse(child.stdout) as { error?: string; openDescriptors: number };
+		expect(report.openDescriptors).toBe(0);
+		expect(report.error).toBe(
+			`Cannot open session ${file.path} to append to it: its last line has no newline, and writing one failed (EFBIG: file too large, write). The file is unchanged.`,
+		);
+		expect(readFileSync(file.path)).toEqual(before);
 	});
 });
