@@ -124,8 +124,16 @@ class FileSessions implements CliSessions {
 		const loaded = loadOrExplain(path);
 		this.setup.agent.replaceMessages(loaded.messages);
 		this.closeFile();
-		if (this.enabled) this.record(openSessionFile(path));
-		return loaded.warnings.map((warning) => `${path}: ${warning}`);
+		const warnings = loaded.warnings.map((warning) => `${path}: ${warning}`);
+		if (!this.enabled) return warnings;
+		// A repaired transcript is no longer what the file reads back as: it goes on in a new file, which
+		// recordSession starts with the loaded messages, and the damaged file is left as it is.
+		if (!loaded.repaired) this.record(openSessionFile(path));
+		else {
+			this.recordNew();
+			warnings.push(`${path}: repaired as above; the conversation goes on in ${this.current}`);
+		}
+		return warnings;
 	}
 
 	async resume(path: string): Promise<string[]> {

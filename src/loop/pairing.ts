@@ -1,4 +1,5 @@
-import type { AgentMessage, AssistantMessage, ToolCall } from "../core/messages.js";
+import type { AgentMessage, AssistantMessage, ToolCall, ToolResultMessage } from "../core/messages.js";
+import { placeholderResult } from "../tools/placeholders.js";
 
 /** The last assistant message and its tool calls that have no result after it (rule T13, L6, I1). */
 export interface DanglingBatch {
@@ -58,4 +59,63 @@ export function withUniqueToolCallIds(message: AssistantMessage): AssistantMessa
 		return { ...block, id };
 	});
 	return { ...message, content };
+}
+
+/** What {@link repairPairing} changed; indexes are those of the messages it was given. */
+export interface PairingRepair {
+	/** The transcript with every tool call paired (rule I1), but for a last batch left to resume. */
+	messages: AgentMessage[];
+	/** Tool results dropped: no call of the assistant message before them awaits them. */
+	dropped: { index: number; toolCallId: string }[];
+	/** Calls that got a `lost` placeholder result, with the index of the assistant message holding them. */
+	placeholders: { index: number; call: ToolCall }[];
+}
+
+/**
+ * Rule I1/I5 for a transcript that was not written by one run — one read back from a file that lost lines:
+ * a tool result is kept only when it answers an unanswered call of the latest assistant message before it,
+ * and a call left without a result gets a `lost` placeholder (rule A3) before the next user or assistant
+ * message. The last assistant message's unanswered calls stay unanswered when `resumeLastBatch` is true: they
+ * are the dangling batch a continued run executes (rule L6). Returns the messages themselves, by identity,
+ * when nothing needed repair.
+ */
+export function repairPairing(
+	messages: readonly AgentMessage[],
+	options: { resumeLastBatch: boolean },
+): PairingRepair {
+	const out: AgentMessage[] = [];
+	const repair: PairingRepair = { messages: out, dropped: [], placeholders: [] };
+	let batch: { index: number; timestamp: number; open: Map<string, ToolCall> } | undefined;
+	const closeBatch = () => {
+		for (const call of batch?.open.values() ?? []) {
+			repair.placeholders.push({ index: batch!.index, call });
+			out.push(placeholderResult(call, "lost", batch!.timestamp));
+		}
+		batch = undefined;
+	};
+	messages.forEach((message, index) => {
+		const role = (message as { role?: unknown }).role;
+		if (role === "toolResult") {
+			const id = (message as ToolResultMessage).toolCallId;
+			if (!batch?.open.delete(id)) {
+				repair.dropped.push({ index, toolCallId: String(id) });
+				return;
+			}
+		} else if (role === "assistant" || role === "user") {
+			closeBatch();
+		}
+		if (role === "assistant") {
+			const assistant = message as AssistantMessage;
+			const calls = Array.isArray(assistant.content) ? assistant.content.filter(isToolCall) : [];
+			batch = { index, timestamp: assistant.timestamp, open: new Map(calls.map((call) => [call.id, call])) };
+		}
+		out.push(message);
+	});
+	if (!options.resumeLastBatch) closeBatch();
+	const changed = repair.dropped.length > 0 || repair.placeholders.length > 0;
+	return changed ? repair : { ...repair, messages: messages as AgentMessage[] };
+}
+
+function isToolCall(block: unknown): block is ToolCall {
+	return (block as { type?: unknown } | null)?.type === "toolCall";
 }

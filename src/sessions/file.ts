@@ -6,6 +6,7 @@ import {
 	CAPSTAN_VERSION,
 	SESSION_FORMAT_VERSION,
 	type SessionEntry,
+	SessionFormatError,
 	type SessionHeader,
 	type SessionModel,
 } from "./format.js";
@@ -79,10 +80,18 @@ export function createSessionFile(options: CreateSessionOptions): SessionFile {
 
 /**
  * Open an existing session to append to it (`--resume`, `--continue`). A torn last line from a crash is cut
- * off first, so the next entry starts on a line of its own.
+ * off first, so the next entry starts on a line of its own. Refuses a file whose transcript
+ * {@link loadSession} had to repair (`repaired`): the file no longer reads back as the loaded messages, and
+ * entries appended after it would not continue them; go on in a new file.
  */
 export function openSessionFile(path: string): SessionFile {
 	const parsed = parseSession(path);
+	if (parsed.repaired) {
+		throw new SessionFormatError(
+			path,
+			"lost lines left tool calls and results unpaired, so it no longer reads back as the transcript loadSession repaired; record the conversation in a new session file instead.",
+		);
+	}
 	const fd = openSync(path, "r+");
 	try {
 		ftruncateSync(fd, parsed.completeBytes);

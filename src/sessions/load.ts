@@ -1,13 +1,23 @@
 import { readFileSync } from "node:fs";
 import type { AgentMessage } from "../core/messages.js";
+import { repairPairing } from "../loop/pairing.js";
 import { SESSION_FORMAT_VERSION, SessionFormatError, type SessionHeader } from "./format.js";
 
 /** A session read back: the header, the transcript with revisions applied, and what was skipped and why. */
 export interface LoadedSession {
 	header: SessionHeader;
 	messages: AgentMessage[];
-	/** Lines that were dropped (a torn last line after a crash, a corrupt line), each with its line number. */
+	/**
+	 * Lines that were dropped (a torn last line after a crash, a corrupt line), and the tool results dropped or
+	 * added to pair the transcript again, each with its line number.
+	 */
 	warnings: string[];
+	/**
+	 * True when a lost line left tool calls and results unpaired and `messages` was repaired (rule I1): the
+	 * file no longer reads back as the transcript, so {@link openSessionFile} refuses to append to it; go on
+	 * in a new file ({@link recordSession} writes the loaded messages into it first).
+	 */
+	repaired: boolean;
 }
 
 /** The parsed file before it becomes a transcript; {@link openSessionFile} also needs where complete lines end. */
@@ -21,11 +31,15 @@ export interface ParsedSession extends LoadedSession {
 /**
  * Read a session file. Validates the header (refusing a format from a newer capstan with a clear error),
  * applies revisions, skips unknown entry types, and tolerates a torn last line — a crash mid-write drops
- * only that line, with a warning. Every complete line is kept.
+ * only that line, with a warning. Every complete line is kept. A damaged line that held an assistant reply
+ * or a tool result would leave calls and results unpaired, which no provider accepts (rule I1, I5): a
+ * result whose call is gone is dropped, and a call whose result is gone gets a `lost` placeholder result,
+ * each with a warning. A last batch with no damaged line after it is left to run (rule L6): the process
+ * died before its results were written.
  */
 export function loadSession(path: string): LoadedSession {
-	const { header, messages, warnings } = parseSession(path);
-	return { header, messages, warnings };
+	const { header, messages, warnings, repaired } = parseSession(path);
+	return { header, messages, warnings, repaired };
 }
 
 /** {@link loadSession} plus where the complete lines end. */
@@ -40,6 +54,10 @@ export function parseSession(path: string): ParsedSession {
 	const header = readHeader(path, lines[0]?.replace(/^\uFEFF/, ""));
 	const messages: AgentMessage[] = [];
 	const warnings: string[] = [];
+	/** The line number of each message, for the repair's warnings. */
+	const lineOf: number[] = [];
+	/** How many messages came before the last damaged line: a message it held is missing there. */
+	let lostAt: number | undefined;
 	let completeBytes = 0;
 	let missingFinalNewline = false;
 	for (let i = 0; i < lines.length; i++) {
@@ -51,20 +69,55 @@ export function parseSession(path: string): ParsedSession {
 				warnings.push(`line ${i + 1}: incomplete last line dropped (the session was cut off mid-write)`);
 				break;
 			}
-			if (entry === undefined) warnings.push(`line ${i + 1}: not valid JSON, skipped`);
-			else applyEntry(entry, messages, warnings, i + 1);
+			const count = messages.length;
+			if (entry === undefined) {
+				warnings.push(`line ${i + 1}: not valid JSON, skipped`);
+				lostAt = count;
+			} else if (applyEntry(entry, messages, warnings, i + 1) === "missing") lostAt = count;
+			if (messages.length > count) lineOf.push(i + 1);
 		}
 		// In the file's bytes: a corrupt line's invalid UTF-8 decodes to U+FFFD, which is longer.
 		completeBytes = hasNewline ? bytes.indexOf(0x0a, completeBytes) + 1 : bytes.length;
 		if (!hasNewline) missingFinalNewline = true;
 	}
+	const paired = pairedTranscript(migrateMessages(header, messages), lineOf, lostAt, warnings);
 	return {
 		header,
-		messages: migrateMessages(header, messages),
+		messages: paired.messages,
 		warnings,
+		repaired: paired.repaired,
 		completeBytes,
 		missingFinalNewline,
 	};
+}
+
+/**
+ * Rule I1/I5: the transcript with calls and results paired again after a damaged line, each change a warning
+ * naming the line of the message concerned. A last batch is left to run unless a damaged line follows it: then
+ * its missing results were written and lost, and running the calls again could repeat what they did.
+ */
+function pairedTranscript(
+	messages: AgentMessage[],
+	lineOf: readonly number[],
+	lostAt: number | undefined,
+	warnings: string[],
+): { messages: AgentMessage[]; repaired: boolean } {
+	const repair = repairPairing(messages, {
+		resumeLastBatch: lostAt === undefined || lostAt <= lastAssistantIndex(messages),
+	});
+	for (const { index, toolCallId } of repair.dropped)
+		warnings.push(
+			`line ${lineOf[index]}: result of tool call ${JSON.stringify(toolCallId)} dropped: no call before it awaits it (a provider refuses a result without its call)`,
+		);
+	for (const { index, call } of repair.placeholders)
+		warnings.push(
+			`line ${lineOf[index]}: tool call ${JSON.stringify(call.id)} of ${JSON.stringify(call.name)} has no result in the file; a placeholder result says it was lost`,
+		);
+	return { messages: repair.messages, repaired: repair.dropped.length > 0 || repair.placeholders.length > 0 };
+}
+
+function lastAssistantIndex(messages: readonly AgentMessage[]): number {
+	return messages.findLastIndex((message) => (message as { role?: unknown }).role === "assistant");
 }
 
 function readHeader(path: string, line: string | undefined): SessionHeader {
@@ -105,16 +158,20 @@ function parseLine(line: string): Record<string, unknown> | undefined {
 	}
 }
 
+/** Apply one entry; `"missing"` when it was a message entry whose message is not there (a lost message). */
 function applyEntry(
 	entry: Record<string, unknown>,
 	messages: AgentMessage[],
 	warnings: string[],
 	lineNo: number,
-) {
+): "missing" | undefined {
 	const message = isObject(entry.message) ? (entry.message as unknown as AgentMessage) : undefined;
 	if (entry.type === "message") {
 		if (message) messages.push(message);
-		else warnings.push(`line ${lineNo}: message entry without a message, skipped`);
+		else {
+			warnings.push(`line ${lineNo}: message entry without a message, skipped`);
+			return "missing";
+		}
 	} else if (entry.type === "revision") {
 		const index = entry.index;
 		if (!message) warnings.push(`line ${lineNo}: revision entry without a message, skipped`);
@@ -127,6 +184,7 @@ function applyEntry(
 		}
 	}
 	// Any other type comes from a later capstan: skipped by design (see SessionEntry).
+	return undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

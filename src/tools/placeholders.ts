@@ -45,6 +45,11 @@ export function placeholderText(
 				`Not executed: approval for this tool call was denied${cause && cause.trim() !== "" ? `: ${cause.trim()}` : "."} ` +
 				"Do not retry it unchanged; take the reason into account or ask the user how to proceed."
 			);
+		case "lost":
+			return (
+				"Result lost: the session file that held this tool call's result could not be read back, so whether " +
+				"the tool ran is not known. Check its effects before repeating it."
+			);
 		case "soft_requirement":
 			return (
 				`Not executed: the next step must be a call to the \`${requiredTool ?? "required"}\` tool. ` +
@@ -60,7 +65,11 @@ export function placeholderResult(
 	timestamp: number,
 	options: { cause?: string; requiredTool?: string; started?: boolean } = {},
 ): ToolResultMessage<PlaceholderDetails> {
-	const details: PlaceholderDetails = { synthetic: true, reason, executed: false };
+	const details: PlaceholderDetails = {
+		synthetic: true,
+		reason,
+		executed: reason === "lost" ? "unknown" : false,
+	};
 	if (options.started) details.started = true;
 	return {
 		role: "toolResult",

@@ -116,7 +116,11 @@ export type InterruptedToolPolicy =
  */
 export type ToolCallStatus = "ok" | "error" | "skipped" | "blocked" | "aborted" | "interrupted";
 
-/** Why a synthetic placeholder result was written instead of running the tool (rule A3, T11, S2, X1). */
+/**
+ * Why a synthetic placeholder result was written instead of running the tool (rule A3, T11, S2, X1).
+ * `lost`: a transcript read back from a session file had the call but not its result (a damaged line), so
+ * whether the tool ran is not known.
+ */
 export type PlaceholderReason =
 	| "aborted"
 	| "deadline"
@@ -124,13 +128,15 @@ export type PlaceholderReason =
 	| "length"
 	| "interrupted"
 	| "soft_requirement"
-	| "denied";
+	| "denied"
+	| "lost";
 
 /** `details` of every synthetic placeholder result: a UI renders it as "not run", not as a tool failure. */
 export interface PlaceholderDetails {
 	synthetic: true;
 	reason: PlaceholderReason;
-	executed: false;
+	/** `false`: the tool did not run to completion; `"unknown"` for a `lost` result. */
+	executed: false | "unknown";
 	/** True when the tool had started and was abandoned (it ignored its abort signal or was interrupted). */
 	started?: boolean;
 }

@@ -3,15 +3,17 @@
  * `--continue` and `--resume` go on in the same file, `--no-session` writes nothing — and a process killed
  * with SIGKILL while a tool runs resumes into a complete, paired transcript (SPEC L6, Q4, I1).
  */
-import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSessions } from "../../src/cli/session.js";
 import { Agent } from "../../src/index.js";
+import { createSessionFile } from "../../src/sessions/index.js";
 import { scriptedModel, textReply as scriptedText } from "../../src/testing/index.js";
 import { textReply } from "../providers/openai-completions/synthetic.js";
 import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
 import { redirectDescriptor } from "../support/descriptors.js";
+import { assistant } from "../support/run.js";
 import {
 	cleanUpAfterEach,
 	RpcClient,
@@ -164,5 +166,48 @@ describe("a session file that can no longer be written", () => {
 			),
 		]);
 		expect(roles(path)).toEqual(["user", "assistant"]);
+	});
+});
+
+describe("--resume of a session whose damaged line left a tool call unpaired", () => {
+	it("goes on in a new file holding the repaired transcript, and leaves the damaged file as it is (SPEC I1)", async () => {
+		const cwd = tempProject();
+		const dir = join(cwd, ".capstan", "sessions");
+		const scripted = scriptedModel([scriptedText("next")]);
+		const damaged = createSessionFile({ cwd, dir, model: scripted.model });
+		damaged.append({ role: "user", content: "read it", timestamp: 1 });
+		damaged.append(
+			assistant([{ type: "toolCall", id: "call_1", name: "read_file", arguments: {} }], "toolUse"),
+		);
+		damaged.append({
+			role: "toolResult",
+			toolCallId: "call_1",
+			toolName: "read_file",
+			content: [{ type: "text", text: "it" }],
+			isError: false,
+			timestamp: 2,
+		});
+		damaged.append(assistant([{ type: "text", text: "done" }]));
+		damaged.close();
+		const text = readFileSync(damaged.path, "utf8").split("\n");
+		text[2] = "\u0000garbage";
+		writeFileSync(damaged.path, text.join("\n"));
+		const before = readFileSync(damaged.path, "utf8");
+
+		const agent = new Agent({ model: scripted.model, streamFn: scripted.stream });
+		const sessions = await openSessions({ agent, enabled: true, dir, cwd, version: "0.0.0", warn: () => {} });
+		const warnings = sessions.load(damaged.path);
+		const next = sessions.current;
+		expect(next).toBeDefined();
+		expect(next).not.toBe(damaged.path);
+		expect(warnings).toEqual([
+			`${damaged.path}: line 3: not valid JSON, skipped`,
+			`${damaged.path}: line 4: result of tool call "call_1" dropped: no call before it awaits it (a provider refuses a result without its call)`,
+			`${damaged.path}: repaired as above; the conversation goes on in ${next}`,
+		]);
+		await agent.prompt("and now?");
+		expect(roles(next as string)).toEqual(["user", "assistant", "user", "assistant"]);
+		expect(unpairedCalls(sessionMessages(next as string))).toEqual([]);
+		expect(readFileSync(damaged.path, "utf8")).toBe(before);
 	});
 });

@@ -2,7 +2,14 @@ import { spawnSync } from "node:child_process";
 import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AgentMessage, Model, UserMessage } from "../../src/index.js";
+import {
+	Agent,
+	type AgentMessage,
+	type Model,
+	type ToolCall,
+	type ToolResultMessage,
+	type UserMessage,
+} from "../../src/index.js";
 import {
 	CAPSTAN_VERSION,
 	createSessionFile,
@@ -12,7 +19,10 @@ import {
 	SESSION_FORMAT_VERSION,
 	SessionFormatError,
 } from "../../src/sessions/index.js";
+import { scriptedModel, textReply } from "../../src/testing/index.js";
 import { REPO_ROOT } from "../providers/support/fixtures.js";
+import { assistant } from "../support/run.js";
+import { assertPaired } from "../support/trace.js";
 import { MODEL, tempCwd } from "./support.js";
 
 const user = (text: string, timestamp = 1): UserMessage => ({ role: "user", content: text, timestamp });
@@ -233,5 +243,123 @@ describe("openSessionFile", () => {
 			`Cannot open session ${file.path} to append to it: its last line has no newline, and writing one failed (EFBIG: file too large, write). The file is unchanged.`,
 		);
 		expect(readFileSync(file.path)).toEqual(before);
+	});
+});
+
+describe("loadSession after a damaged middle line (SPEC I1, I5)", () => {
+	const call = (id: string): ToolCall => ({
+		type: "toolCall",
+		id,
+		name: "read_file",
+		arguments: { path: id },
+	});
+	const reply = (...ids: string[]) => assistant(ids.map(call), ids.length > 0 ? "toolUse" : "stop");
+	const result = (id: string): ToolResultMessage => ({
+		role: "toolResult",
+		toolCallId: id,
+		toolName: "read_file",
+		content: [{ type: "text", text: `contents of ${id}` }],
+		isError: false,
+		timestamp: 1,
+	});
+	const lostResult = (id: string) => ({
+		role: "toolResult",
+		toolCallId: id,
+		toolName: "read_file",
+		content: [
+			{ type: "text", text: expect.stringMatching(/^Result lost: .+whether the tool ran is not known/) },
+		],
+		details: { synthetic: true, reason: "lost", executed: "unknown" },
+		isError: true,
+		timestamp: 0,
+	});
+
+	/** A session file of `messages` whose line `damaged` (1 is the header) a disk fault turned to garbage. */
+	function damagedSession(messages: AgentMessage[], damaged: number): string {
+		const file = createSessionFile({ cwd: tempCwd(), model: MODEL });
+		for (const message of messages) file.append(message);
+		file.close();
+		const text = lines(file.path);
+		text[damaged - 1] = `\u0000\u0000${text[damaged - 1]?.slice(7)}`;
+		writeFileSync(file.path, text.join("\n"));
+		return file.path;
+	}
+
+	/** The transcript goes to a model as it is: a new Agent takes it and prompts, and the request is paired. */
+	async function replay(messages: AgentMessage[]) {
+		const scripted = scriptedModel([textReply("next")]);
+		const agent = new Agent({ model: scripted.model, streamFn: scripted.stream, messages });
+		await agent.prompt("go on");
+		assertPaired(scripted.calls[0]!.context.messages);
+	}
+
+	it("drops the results of a reply whose line was damaged: no result without its call", async () => {
+		const path = damagedSession(
+			[user("a"), reply("call_1", "call_2"), result("call_1"), result("call_2"), reply()],
+			3,
+		);
+		const loaded = loadSession(path);
+		expect(loaded.messages).toEqual([user("a"), reply()]);
+		expect(loaded.warnings).toEqual([
+			"line 3: not valid JSON, skipped",
+			'line 4: result of tool call "call_1" dropped: no call before it awaits it (a provider refuses a result without its call)',
+			'line 5: result of tool call "call_2" dropped: no call before it awaits it (a provider refuses a result without its call)',
+		]);
+		expect(loaded.repaired).toBe(true);
+		await replay(loaded.messages);
+	});
+
+	it("gives a call whose result line was damaged a placeholder, before the messages after its batch", async () => {
+		const path = damagedSession(
+			[user("a"), reply("call_1", "call_2"), result("call_1"), result("call_2"), reply(), user("b"), reply()],
+			5,
+		);
+		const loaded = loadSession(path);
+		expect(loaded.messages).toEqual([
+			user("a"),
+			reply("call_1", "call_2"),
+			result("call_1"),
+			lostResult("call_2"),
+			reply(),
+			user("b"),
+			reply(),
+		]);
+		expect(loaded.warnings).toEqual([
+			"line 5: not valid JSON, skipped",
+			'line 3: tool call "call_2" of "read_file" has no result in the file; a placeholder result says it was lost',
+		]);
+		await replay(loaded.messages);
+	});
+
+	it("does not run again a last batch whose result line was damaged: its result was written, then lost", () => {
+		const path = damagedSession(
+			[user("a"), reply("call_1", "call_2"), result("call_1"), result("call_2")],
+			4,
+		);
+		const loaded = loadSession(path);
+		// The placeholder ends the batch: a batch's results come in any order.
+		expect(loaded.messages).toEqual([
+			user("a"),
+			reply("call_1", "call_2"),
+			result("call_2"),
+			lostResult("call_1"),
+		]);
+		assertPaired(loaded.messages);
+	});
+
+	it("leaves a last batch with no damaged line after it to run on continue (SPEC L6)", () => {
+		const path = damagedSession([user("a"), user("b"), reply("call_1")], 2);
+		const loaded = loadSession(path);
+		expect(loaded.messages).toEqual([user("b"), reply("call_1")]);
+		expect(loaded.warnings).toEqual(["line 2: not valid JSON, skipped"]);
+		expect(loaded.repaired).toBe(false);
+	});
+
+	it("openSessionFile refuses a repaired file: entries appended to it would not continue the transcript", () => {
+		const path = damagedSession([user("a"), reply("call_1"), result("call_1"), reply()], 3);
+		const before = readFileSync(path);
+		expect(() => openSessionFile(path)).toThrow(SessionFormatError);
+		expect(() => openSessionFile(path)).toThrow(/unpaired.+record the conversation in a new session file/);
+		expect(readFileSync(path)).toEqual(before);
 	});
 });

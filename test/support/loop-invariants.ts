@@ -12,6 +12,7 @@ import {
 	type ToolResultMessage,
 } from "../../src/index.js";
 import { MAX_PAUSED_TURN_CONTINUATIONS } from "../../src/loop/decide.js";
+import { repairPairing } from "../../src/loop/pairing.js";
 import { STEERING_INTERRUPT_POLL_MS } from "../../src/tools/batch.js";
 import type { Played } from "./loop-play.js";
 import { concurrencyOf, isAgent, isInterruptible, type Scenario } from "./loop-scenarios.js";
@@ -115,6 +116,9 @@ function assertTranscripts(played: PlayedRun, end: AgentEnd): readonly AgentMess
 	}
 	// … and SPEC I5/M6: reloaded from JSON, the transcript still converts to a paired request.
 	assertPaired(defaultConvertToLlm(JSON.parse(JSON.stringify(transcript)) as AgentMessage[]));
+	// The repair a session file gets on load (after a damaged line) finds nothing to change in what a run wrote.
+	if (repairPairing(transcript, { resumeLastBatch: true }).messages !== transcript)
+		throw new Error("SPEC I1: repairPairing changed a transcript the loop wrote");
 	return wasReset ? [...played.initial, ...end.messages] : transcript;
 }
 
