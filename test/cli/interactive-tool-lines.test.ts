@@ -43,6 +43,8 @@ describe("tool lines: one line per call", () => {
 		expect(savedOutcome({ isError: false })).toBe("ok");
 		// A call the session saved without its result (stopped mid-tool, or awaiting approval) is not "aborted".
 		expect(savedOutcome(undefined)).toBe("unfinished");
+		// A result a damaged session line took with it: the loader's placeholder says the tool may have run.
+		expect(savedOutcome(placeholderResult({ id: "4", name: "shell" }, "lost", 0))).toBe("lost");
 	});
 
 	it("renders each outcome plainly, with the time when it is known", () => {
@@ -65,6 +67,9 @@ describe("tool lines: one line per call", () => {
 		).toBe("✗ watch_build app · 0.1 s · exit 1");
 		expect(finishedCallLine({ ...call, outcome: "unfinished", content: [] }, plain)).toBe(
 			"… watch_build app no result saved: the session stopped before it finished",
+		);
+		expect(finishedCallLine({ ...call, outcome: "lost", content: [] }, plain)).toBe(
+			"? watch_build app result lost with a damaged session line: it may have run",
 		);
 		expect(formatElapsed(125_000)).toBe("2 min 5 s");
 	});

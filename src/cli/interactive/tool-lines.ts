@@ -34,7 +34,7 @@ export function oneLine(text: string, limit: number): string {
  * How a finished call is shown: its status as the user should read it; `unfinished` is a saved call with no
  * result (the session stopped while it ran or waited for approval: resuming runs it).
  */
-export type ToolOutcome = ToolCallStatus | "interrupted" | "unfinished";
+export type ToolOutcome = ToolCallStatus | "interrupted" | "unfinished" | "lost";
 
 /**
  * The outcome to show, from the event's status and the synthetic details the loop attaches. The loop reports
@@ -53,6 +53,8 @@ export function savedOutcome(result: { isError: boolean; details?: unknown } | u
 	const details = result.details as { synthetic?: unknown; reason?: unknown; started?: unknown } | undefined;
 	if (details?.synthetic !== true) return result.isError ? "error" : "ok";
 	if (details.reason === "interrupted") return details.started === true ? "interrupted" : "skipped";
+	// A damaged session line took the result with it; the loader put a placeholder in its place.
+	if (details.reason === "lost") return "lost";
 	return "aborted";
 }
 
@@ -106,5 +108,7 @@ export function finishedCallLine(call: FinishedCall, s: Palette): string {
 			return `${s.yellow("⏹")} ${what} ${s.yellow(`aborted${paren}`)}`;
 		case "unfinished":
 			return `${s.dim("…")} ${what} ${s.dim("no result saved: the session stopped before it finished")}`;
+		case "lost":
+			return `${s.yellow("?")} ${what} ${s.yellow("result lost with a damaged session line: it may have run")}`;
 	}
 }
