@@ -36,11 +36,22 @@ const writeTool: AgentTool = {
 	execute: async () => ({ content: [{ type: "text", text: "written" }] }),
 };
 
+/** The controller's clock, moved on by hand: the guard windows need no real waiting. */
+function manualClock(): ControllerClock & { advance(ms: number): void } {
+	let now = 0;
+	return {
+		now: () => now,
+		advance: (ms) => {
+			now += ms;
+		},
+	};
+}
+
 function setup(
 	script: Parameters<typeof scriptedModel>[0],
 	size: { columns?: number; rows?: number } = {},
 	extraTools: AgentTool[] = [],
-	clock?: ControllerClock,
+	clock = manualClock(),
 ) {
 	const scripted = scriptedModel(script);
 	// The command's own mechanism (rule T14–T16): write_file pauses the run, the desk asks the approver the
@@ -100,13 +111,18 @@ function setup(
 	const type = (text: string) => {
 		for (const ch of text) controller.handle({ type: "insert", text: ch }, ch);
 	};
+	/** Answer the question on screen as a person does: after reading it. */
+	const answer = (key: string) => {
+		clock.advance(TYPING_GAP_MS);
+		controller.handle({ type: "insert", text: key }, key);
+	};
 	const retry = (info: RetryInfo) => {
 		for (const listener of retries) listener(info);
 	};
 	const warn = (text: string) => {
 		for (const listener of warnings) listener(text);
 	};
-	return { agent, vt, controller, scripted, type, retry, warn, desk };
+	return { agent, vt, controller, scripted, type, answer, clock, retry, warn, desk };
 }
 
 const stops: (() => void)[] = [];
@@ -207,7 +223,7 @@ describe("InteractiveController: the live input line drives the agent", () => {
 	});
 
 	it("SPEC T15, T16: a mutating call asks first; n denies it with a reason the model reads, y lets it run", async () => {
-		const { vt, type, controller, scripted } = setup([
+		const { vt, type, answer, controller, scripted } = setup([
 			toolReply("write_file", { path: "a.txt" }),
 			textReply("ok"),
 			toolReply("write_file", { path: "a.txt" }),
@@ -216,7 +232,7 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		type("write");
 		controller.handle({ type: "submit" });
 		await until(vt, "? Run write_file: a.txt? [y/N/a=always]");
-		controller.handle({ type: "insert", text: "n" }, "n");
+		answer("n");
 		await until(vt, "— done");
 		expect(vt.screen().join("\n")).toMatch(/⊘ write_file a\.txt blocked: .*was denied/);
 		const blocked = scripted.calls[1]?.context.messages.at(-1);
@@ -224,12 +240,12 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		type("write again");
 		controller.handle({ type: "submit" });
 		await until(vt, "? Run write_file");
-		controller.handle({ type: "insert", text: "y" }, "y");
+		answer("y");
 		await until(vt, "✓ write_file a.txt");
 	});
 
 	it("a=always also allows the calls of that tool already waiting: no second question for them", async () => {
-		const { vt, type, controller, agent, desk } = setup([
+		const { vt, type, answer, controller, agent, desk } = setup([
 			{
 				content: [
 					{ type: "toolCall", name: "write_file", arguments: { path: "a.txt" } },
@@ -241,7 +257,7 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		type("write two");
 		controller.handle({ type: "submit" });
 		await until(vt, "? Run write_file: a.txt? [y/N/a=always]");
-		controller.handle({ type: "insert", text: "a" }, "a");
+		answer("a");
 		await until(vt, "— done");
 		await desk.idle();
 		const screen = vt.screen().join("\n");
@@ -252,20 +268,21 @@ describe("InteractiveController: the live input line drives the agent", () => {
 	});
 
 	it("a paste while a question is open does not answer it: the pasted text goes to the input line", async () => {
-		const { vt, type, controller, agent } = setup([
+		const { vt, type, answer, clock, controller, agent } = setup([
 			toolReply("write_file", { path: "a.txt" }),
 			textReply("ok"),
 		]);
 		type("write");
 		controller.handle({ type: "submit" });
 		await until(vt, "? Run write_file: a.txt? [y/N/a=always]");
+		clock.advance(TYPING_GAP_MS); // read: a key now would answer, a paste still does not
 		controller.handle({ type: "pasteStart" });
 		type("yes\nplease");
 		controller.handle({ type: "pasteEnd" });
 		await new Promise((r) => setTimeout(r, 50));
 		expect(agent.state.pendingApprovals.map((p) => p.toolName)).toEqual(["write_file"]);
 		expect(vt.screen().at(-1)).toBe("? Run write_file: a.txt? [y/N/a=always]");
-		controller.handle({ type: "insert", text: "n" }, "n");
+		answer("n");
 		await until(vt, "— done");
 		expect(vt.screen().join("\n")).toMatch(/⊘ write_file a\.txt blocked/);
 		expect(vt.screen().at(-1)).toBe("› yes↵please");
@@ -335,29 +352,59 @@ describe("InteractiveController: the live input line drives the agent", () => {
 	});
 
 	it("letters typed on while a question appears finish the word in the input line; a key after a pause answers", async () => {
-		let now = 0;
-		const { vt, type, controller, agent } = setup(
-			[toolReply("write_file", { path: "a.txt" }), textReply("ok")],
-			{},
-			[],
-			{ now: () => now },
-		);
+		const { vt, type, clock, controller, agent } = setup([
+			toolReply("write_file", { path: "a.txt" }),
+			textReply("ok"),
+		]);
 		type("write");
 		controller.handle({ type: "submit" });
 		type("then add tests");
 		await until(vt, "? Run write_file: a.txt? [y/N/a=always]");
-		now += 100;
+		clock.advance(100);
 		type(" a");
-		now += 100;
+		clock.advance(100);
 		type("nd");
 		await new Promise((r) => setTimeout(r, 50));
 		expect(agent.state.pendingApprovals.map((p) => p.toolName)).toEqual(["write_file"]);
 		expect(vt.screen().at(-1)).toBe("? Run write_file: a.txt? [y/N/a=always]");
-		now += TYPING_GAP_MS;
+		clock.advance(TYPING_GAP_MS);
 		controller.handle({ type: "insert", text: "n" }, "n");
 		await until(vt, "— done");
 		expect(vt.screen().join("\n")).toMatch(/⊘ write_file a\.txt blocked/);
 		expect(vt.screen().at(-1)).toBe("› then add tests and");
+	});
+
+	it("a doubled or held y answers only the question it was meant for: the next one waits for a key after a pause", async () => {
+		const { vt, type, answer, clock, controller, agent, desk } = setup([
+			{
+				content: [
+					{ type: "toolCall", name: "write_file", arguments: { path: "a.txt" } },
+					{ type: "toolCall", name: "write_file", arguments: { path: "b.txt" } },
+				],
+			},
+			textReply("ok"),
+		]);
+		type("write two");
+		controller.handle({ type: "submit" });
+		await until(vt, "? Run write_file: a.txt? [y/N/a=always]");
+		answer("y");
+		await until(vt, "? Run write_file: b.txt? [y/N/a=always]");
+		// The key bounces, then auto-repeats (each within the gap of the one before, all past the first gap).
+		for (let i = 0; i < 12; i++) {
+			clock.advance(TYPING_GAP_MS / 3);
+			controller.handle({ type: "insert", text: "y" }, "y");
+		}
+		await new Promise((r) => setTimeout(r, 50));
+		// The desk records the answers once both are in: the second question is still open.
+		expect(vt.screen().at(-1)).toBe("? Run write_file: b.txt? [y/N/a=always]");
+		expect(agent.state.pendingApprovals).toHaveLength(2);
+		answer("n");
+		await until(vt, "— done");
+		await desk.idle();
+		const screen = vt.screen().join("\n");
+		expect(screen).toContain("✓ write_file a.txt");
+		expect(screen).toMatch(/⊘ write_file b\.txt blocked/);
+		expect(vt.screen().at(-1)).toBe("›"); // the dropped keys went nowhere
 	});
 
 	it("SPEC T17: Esc while a question is open withdraws it and ends the paused run as aborted", async () => {
@@ -388,12 +435,11 @@ describe("InteractiveController: the live input line drives the agent", () => {
 	it("the Ctrl+C hint is taken down when its window has passed, though nothing else redraws", () => {
 		vi.useFakeTimers();
 		try {
-			let now = 0;
-			const { vt, controller } = setup([], {}, [], { now: () => now });
+			const { vt, controller, clock } = setup([]);
 			controller.handle({ type: "interrupt" });
 			vi.advanceTimersByTime(20);
 			expect(vt.screen()).toContain("press Ctrl+C again to exit");
-			now = DOUBLE_CTRL_C_MS + 1;
+			clock.advance(DOUBLE_CTRL_C_MS + 1);
 			vi.advanceTimersByTime(DOUBLE_CTRL_C_MS);
 			expect(vt.screen()).not.toContain("press Ctrl+C again to exit");
 			expect(vt.screen().at(-1)).toBe("›");

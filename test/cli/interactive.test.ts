@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TYPING_GAP_MS } from "../../src/cli/interactive/controller.js";
 import type { AssistantMessage } from "../../src/core/messages.js";
 import { createSessionFile } from "../../src/sessions/index.js";
 import { textReply } from "../providers/openai-completions/synthetic.js";
@@ -161,6 +162,9 @@ describe.skipIf(!tmux)("capstan --resume in a pseudo-terminal (loopback server)"
 		expect(asked).toContain("— end of saved history —"); // the history first, then the question
 		expect(asked).not.toMatch(/^usage: /m); // no trace line from a run outside the TTY mode
 		expect(existsSync(join(project, "made.txt"))).toBe(false);
+		// A question takes no key in its first moments (a doubled key must not answer one nobody has read): the
+		// one real wait here is that of a person reading it.
+		await new Promise((r) => setTimeout(r, TYPING_GAP_MS));
 		pane.text("y");
 		await pane.waitFor("Made it.");
 		expect(readFileSync(join(project, "made.txt"), "utf8")).toBe("hi\n");

@@ -23,7 +23,9 @@ import { TranscriptView } from "./transcript.js";
 export const DOUBLE_CTRL_C_MS = 1500;
 /**
  * A letter typed within this long of the previous one is the rest of a word, not an answer to a question that
- * appeared meanwhile: typing "add a test" during a run must not answer "a" (always) to "Run shell: …?".
+ * appeared meanwhile: typing "add a test" during a run must not answer "a" (always) to "Run shell: …?". And a
+ * question answers only a key pressed this long after it appeared (and after any key it ignored): a doubled or
+ * held `y` that answered one question must not answer the next one, which nobody has read yet.
  */
 export const TYPING_GAP_MS = 300;
 const FRAME_MS = 16;
@@ -58,6 +60,11 @@ export class InteractiveController {
 	private lastInterrupt = Number.NEGATIVE_INFINITY;
 	/** When the user last typed a character into the input line (Enter ends the typing). */
 	private lastTyped = Number.NEGATIVE_INFINITY;
+	/** The question on screen, and since when it has had no key it ignored (it appeared, or one came too soon). */
+	private asked: { request: ApprovalRequest | undefined; quietSince: number } = {
+		request: undefined,
+		quietSince: Number.NEGATIVE_INFINITY,
+	};
 	private notice: { text: string; until: number } | undefined;
 	private noticeTimer: ReturnType<typeof setTimeout> | undefined;
 	private frame: ReturnType<typeof setTimeout> | undefined;
@@ -78,7 +85,10 @@ export class InteractiveController {
 			{ print: (l) => this.screen.print(l), changed: () => this.schedule() },
 			() => this.clock.now(),
 		);
-		this.approvals = new ApprovalQueue(() => this.schedule());
+		this.approvals = new ApprovalQueue(() => {
+			this.noteQuestion();
+			this.schedule();
+		});
 		this.totals.reset(host.agent.state.messages);
 	}
 
@@ -294,6 +304,12 @@ export class InteractiveController {
 		this.say("press Ctrl+C again to exit", DOUBLE_CTRL_C_MS);
 	}
 
+	/** A new question on screen starts its guard window (see {@link TYPING_GAP_MS}). */
+	private noteQuestion(): void {
+		const request = this.approvals.current;
+		if (request !== this.asked.request) this.asked = { request, quietSince: this.clock.now() };
+	}
+
 	private answerApproval(action: KeyAction, text: string | undefined): void {
 		if (action.type === "escape") {
 			this.escape();
@@ -301,6 +317,12 @@ export class InteractiveController {
 		}
 		const key = action.type === "insert" ? (text ?? action.text) : action.type === "submit" ? "n" : undefined;
 		if (key === undefined) return;
+		// Too soon to have read the question: the key is dropped, and a held key (auto-repeat) keeps it too soon.
+		const now = this.clock.now();
+		if (now - this.asked.quietSince < TYPING_GAP_MS) {
+			this.asked.quietSince = now;
+			return;
+		}
 		// The call's own line (✓ … or ⊘ … blocked) reports the answer; no second line for it.
 		this.approvals.answer(key);
 	}
