@@ -75,6 +75,35 @@ describe("MarkdownStream: line-based rendering of streamed text", () => {
 		expect(md.end()).toEqual(["  <d>│</d> <c>let x</c>", "  <d>└─</d>"]);
 	});
 
+	it("a fence closes only on a bare fence of its character at least as long (CommonMark); others are its code", () => {
+		const code = (line: string) => `  <d>│</d> <c>${line}</c>`;
+		const cases: [string[], string[]][] = [
+			// An info string: the line is code, however long its marker.
+			[
+				["```markdown", "```ts", "let a", "```", "after"],
+				["  <d>┌─ markdown</d>", code("```ts"), code("let a"), "  <d>└─</d>", "after"],
+			],
+			// Shorter than the opening fence, or of the other character: code.
+			[
+				["````markdown", "```ts", "let a", "```", "````", "after"],
+				["  <d>┌─ markdown</d>", code("```ts"), code("let a"), code("```"), "  <d>└─</d>", "after"],
+			],
+			[
+				["~~~", "```", "~~~~  ", "after"],
+				["  <d>┌─ code</d>", code("```"), "  <d>└─</d>", "after"],
+			],
+			[
+				["```", "``` x", "``` `", "  `````", "after"],
+				["  <d>┌─ code</d>", code("``` x"), code("``` `"), "  <d>└─</d>", "after"],
+			],
+		];
+		for (const [lines, rendered] of cases) {
+			const doc = `${lines.join("\n")}\n`;
+			expect(renderAll(doc, doc.length)).toEqual(rendered);
+			expect(renderAll(doc, 1)).toEqual(rendered);
+		}
+	});
+
 	it("keeps a # that ends a heading's last word (C#), and drops only a closing run after a space", () => {
 		const md = new MarkdownStream(tags());
 		expect([...md.push("## Calling it from C#\n### F# and C#  \n# Title ##\n"), ...md.end()]).toEqual([

@@ -11,6 +11,8 @@ interface Fence {
 }
 
 const FENCE = /^\s*(`{3,}|~{3,})\s*([^\s`]*)/;
+/** A fence line with nothing after its marker: only such a line can close a fence (CommonMark). */
+const BARE_FENCE = /^\s*(`{3,}|~{3,})\s*$/;
 /** A heading; a closing run of `#` counts only after a space (`## From C#` keeps its `#`). */
 const HEADING = /^(#{1,6})\s+(.*?)(?:\s+#+)?\s*$/;
 const RULE = /^\s*([-*_])(\s*\1){2,}\s*$/;
@@ -61,17 +63,14 @@ export class MarkdownStream {
 
 	private renderLine(line: string, out: string[], preview = false): void {
 		const s = this.style;
-		const fence = FENCE.exec(line);
 		if (this.fence) {
-			if (
-				fence?.[1]?.startsWith(this.fence.marker[0] ?? "`") &&
-				(fence[1].length ?? 0) >= this.fence.marker.length
-			) {
+			if (closesFence(line, this.fence)) {
 				out.push(this.fenceEnd());
 				if (!preview) this.fence = undefined;
 			} else out.push(this.codeLine(line));
 			return;
 		}
+		const fence = FENCE.exec(line);
 		if (fence?.[1]) {
 			const lang = fence[2] ?? "";
 			out.push(`  ${s.dim(`┌─ ${lang === "" ? "code" : lang}`)}`);
@@ -88,6 +87,15 @@ export class MarkdownStream {
 	private fenceEnd(): string {
 		return `  ${this.style.dim("└─")}`;
 	}
+}
+
+/**
+ * Whether `line` closes `fence` (CommonMark): the same character, at least as many of it, and no info string —
+ * a "```ts" line inside a "```markdown" block is a line of its text (an example opening a fence), not its end.
+ */
+function closesFence(line: string, fence: Fence): boolean {
+	const marker = BARE_FENCE.exec(line)?.[1];
+	return marker !== undefined && marker[0] === fence.marker[0] && marker.length >= fence.marker.length;
 }
 
 /** One line outside code fences: headings, rules, lists, quotes, then inline styles. */
