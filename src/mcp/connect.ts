@@ -48,6 +48,13 @@ export interface McpConnection {
 	refresh(): Promise<void>;
 	/** Close every client (stdio servers are terminated). Idempotent. */
 	close(): Promise<void>;
+	/**
+	 * Send SIGTERM to every stdio server's process, synchronously: for a process that exits now and cannot await
+	 * {@link McpConnection.close} (a forced exit, a `process.on("exit")` hook). A server that waits for the end of
+	 * its input would outlive its host otherwise. The connection is unusable afterwards; `close()` may still be
+	 * called. HTTP servers are left alone. Idempotent.
+	 */
+	terminate(): void;
 	/** Each server by its configured name. */
 	servers: ReadonlyMap<string, McpServerHandle>;
 	/** Called with the live list after it changed; returns an unsubscribe function. */
@@ -120,13 +127,26 @@ export async function connectMcpServers(
 	const close = async () => {
 		await Promise.allSettled([...servers.values()].map((server) => server.client.close()));
 	};
+	// Each stdio server's process id, taken when it connected: the transport forgets it as soon as `close()`
+	// starts, but the process may outlive that by seconds (it is given time to exit on the end of its input).
+	const pids = new Map<McpServerHandle, number>();
+	let terminated = false;
+	const terminate = () => {
+		if (terminated) return;
+		terminated = true;
+		// Only while connected: the connection closes when the process has exited, and its pid may be reused.
+		for (const [server, pid] of pids) if (server.connected) signalProcess(pid);
+	};
 
 	try {
 		for (const [name, entry] of Object.entries(config.mcpServers)) {
 			const client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO);
 			const server: McpServerHandle = { name, client, tools: [], connected: false };
 			try {
-				await client.connect(inWireOrder(createTransport(entry, options)));
+				const transport = createTransport(entry, options);
+				await client.connect(inWireOrder(transport));
+				if (transport instanceof StdioClientTransport && transport.pid !== null)
+					pids.set(server, transport.pid);
 			} catch (error) {
 				await client.close().catch(() => {});
 				throw new Error(
@@ -156,6 +176,7 @@ export async function connectMcpServers(
 			await Promise.all([...servers.values()].map((server) => scheduleRelist(server)));
 		},
 		close,
+		terminate,
 		servers,
 		onToolsChanged(listener) {
 			listeners.add(listener);
@@ -177,4 +198,16 @@ function createTransport(entry: McpServerConfig, options: ConnectMcpOptions): Tr
 		...(entry.cwd ? { cwd: entry.cwd } : {}),
 		...(options.stderr ? { stderr: options.stderr } : {}),
 	});
+}
+
+/**
+ * SIGTERM, not SIGKILL: a server may have its own to end (`docker run -i` stops its container on SIGTERM, and
+ * leaves it running when killed outright). A process already gone is nothing to do.
+ */
+function signalProcess(pid: number): void {
+	try {
+		process.kill(pid, "SIGTERM");
+	} catch {
+		// ESRCH: it exited already.
+	}
 }

@@ -2,10 +2,21 @@
  * capstan/mcp against a real MCP server (the SDK's McpServer) started over stdio as a child process, driven
  * through a real Agent on the scripted model.
  */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/index.js";
 import { connectMcpServers, type McpConnection } from "../../src/mcp/index.js";
-import { agentWith, callReply, resultText, stdioServerConfig, textReply } from "./support/harness.js";
+import {
+	agentWith,
+	callReply,
+	hasEnded,
+	isRunning,
+	resultText,
+	stdioServerConfig,
+	textReply,
+} from "./support/harness.js";
 import { PIXEL_PNG } from "./support/test-server.js";
 
 let mcp: McpConnection;
@@ -163,6 +174,29 @@ describe("a server that dies mid-call", () => {
 			expect(dying.servers.get("doomed")?.connected).toBe(false);
 		} finally {
 			await dying.close();
+		}
+	}, 30_000);
+});
+
+describe("McpConnection.terminate", () => {
+	it("ends a stdio server at once, synchronously, even one that outlives its input; close() still works", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "capstan-mcp-"));
+		const pidFile = join(dir, "server.pid");
+		const config = stdioServerConfig("t", {
+			MCP_TEST_PID_FILE: pidFile,
+			MCP_TEST_OUTLIVE_STDIN: join(dir, "input-ended"),
+		});
+		const connection = await connectMcpServers(config, { stderr: "ignore" });
+		const pid = Number(readFileSync(pidFile, "utf8"));
+		try {
+			expect(isRunning(pid)).toBe(true);
+			connection.terminate();
+			connection.terminate();
+			expect(await hasEnded(pid)).toBe(true);
+			await connection.close();
+		} finally {
+			if (isRunning(pid)) process.kill(pid, "SIGKILL");
+			rmSync(dir, { recursive: true, force: true });
 		}
 	}, 30_000);
 });
