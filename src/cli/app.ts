@@ -132,8 +132,17 @@ export class CliApp implements InteractiveHost {
 		this.removeSandbox();
 	}
 
-	/** Remove the demo's sandbox; synchronous, so a forced exit (a second signal) does it too. */
-	removeSandbox(): void {
+	/**
+	 * What {@link close} does, synchronously, for a process that exits now (a forced exit on a second signal, a
+	 * closed output pipe): stdio MCP servers are sent SIGTERM rather than closed, and the demo's sandbox removed.
+	 */
+	closeNow(): void {
+		this.parts.mcp?.terminate();
+		this.removeSandbox();
+	}
+
+	/** Remove the demo's sandbox. */
+	private removeSandbox(): void {
 		if (this.parts.sandbox) removeDemoSandbox(this.parts.sandbox);
 	}
 

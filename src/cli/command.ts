@@ -85,14 +85,21 @@ export async function main(proc: CliProcess): Promise<number> {
 		const resume =
 			(args.resume && resolve(proc.cwd, args.resume)) ??
 			(args.continue ? latestSessionPath(app.sessions) : undefined);
-		// The bin exits at once when its output is gone (a closed pipe): the demo's sandbox goes with it.
-		const removeOnExit = (): void => app.removeSandbox();
-		process.once("exit", removeOnExit);
+		// The ways out that cannot wait for close() — the bin exits at once when its output is gone (a closed pipe),
+		// a second signal forces the exit — still end the stdio MCP servers and remove the demo's sandbox.
+		const closeOnExit = (): void => app.closeNow();
+		process.once("exit", closeOnExit);
+		// Installed until the servers are closed: a signal while they close forces the exit (ending them too),
+		// where the default action would end this process alone.
+		const signals = new SignalHandler(app.agent);
+		const offForcedExit = signals.onForcedExit(closeOnExit);
 		try {
-			return await runMode(app, mode, args, resume, proc, out);
+			return await runMode(app, mode, args, resume, proc, out, signals);
 		} finally {
-			process.off("exit", removeOnExit);
 			await app.close();
+			offForcedExit();
+			signals.dispose();
+			process.off("exit", closeOnExit);
 		}
 	} catch (error) {
 		if (error instanceof UsageError) {
@@ -114,23 +121,17 @@ async function runMode(
 	resume: string | undefined,
 	proc: CliProcess,
 	out: Output,
+	signals: SignalHandler,
 ): Promise<number> {
-	const signals = new SignalHandler(app.agent);
-	const offForcedExit = signals.onForcedExit(() => app.removeSandbox());
-	try {
-		if (mode === "rpc") return await runRpc(app, proc.stdin, out.stdout, { resume, signals });
-		if (mode === "interactive") {
-			// Loaded here, so a file that cannot be read ends the command before the TTY mode starts; a batch it
-			// left without results runs in the TTY mode, where a mutating call can be asked about (rule T15).
-			if (resume !== undefined)
-				for (const warning of app.sessions.load(resume)) out.stderr(`capstan: ${warning}\n`);
-			return await runInteractive(app, { signals });
-		}
-		return await runPrint(app, mode, args, resume, proc, out);
-	} finally {
-		offForcedExit();
-		signals.dispose();
+	if (mode === "rpc") return await runRpc(app, proc.stdin, out.stdout, { resume, signals });
+	if (mode === "interactive") {
+		// Loaded here, so a file that cannot be read ends the command before the TTY mode starts; a batch it
+		// left without results runs in the TTY mode, where a mutating call can be asked about (rule T15).
+		if (resume !== undefined)
+			for (const warning of app.sessions.load(resume)) out.stderr(`capstan: ${warning}\n`);
+		return await runInteractive(app, { signals });
 	}
+	return await runPrint(app, mode, args, resume, proc, out);
 }
 
 async function runPrint(

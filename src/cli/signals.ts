@@ -3,8 +3,9 @@
  * aborts it, and the mode goes on as after any abort (print mode then exits 130). A signal with no run ends
  * the mode the way its own exit does (RPC stops reading, the TTY restores the terminal), with exit 130. A
  * second signal while the first one's abort or exit is still under way exits at once, after the synchronous
- * clean-ups the modes registered (the terminal restored); once the aborted run has ended, the next signal
- * counts as a first one again.
+ * clean-ups the modes registered (the terminal restored, the stdio MCP servers sent SIGTERM); so does a signal
+ * once the mode has ended, while the command closes. Once the aborted run has ended, the next signal counts as
+ * a first one again.
  */
 import type { Agent } from "../agent/agent.js";
 import { endRunningCommands } from "../workspace/index.js";

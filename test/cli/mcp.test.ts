@@ -3,15 +3,16 @@
  * server (the SDK's McpServer), whose tools reach the model beside the workspace tools; a project's
  * capstan.json starts them only with `--mcp capstan.json`.
  */
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { attachMcpTools } from "../../src/cli/mcp.js";
+import { EXIT } from "../../src/cli/outcome.js";
 import { MUTATING_TOOLS } from "../../src/workspace/index.js";
-import { stdioServerConfig } from "../mcp/support/harness.js";
+import { eventually, hasEnded, isRunning, stdioServerConfig } from "../mcp/support/harness.js";
 import { firstBodyMatching } from "../providers/support/fixtures.js";
 import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
-import { cleanUpAfterEach, runCli, tempProject } from "./support.js";
+import { cleanUpAfterEach, RpcClient, runCli, startCli, tempProject } from "./support.js";
 
 closeServersAfterEach();
 cleanUpAfterEach();
@@ -95,6 +96,28 @@ describe("capstan with MCP servers", () => {
 			expect((tools as { name: string }[]).map((t) => t.name)).toContain("t__echo");
 		} finally {
 			await connection.close();
+		}
+	}, 30_000);
+
+	it("a signal while the servers close forces the exit, which still ends them: none outlives capstan", async () => {
+		const cwd = tempProject();
+		const pidFile = join(cwd, "server.pid");
+		const inputEnded = join(cwd, "server-input-ended");
+		// A server that outlives the end of its input (only a signal ends it): closing gives it seconds to exit.
+		const config = stdioServerConfig("t", { MCP_TEST_PID_FILE: pidFile, MCP_TEST_OUTLIVE_STDIN: inputEnded });
+		writeFileSync(join(cwd, "mcp.json"), JSON.stringify(config));
+		const rpc = new RpcClient(startCli(["--rpc", "--demo", "--no-session", "--mcp", "mcp.json"], { cwd }));
+		await rpc.waitFor((line) => line.type === "ready");
+		const pid = Number(readFileSync(pidFile, "utf8"));
+		try {
+			expect(isRunning(pid)).toBe(true);
+			rpc.child.kill("SIGTERM"); // idle: the session ends, and the servers are closed
+			expect(await eventually(() => existsSync(inputEnded))).toBe(true);
+			rpc.child.kill("SIGINT"); // while the server is given its time: exit now
+			expect(await rpc.exited).toBe(EXIT.interrupted);
+			expect(await hasEnded(pid)).toBe(true);
+		} finally {
+			if (isRunning(pid)) process.kill(pid, "SIGKILL");
 		}
 	}, 30_000);
 });
