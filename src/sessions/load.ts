@@ -166,6 +166,11 @@ function applyEntry(
 	lineNo: number,
 ): "missing" | undefined {
 	const message = isObject(entry.message) ? (entry.message as unknown as AgentMessage) : undefined;
+	const flaw = message && malformation(message);
+	if (flaw) {
+		warnings.push(`line ${lineNo}: ${flaw}, skipped`);
+		return entry.type === "message" ? "missing" : undefined;
+	}
 	if (entry.type === "message") {
 		if (message) messages.push(message);
 		else {
@@ -185,6 +190,31 @@ function applyEntry(
 	}
 	// Any other type comes from a later capstan: skipped by design (see SessionEntry).
 	return undefined;
+}
+
+/**
+ * What keeps a message of one of the loop's own roles from being read the way the loop reads it (the fields
+ * pairing and the providers use), or undefined. Other roles are the host's own messages, not checked here.
+ */
+function malformation(message: AgentMessage): string | undefined {
+	const { role, content } = message as { role?: unknown; content?: unknown };
+	if (typeof role !== "string") return "a message without a role";
+	if (role === "user")
+		return typeof content === "string" || Array.isArray(content)
+			? undefined
+			: "a user message without its content";
+	if (role !== "assistant" && role !== "toolResult") return undefined;
+	const article = role === "assistant" ? "an" : "a";
+	if (!Array.isArray(content) || !content.every(isObject))
+		return `${article} ${role} message without its content array`;
+	if (role === "toolResult") {
+		const { toolCallId } = message as { toolCallId?: unknown };
+		return typeof toolCallId === "string" ? undefined : "a toolResult message without its toolCallId";
+	}
+	const calls = content.filter((block) => block.type === "toolCall");
+	return calls.every((call) => typeof call.id === "string" && typeof call.name === "string")
+		? undefined
+		: "an assistant message with a tool call without its id or name";
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

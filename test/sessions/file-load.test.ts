@@ -355,6 +355,24 @@ describe("loadSession after a damaged middle line (SPEC I1, I5)", () => {
 		expect(loaded.repaired).toBe(false);
 	});
 
+	it("skips a message of a known role without the shape the loop reads, as a damaged line", async () => {
+		const file = createSessionFile({ cwd: tempCwd(), model: MODEL });
+		for (const message of [user("a"), reply("call_1"), result("call_1"), reply()]) file.append(message);
+		file.close();
+		const text = lines(file.path);
+		// Valid JSON, but a reply without its content array: resuming it used to throw a TypeError.
+		text[2] = JSON.stringify({ type: "message", message: { role: "assistant" } });
+		text[3] = JSON.stringify({ type: "message", message: { role: "toolResult", toolCallId: 7, content: [] } });
+		writeFileSync(file.path, text.join("\n"));
+		const loaded = loadSession(file.path);
+		expect(loaded.messages).toEqual([user("a"), reply()]);
+		expect(loaded.warnings).toEqual([
+			"line 3: an assistant message without its content array, skipped",
+			"line 4: a toolResult message without its toolCallId, skipped",
+		]);
+		await replay(loaded.messages);
+	});
+
 	it("openSessionFile refuses a repaired file: entries appended to it would not continue the transcript", () => {
 		const path = damagedSession([user("a"), reply("call_1"), result("call_1"), reply()], 3);
 		const before = readFileSync(path);
