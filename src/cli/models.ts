@@ -7,6 +7,7 @@
  */
 import type { Model } from "../core/model.js";
 import { API_KEY_ENV_VARS, resolveApiKey } from "../providers/base/env.js";
+import { fetchSameOrigin } from "../providers/base/redirects.js";
 import { getModel, MODELS } from "../providers/models.js";
 import { openaiCompatible } from "../providers/openai-completions/compatible.js";
 
@@ -211,7 +212,13 @@ async function firstServerModel(baseUrl: string, request: ModelRequest): Promise
 		: (request.apiKey ?? (request.apiKeyEnv ? process.env[request.apiKeyEnv] : undefined));
 	if (key) headers.authorization = `Bearer ${key}`;
 	try {
-		const response = await fetch(`${baseUrl}/models`, { headers, signal: AbortSignal.timeout(5000) });
+		// The key stays with the server it was given for: a redirect elsewhere is refused, not followed.
+		const response = await fetchSameOrigin(
+			fetch,
+			`${baseUrl}/models`,
+			{ headers, signal: AbortSignal.timeout(5000) },
+			{ fixHint: "pass the address it redirects to as --base-url" },
+		);
 		if (!response.ok) throw new Error(`HTTP ${response.status}`);
 		const body = (await response.json()) as { data?: { id?: unknown }[] };
 		const id = body.data?.find((entry) => typeof entry.id === "string")?.id;

@@ -15,6 +15,7 @@ import {
 	isNotAnEventStream,
 	ProviderError,
 } from "./errors.js";
+import { fetchSameOrigin } from "./redirects.js";
 import type { RetryPolicy } from "./retry.js";
 import { type ReadBodyTextOptions, readBodyText, readSseEvents, type SseEvent } from "./sse.js";
 
@@ -61,7 +62,10 @@ export interface ProviderStreamOptions extends StreamOptions, RetryPolicy {
 	maxEventBytes?: number;
 	/** Bytes read of an HTTP error body (the rest is not read). Default {@link DEFAULT_MAX_ERROR_BODY_BYTES}. */
 	maxErrorBodyBytes?: number;
-	/** A `fetch` to use instead of the platform one (proxies, tracing). */
+	/**
+	 * A `fetch` to use instead of the platform one (proxies, tracing). It is called with `redirect: "manual"`:
+	 * capstan follows redirects itself, only within the base URL's origin, so the key never goes elsewhere.
+	 */
 	fetch?: typeof fetch;
 }
 
@@ -212,7 +216,8 @@ export class CallContext implements ProviderCallContext {
 			...this.options.headers,
 		};
 		try {
-			return await doFetch(url, {
+			// Redirects are followed only within the base URL's origin: the key travels in the headers.
+			return await fetchSameOrigin(doFetch, url, {
 				method: request.method ?? "POST",
 				headers,
 				...(request.body === undefined ? {} : { body: request.body }),
