@@ -1,6 +1,7 @@
 import { createFannedAbort, type FannedAbort } from "../core/abort.js";
 import type { AgentMessage, AssistantMessage, ImageContent, UserMessage } from "../core/messages.js";
 import type { Model, StreamFunction, ThinkingLevel } from "../core/model.js";
+import { hasUserContent } from "../core/user-content.js";
 import { agentLoop, agentLoopContinue } from "../edge/agent-loop.js";
 import { providerReplyGuard, registryStream } from "../edge/defaults.js";
 import type { AgentEventStream } from "../loop/agent-loop.js";
@@ -172,14 +173,16 @@ export class Agent {
 
 	/**
 	 * Start a run with a prompt and wait for it to end. Throws `AgentBusyError` while a run is active
-	 * (rule Q3). Failures do not throw: they end the run as data (`state.error`, `agent_end.outcome`).
+	 * (rule Q3), and a `TypeError` for a user message with nothing in it (blank text and no image), before
+	 * anything runs. Failures do not throw: they end the run as data (`state.error`, `agent_end.outcome`).
 	 */
 	async prompt(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): Promise<void> {
-		if (this._state.isStreaming) throw new AgentBusyError("prompt");
-		this.refuseWhileAwaiting("prompt");
 		const prompts = Array.isArray(input)
 			? input
 			: [typeof input === "string" ? this.userMessage(input, images) : input];
+		for (const prompt of prompts) refuseBlank(prompt, "prompt");
+		if (this._state.isStreaming) throw new AgentBusyError("prompt");
+		this.refuseWhileAwaiting("prompt");
 		await this.run((context, config, signal) => agentLoop(prompts, context, config, signal));
 	}
 
@@ -231,19 +234,28 @@ export class Agent {
 		return this.decide(toolCallId, decision, "deny");
 	}
 
-	/** Queue a steering message: injected after the current batch, interrupting it (rule T10, T12). */
+	/**
+	 * Queue a steering message: injected after the current batch, interrupting it (rule T10, T12). Throws a
+	 * `TypeError` for a user message with nothing in it (blank text and no image).
+	 */
 	steer(message: string | AgentMessage): void {
-		this.steering.enqueue(this.asMessage(message));
+		this.steering.enqueue(refuseBlank(this.asMessage(message), "steer"));
 	}
 
-	/** Queue a follow-up: one more turn after the agent would otherwise stop (rule L9). */
+	/**
+	 * Queue a follow-up: one more turn after the agent would otherwise stop (rule L9). Throws a `TypeError`
+	 * for a user message with nothing in it (blank text and no image).
+	 */
 	followUp(message: string | AgentMessage): void {
-		this.followUps.enqueue(this.asMessage(message));
+		this.followUps.enqueue(refuseBlank(this.asMessage(message), "followUp"));
 	}
 
-	/** Queue a passive notice: never interrupts tools; revives a stopped agent only at the outer drain (rule L10). */
+	/**
+	 * Queue a passive notice: never interrupts tools; revives a stopped agent only at the outer drain
+	 * (rule L10). Throws a `TypeError` for a user message with nothing in it (blank text and no image).
+	 */
 	aside(message: AgentMessage): void {
-		this.asides.enqueue(message);
+		this.asides.enqueue(refuseBlank(message, "aside"));
 	}
 
 	/** Read-only view of the steering queue (rule Q2). */
@@ -442,6 +454,20 @@ export class Agent {
 	private asMessage(message: string | AgentMessage): AgentMessage {
 		return typeof message === "string" ? this.userMessage(message) : message;
 	}
+}
+
+/**
+ * Rule Q7: a user message must say something. A blank one cannot be sent as it is, and a provider that left it
+ * out would end the request with the assistant's reply (a prefill: the model continues it instead of
+ * answering). Other roles pass: custom messages are the converter's to keep or drop (rule C2).
+ */
+function refuseBlank(message: AgentMessage, method: string): AgentMessage {
+	const { role, content } = message as { role?: unknown; content?: unknown };
+	if (role === "user" && (typeof content === "string" || Array.isArray(content)) && !hasUserContent(content))
+		throw new TypeError(
+			`Agent.${method}: the message has nothing in it (blank text and no image), and a model cannot answer an empty turn; pass some text or an image${method === "prompt" ? ", or use continue() to go on without a new message" : ""}`,
+		);
+	return message;
 }
 
 /** Rule T16: restored approvals must name unanswered calls of the transcript, or resuming could never pair them. */

@@ -16,6 +16,7 @@ import type {
 	UserContent,
 } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
+import { checkLastUserTurn } from "../base/last-turn.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import { anthropicToolCallId } from "./tool-ids.js";
 import type {
@@ -67,12 +68,17 @@ type Effort = NonNullable<OutputConfig["effort"]>;
  */
 export type AnthropicRequestBody = MessageCreateParamsStreaming & { temperature?: number };
 
-/** Build the request body for one call. Pure: same inputs, same object (and bytes). */
+/**
+ * Build the request body for one call. Pure: same inputs, same object (and bytes). A last user message with
+ * no content (blank text, no image) throws an `invalid_request` `ProviderError`: left out, it would turn the
+ * request into a prefill of the assistant's reply.
+ */
 export function buildAnthropicRequest(
 	model: Model,
 	context: Context,
 	options: AnthropicOptions = {},
 ): AnthropicRequestBody {
+	checkLastUserTurn(context.messages);
 	const cache = cacheControl(options.cacheTtl);
 	const automatic = usesAutomaticTail(model, options);
 	const maxTokens = options.maxTokens ?? model.maxTokens;
@@ -267,6 +273,8 @@ export function convertMessages(
 			toolResults = undefined;
 			const content =
 				message.role === "user" ? userBlocks(model, message.content) : assistantBlocks(model, message);
+			// An empty message is left out (the API refuses it); `buildAnthropicRequest` refuses a blank last user
+			// message first (`checkLastUserTurn`), since leaving that one out would make the request a prefill.
 			if (content.length > 0) out.push({ role: message.role, content });
 		}
 		// The block of this very message, even when later tool results join the same wire message.

@@ -25,6 +25,7 @@ import type {
 	UserContent,
 } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
+import { checkLastUserTurn } from "../base/last-turn.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import type {
 	Content,
@@ -77,12 +78,17 @@ const MIN_THINKING_BUDGET = 128;
 const DEFAULT_MAX_THINKING_BUDGET = 24_576;
 const LEVEL_ORDER = ["minimal", "low", "medium", "high"] as const;
 
-/** Build the request body for one call. Pure: same inputs, same object (and bytes). */
+/**
+ * Build the request body for one call. Pure: same inputs, same object (and bytes). A last user message with
+ * no content (blank text, no image) throws an `invalid_request` `ProviderError`: left out, it would turn the
+ * request into a prefill of the assistant's reply.
+ */
 export function buildGeminiRequest(
 	model: Model,
 	context: Context,
 	options: GoogleOptions = {},
 ): GeminiRequestBody {
+	checkLastUserTurn(context.messages);
 	const body: Partial<GeminiRequestBody> = {};
 	if (context.systemPrompt) body.systemInstruction = { parts: [{ text: context.systemPrompt }] };
 	const tools = context.tools ?? [];

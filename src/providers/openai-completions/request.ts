@@ -9,6 +9,7 @@
  */
 import type { AssistantMessage, ImageContent, ToolResultMessage, UserContent } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
+import { checkLastUserTurn } from "../base/last-turn.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import { type OpenAICompletionsCompat, type ReasoningEffortValue, resolveCompat } from "./compat.js";
 import { type ReasoningDetail, replayableDetails } from "./reasoning-details.js";
@@ -73,12 +74,17 @@ function takesTemperature(model: Model, compat: OpenAICompletionsCompat): boolea
 	return compat.supportsTemperature && !(model.reasoning && compat.reasoningModelsRejectTemperature);
 }
 
-/** Build the request body for one call. Pure: same inputs, same object (and bytes). */
+/**
+ * Build the request body for one call. Pure: same inputs, same object (and bytes). A last user message with
+ * no content (blank text, no image) throws an `invalid_request` `ProviderError`: left out, it would turn the
+ * request into a prefill of the assistant's reply.
+ */
 export function buildOpenAICompletionsRequest(
 	model: Model,
 	context: Context,
 	options: OpenAICompletionsOptions = {},
 ): OpenAICompletionsRequest {
+	checkLastUserTurn(context.messages);
 	const compat: OpenAICompletionsCompat = { ...resolveCompat(model), ...options.compat };
 	// `messages` is added last so every earlier key keeps its place and the message prefix stays stable.
 	const head: Omit<OpenAICompletionsRequest, "messages"> = { model: model.id, stream: true };

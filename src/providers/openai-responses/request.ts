@@ -23,6 +23,7 @@ import type {
 	UserContent,
 } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
+import { checkLastUserTurn } from "../base/last-turn.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import { decodeItemRef, responsesCallId } from "./item-refs.js";
 import type {
@@ -53,12 +54,17 @@ type Effort = Exclude<ReasoningEffort, null>;
 const EFFORT_ORDER: readonly Effort[] = ["none", "minimal", "low", "medium", "high", "xhigh"];
 const DEFAULT_EFFORT_LEVELS: readonly Effort[] = ["low", "medium", "high"];
 
-/** Build the request body for one call. Pure: same inputs, same object (and bytes). */
+/**
+ * Build the request body for one call. Pure: same inputs, same object (and bytes). A last user message with
+ * no content (blank text, no image) throws an `invalid_request` `ProviderError`: left out, it would turn the
+ * request into a prefill of the assistant's reply.
+ */
 export function buildResponsesRequest(
 	model: Model,
 	context: Context,
 	options: OpenAIResponsesOptions = {},
 ): ResponseCreateParamsStreaming {
+	checkLastUserTurn(context.messages);
 	const body: ResponseCreateParamsStreaming = { model: model.id, stream: true, store: false };
 	if (context.systemPrompt) body.instructions = context.systemPrompt;
 	const tools = context.tools ?? [];
