@@ -10,7 +10,7 @@ import type { AgentLoopConfig } from "../protocol/config.js";
 import type { AgentContext, AgentEvent } from "../protocol/events.js";
 import type { ApprovalDecision, PendingApproval } from "../tools/approval.js";
 import type { AgentTool } from "../tools/types.js";
-import { RunDispatch, Subscribers } from "./dispatch.js";
+import { RunDispatch, type RunHold, Subscribers } from "./dispatch.js";
 import { MessageQueue, type QueueMode } from "./queue.js";
 
 /** The Agent's observable state (rule Q1). Changed only by named methods and by the run's events. */
@@ -119,6 +119,8 @@ export class Agent {
 	private abortController: FannedAbort | undefined;
 	/** The active run's context: the loop reads its system prompt before every model call. */
 	private runContext: AgentContext | undefined;
+	/** The active run's hold on the state, taken back by `reset()`. */
+	private hold: RunHold | undefined;
 	private idle: Promise<void> = Promise.resolve();
 
 	constructor(options: AgentOptions) {
@@ -304,12 +306,14 @@ export class Agent {
 	}
 
 	/**
-	 * Abort any run, then clear the transcript, the queues and the error. The state is clear at once; the
-	 * aborted run still winds down (its closing messages never reach the new transcript). The returned promise
-	 * resolves when it has, so `await agent.reset()` is all a host needs before the next `prompt()`.
+	 * Abort any run, then clear the transcript, the queues and the error. The state is clear at once, and
+	 * nothing of the aborted run reaches it while that run winds down: not its closing messages, not its error,
+	 * not a pause for approval (its subscribers still see its closing events). The returned promise resolves
+	 * when it has wound down, so `await agent.reset()` is all a host needs before the next `prompt()`.
 	 */
 	reset(): Promise<void> {
 		this.abort("Agent was reset");
+		if (this.hold) this.hold.held = false;
 		this._state.messages = [];
 		this._state.streamMessage = undefined;
 		this._state.error = undefined;
@@ -400,11 +404,10 @@ export class Agent {
 			tools: this._state.tools,
 		};
 		const stream = start(context, this.loopConfig(), controller.signal);
-		// The run folds its messages into the transcript it started from: after reset() that array is no longer
-		// the state's, so the aborted run's closing messages cannot leak into the fresh transcript.
-		const transcript = context.messages;
+		const hold: RunHold = { held: true };
 		this.abortController = controller;
 		this.runContext = context;
+		this.hold = hold;
 		this._state.isStreaming = true;
 		this._state.error = undefined;
 		let done!: () => void;
@@ -413,7 +416,7 @@ export class Agent {
 			// Drained, not iterated: each event reaches subscribers in the call that emitted it, so a subscriber's
 			// steer() or abort() acts before the loop takes its next step, and no event waits in a queue.
 			await stream.drain(
-				new RunDispatch(this._state, this.running, this.listeners, this.onSubscriberError, transcript),
+				new RunDispatch(this._state, this.running, this.listeners, this.onSubscriberError, hold),
 			);
 		} finally {
 			this._state.isStreaming = false;
@@ -421,6 +424,7 @@ export class Agent {
 			this.running.clear();
 			this.abortController = undefined;
 			this.runContext = undefined;
+			this.hold = undefined;
 			done();
 		}
 	}

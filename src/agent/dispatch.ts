@@ -57,8 +57,17 @@ export class Subscribers {
 }
 
 /**
- * One run's events folded into the `Agent`'s state, then handed to its subscribers (they see the updated
- * state). An `EventSink` object rather than a closure per run: every run calls the same `handleEvent`, so the
+ * A run's hold on the `Agent`'s state (rule Q1): its events fold into the state only while it holds it.
+ * `reset()` takes the state from a run it cuts short, so nothing of that run — its closing messages, its
+ * error, a pause for approval — reaches the fresh state, while its subscribers still see it wind down.
+ */
+export interface RunHold {
+	held: boolean;
+}
+
+/**
+ * One run's events folded into the `Agent`'s state, while the run holds it, then handed to its subscribers
+ * (they see the updated state). An `EventSink` object rather than a closure per run: every run calls the same `handleEvent`, so the
  * engine keeps its optimized delivery path from one run to the next instead of discarding it when a run's
  * closure dies.
  */
@@ -68,17 +77,15 @@ export class RunDispatch implements EventSink<AgentEvent> {
 		private readonly running: Set<string>,
 		private readonly subscribers: Subscribers,
 		private readonly onSubscriberError: (error: unknown, event: AgentEvent) => void,
-		// The transcript the run started from: after reset() it is no longer the state's, so an aborted run's
-		// closing messages cannot leak into the fresh one.
-		private readonly transcript: AgentMessage[],
+		private readonly hold: RunHold,
 	) {}
 
 	handleEvent(event: AgentEvent): void {
 		// The per-delta event first and alone; the others fold into the state in `fold`.
 		if (event.type === "message_update") {
-			if ((event.message as { role?: unknown }).role === "assistant")
+			if (this.hold.held && (event.message as { role?: unknown }).role === "assistant")
 				this.state.streamMessage = event.message as AssistantMessage;
-		} else this.fold(event);
+		} else if (this.hold.held) this.fold(event);
 		const subscribers = this.subscribers;
 		const list = subscribers.list;
 		for (let i = 0; i < list.length; i++) {
@@ -106,7 +113,7 @@ export class RunDispatch implements EventSink<AgentEvent> {
 				break;
 			case "message_end":
 				state.streamMessage = undefined;
-				if (!event.discarded) this.transcript.push(event.message);
+				if (!event.discarded) state.messages.push(event.message);
 				break;
 			case "tool_execution_start":
 				this.running.add(event.toolCallId);
@@ -115,14 +122,11 @@ export class RunDispatch implements EventSink<AgentEvent> {
 				this.running.delete(event.toolCallId);
 				break;
 			case "turn_end":
-				replaceRevisedReply(this.transcript, event.message);
+				replaceRevisedReply(state.messages, event.message);
 				break;
 			case "agent_end":
 				if (event.outcome.type === "error") state.error = event.outcome.error;
-				// A run reset() cut short may still pause, for calls of the cleared transcript: pending in the fresh
-				// state, they would refuse every prompt() (only reset() swaps the transcript mid-run).
-				if (event.outcome.type === "awaiting_approval" && this.transcript === state.messages)
-					state.pendingApprovals = event.outcome.pending;
+				if (event.outcome.type === "awaiting_approval") state.pendingApprovals = event.outcome.pending;
 				break;
 		}
 	}

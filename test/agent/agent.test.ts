@@ -360,6 +360,27 @@ describe("Agent.reset()", () => {
 		await agent.prompt("second");
 		expect(agent.state.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
 	});
+
+	it("SPEC Q1: the error of a run reset() cut short never reaches the fresh state", async () => {
+		// The user clicks "New chat" while the failed reply is on screen, before the run has ended.
+		const { agent, events } = agentOn([{ error: { message: "rate limited", kind: "rate_limit" } }]);
+		let resetDone: Promise<void> | undefined;
+		agent.subscribe((e) => {
+			// At turn_end the failed reply has already settled how the run ends (SPEC L12).
+			if (e.type === "turn_end") resetDone = agent.reset();
+		});
+		await agent.prompt("first");
+		await resetDone;
+		const end = events.at(-1);
+		// The subscribers still saw how the old run ended …
+		expect(end?.type === "agent_end" && end.outcome).toEqual({ type: "error", error: "rate limited" });
+		// … but the fresh state holds nothing of it.
+		expect(agent.state.error).toBeUndefined();
+		expect(agent.state.messages).toEqual([]);
+		expect(agent.state.isStreaming).toBe(false);
+		expect(agent.state.streamMessage).toBeUndefined();
+		expect(agent.state.pendingToolCalls.size).toBe(0);
+	});
 });
 
 describe("a subscriber that aborts from the run's own events", () => {
