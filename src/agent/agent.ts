@@ -20,6 +20,10 @@ export interface AgentState {
 	thinkingLevel: ThinkingLevel;
 	tools: AgentTool[];
 	messages: AgentMessage[];
+	/**
+	 * True while a run holds the Agent: from the call that starts it until its `agent_end` reaches the state,
+	 * or `reset()` (rule Q8). While it is true, `prompt()` and `continue()` are busy (rule Q3).
+	 */
 	isStreaming: boolean;
 	/** The assistant message being streamed, as its latest snapshot. */
 	streamMessage: AssistantMessage | undefined;
@@ -32,6 +36,11 @@ export interface AgentState {
 	 * save it with `messages` to resume in another process (`AgentOptions.pendingApprovals`).
 	 */
 	pendingApprovals: readonly PendingApproval[];
+}
+
+/** A run's hold on the Agent's state, as the Agent keeps it: the Agent alone clears `held`. */
+interface StateHold extends RunHold {
+	held: boolean;
 }
 
 /** Loop hooks and settings an Agent passes through to every run. */
@@ -70,7 +79,10 @@ export interface AgentOptions extends AgentHooks {
 	onSubscriberError?: (error: unknown, event: AgentEvent) => void;
 }
 
-/** Thrown by `prompt()`/`continue()` while a run is active (rule Q3). */
+/**
+ * Thrown by `prompt()`/`continue()` while a run is active (rule Q3). Not from a subscriber of the run's
+ * `agent_end`: there the run has already ended, and the call starts the next one (rule Q8).
+ */
 export class AgentBusyError extends Error {
 	override readonly name = "AgentBusyError";
 	constructor(method: string) {
@@ -119,9 +131,14 @@ export class Agent {
 	private abortController: FannedAbort | undefined;
 	/** The active run's context: the loop reads its system prompt before every model call. */
 	private runContext: AgentContext | undefined;
-	/** The active run's hold on the state, taken back by `reset()`. */
-	private hold: RunHold | undefined;
+	/** The hold of the run that owns the state: given back at its `agent_end`, or taken back by `reset()`. */
+	private hold: StateHold | undefined;
+	/** Runs accepted whose last event has not been delivered yet (at most one of them holds the state). */
+	private inFlight = 0;
+	/** Resolves once every run accepted so far has delivered its last event. */
+	private settled: Promise<void> = Promise.resolve();
 	private idle: Promise<void> = Promise.resolve();
+	private becomeIdle: (() => void) | undefined;
 
 	constructor(options: AgentOptions) {
 		const {
@@ -164,7 +181,8 @@ export class Agent {
 
 	/**
 	 * Listen to every event of every run. Listener errors — thrown, or rejected by an `async` listener — are
-	 * caught and reported (rule Q5).
+	 * caught and reported (rule Q5). At `agent_end` the run no longer holds the Agent: a listener may start the next
+	 * run there, and every listener still sees this `agent_end` before that run's `agent_start` (rule Q8).
 	 */
 	subscribe(listener: (event: AgentEvent) => void): () => void {
 		this.listeners.add(listener);
@@ -176,7 +194,9 @@ export class Agent {
 	/**
 	 * Start a run with a prompt and wait for it to end. Throws `AgentBusyError` while a run is active
 	 * (rule Q3), and a `TypeError` for a user message with nothing in it (blank text and no image), before
-	 * anything runs. Failures do not throw: they end the run as data (`state.error`, `agent_end.outcome`).
+	 * anything runs (rule Q7). Called from a subscriber of `agent_end`, or while a run `reset()` cut short
+	 * winds down, it is accepted and the run starts once the ending run has delivered its last event (rule
+	 * Q8). Failures do not throw: they end the run as data (`state.error`, `agent_end.outcome`).
 	 */
 	async prompt(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): Promise<void> {
 		const prompts = Array.isArray(input)
@@ -191,7 +211,8 @@ export class Agent {
 	/**
 	 * Continue without a new prompt (rule Q4): resume a batch left without results; otherwise a queued
 	 * steer, else a queued follow-up (else a queued aside) becomes the next input; otherwise continue from a transcript ending in
-	 * a user or tool result message. Never throws while a message is queued.
+	 * a user or tool result message. Never throws while a message is queued. Busy, and accepted while a run
+	 * ends, like {@link Agent.prompt} (rules Q3, Q8).
 	 */
 	async continue(): Promise<void> {
 		if (this._state.isStreaming) throw new AgentBusyError("continue");
@@ -220,7 +241,8 @@ export class Agent {
 	/**
 	 * Approve a tool call awaiting approval (rule T16). Once every pending call is decided, the batch resumes
 	 * as a new run and the promise resolves when that run ends; before that it resolves at once. Throws for
-	 * an id that is not pending, and `AgentBusyError` during a run.
+	 * an id that is not pending, and `AgentBusyError` during a run. From a subscriber of the paused run's
+	 * `agent_end` it is accepted: the resumed run starts once that event reached every subscriber (rule Q8).
 	 */
 	approve(toolCallId: string): Promise<void> {
 		return this.decide(toolCallId, { approved: true }, "approve");
@@ -300,7 +322,10 @@ export class Agent {
 		ending.catch((error: unknown) => this.onSubscriberError(error, { type: "agent_start" }));
 	}
 
-	/** Resolves when no run is active. */
+	/**
+	 * Resolves when no run is active or accepted to start: a run a subscriber starts from `agent_end` extends
+	 * the wait (rule Q8).
+	 */
 	waitForIdle(): Promise<void> {
 		return this.idle;
 	}
@@ -308,20 +333,19 @@ export class Agent {
 	/**
 	 * Abort any run, then clear the transcript, the queues and the error. The state is clear at once, and
 	 * nothing of the aborted run reaches it while that run winds down: not its closing messages, not its error,
-	 * not a pause for approval (its subscribers still see its closing events). The returned promise resolves
-	 * when it has wound down, so `await agent.reset()` is all a host needs before the next `prompt()`.
+	 * not a pause for approval, not the end of its `isStreaming` (its subscribers still see its closing
+	 * events). The returned promise resolves when it has wound down. The next `prompt()` need not wait for
+	 * that: it is accepted at once and starts after the aborted run's last event (rule Q8).
 	 */
 	reset(): Promise<void> {
 		this.abort("Agent was reset");
-		if (this.hold) this.hold.held = false;
+		if (this.hold) this.giveBack(this.hold);
 		this._state.messages = [];
-		this._state.streamMessage = undefined;
 		this._state.error = undefined;
 		this._state.pendingApprovals = [];
 		this.decisions.clear();
-		this.running.clear();
 		this.clearQueues();
-		return this.idle;
+		return this.settled;
 	}
 
 	/** Set the system prompt used from the next model call. */
@@ -394,6 +418,12 @@ export class Agent {
 		}
 	}
 
+	/**
+	 * Accept a run and drive it to its last event. The state is taken at once (`isStreaming`, the abort
+	 * controller, the context `setSystemPrompt` writes to); the loop starts at once too, unless an earlier run
+	 * that gave the state back is still delivering its last events (rule Q8): then it starts after them, so no
+	 * subscriber sees this run begin before that one ended.
+	 */
 	private async run(
 		start: (context: AgentContext, config: AgentLoopConfig, signal: AbortSignal) => AgentEventStream,
 	): Promise<void> {
@@ -403,30 +433,54 @@ export class Agent {
 			messages: this._state.messages,
 			tools: this._state.tools,
 		};
-		const stream = start(context, this.loopConfig(), controller.signal);
-		const hold: RunHold = { held: true };
-		this.abortController = controller;
-		this.runContext = context;
-		this.hold = hold;
-		this._state.isStreaming = true;
-		this._state.error = undefined;
-		let done!: () => void;
-		this.idle = new Promise((resolve) => (done = resolve));
+		const config = this.loopConfig();
+		const begin = () => start(context, config, controller.signal);
+		const previous = this.inFlight > 0 ? this.settled : undefined;
+		// Started before the state is taken: a context the loop refuses throws with the state unchanged.
+		const stream = previous === undefined ? begin() : undefined;
+		const hold = this.take(context, controller);
+		let finished!: () => void;
+		this.settled = new Promise((resolve) => (finished = resolve));
 		try {
+			if (previous !== undefined) await previous;
+			const events = stream ?? begin();
+			if (hold.held) this._state.error = undefined;
 			// Drained, not iterated: each event reaches subscribers in the call that emitted it, so a subscriber's
 			// steer() or abort() acts before the loop takes its next step, and no event waits in a queue.
-			await stream.drain(
+			await events.drain(
 				new RunDispatch(this._state, this.running, this.listeners, this.onSubscriberError, hold),
 			);
 		} finally {
-			this._state.isStreaming = false;
-			this._state.streamMessage = undefined;
-			this.running.clear();
-			this.abortController = undefined;
-			this.runContext = undefined;
-			this.hold = undefined;
-			done();
+			this.giveBack(hold);
+			finished();
+			if (--this.inFlight === 0) {
+				this.becomeIdle?.();
+				this.becomeIdle = undefined;
+			}
 		}
+	}
+
+	/** The state passes to a run accepted now: the Agent is busy until it gives the state back. */
+	private take(context: AgentContext, controller: FannedAbort): StateHold {
+		const hold: StateHold = { held: true, release: () => this.giveBack(hold) };
+		this.hold = hold;
+		this.abortController = controller;
+		this.runContext = context;
+		this._state.isStreaming = true;
+		if (this.inFlight++ === 0) this.idle = new Promise((resolve) => (this.becomeIdle = resolve));
+		return hold;
+	}
+
+	/** The run's part of the state is cleared, once: from here on the Agent accepts the next call (rule Q8). */
+	private giveBack(hold: StateHold): void {
+		if (!hold.held) return;
+		hold.held = false;
+		this.hold = undefined;
+		this.abortController = undefined;
+		this.runContext = undefined;
+		this._state.isStreaming = false;
+		this._state.streamMessage = undefined;
+		this.running.clear();
 	}
 
 	private loopConfig(): AgentLoopConfig {

@@ -62,7 +62,12 @@ export class Subscribers {
  * error, a pause for approval — reaches the fresh state, while its subscribers still see it wind down.
  */
 export interface RunHold {
-	held: boolean;
+	readonly held: boolean;
+	/**
+	 * The run's `agent_end` gives the state back, before its subscribers see it: a call they make starts the
+	 * next run once this one has delivered its last event (rule Q8).
+	 */
+	release(): void;
 }
 
 /**
@@ -127,6 +132,7 @@ export class RunDispatch implements EventSink<AgentEvent> {
 			case "agent_end":
 				if (event.outcome.type === "error") state.error = event.outcome.error;
 				if (event.outcome.type === "awaiting_approval") state.pendingApprovals = event.outcome.pending;
+				this.hold.release();
 				break;
 		}
 	}

@@ -383,6 +383,134 @@ describe("Agent.reset()", () => {
 	});
 });
 
+describe("a call made while a run ends (SPEC Q8)", () => {
+	const runEdges = (events: readonly AgentEvent[]) =>
+		events.flatMap((e) => (e.type === "agent_start" || e.type === "agent_end" ? [e.type] : []));
+	const texts = (agent: Agent) =>
+		agent.state.messages.map((m) => {
+			const content = (m as { content: unknown }).content;
+			return `${m.role}:${typeof content === "string" ? content : (content as { text?: string }[])[0]?.text}`;
+		});
+
+	it("SPEC Q8: prompt() from agent_end starts the next run once every subscriber saw the first one end", async () => {
+		const { agent, events } = agentOn([{ content: [text("one")] }, { content: [text("two")] }]);
+		let chained: Promise<void> | undefined;
+		let busyAtEnd: boolean | undefined;
+		agent.subscribe((e) => {
+			if (e.type !== "agent_end" || chained) return;
+			busyAtEnd = agent.state.isStreaming;
+			chained = agent.prompt("next");
+		});
+		// Subscribed after the one that chains: it still gets the first agent_end before the second agent_start.
+		const later: AgentEvent[] = [];
+		agent.subscribe((e) => later.push(e));
+		const idle = agent.waitForIdle();
+		await agent.prompt("first");
+		expect(busyAtEnd).toBe(false);
+		await chained;
+		await idle;
+		expect(agent.state.isStreaming).toBe(false);
+		for (const seen of [events, later])
+			expect(runEdges(seen)).toEqual(["agent_start", "agent_end", "agent_start", "agent_end"]);
+		expect(texts(agent)).toEqual(["user:first", "assistant:one", "user:next", "assistant:two"]);
+	});
+
+	it("SPEC Q8, Q3: one call is accepted while a run ends; the next one is busy, and the first prompt() resolves before the chained run ends", async () => {
+		const { agent, events } = agentOn([{ content: [text("one")] }, { content: [text("two")] }]);
+		let accepted: Promise<void> | undefined;
+		let refused: Promise<unknown> | undefined;
+		agent.subscribe((e) => {
+			if (e.type !== "agent_end" || accepted) return;
+			accepted = agent.prompt("a");
+			refused = agent.prompt("b").then(
+				() => "started",
+				(error: unknown) => error,
+			);
+		});
+		await agent.prompt("first");
+		// The caller of the first run is back before the chained one ended, and finds the agent busy with it.
+		expect(agent.state.isStreaming).toBe(true);
+		await expect(agent.prompt("sneaking in")).rejects.toBeInstanceOf(AgentBusyError);
+		expect(await refused).toBeInstanceOf(AgentBusyError);
+		await accepted;
+		expect(runEdges(events)).toEqual(["agent_start", "agent_end", "agent_start", "agent_end"]);
+		expect(texts(agent)).toEqual(["user:first", "assistant:one", "user:a", "assistant:two"]);
+	});
+
+	it("SPEC Q8, Q4: continue() from agent_end takes a follow-up queued there", async () => {
+		const { agent } = agentOn([{ content: [text("one")] }, { content: [text("two")] }]);
+		let chained: Promise<void> | undefined;
+		agent.subscribe((e) => {
+			if (e.type !== "agent_end" || chained) return;
+			agent.followUp("more");
+			chained = agent.continue();
+		});
+		await agent.prompt("first");
+		await chained;
+		expect(texts(agent)).toEqual(["user:first", "assistant:one", "user:more", "assistant:two"]);
+	});
+
+	it("SPEC Q8, T16: approve() and deny() from agent_end resume the paused batch", async () => {
+		const scripted = scriptedModel([{ content: [call("ship"), call("drop")] }, { content: [text("done")] }]);
+		const agent = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools: [echoTool("echo", { needsApproval: true })],
+		});
+		const decided: Promise<void>[] = [];
+		agent.subscribe((e) => {
+			if (e.type !== "agent_end" || e.outcome.type !== "awaiting_approval") return;
+			const [ship, drop] = e.outcome.pending;
+			decided.push(agent.approve(ship?.toolCallId ?? ""), agent.deny(drop?.toolCallId ?? "", "not now"));
+		});
+		await agent.prompt("go");
+		await Promise.all(decided);
+		const results = agent.state.messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
+		expect(results.map((r) => [r.isError, (r.content[0] as { text: string }).text.slice(0, 9)])).toEqual([
+			[false, "echo:ship"],
+			[true, expect.any(String)],
+		]);
+		expect(agent.state.messages.at(-1)?.role).toBe("assistant");
+		expect(agent.state.pendingApprovals).toEqual([]);
+	});
+
+	it("SPEC Q8, T17: abort() from the agent_end of a paused run ends it as aborted", async () => {
+		const scripted = scriptedModel([{ content: [call("ship")] }]);
+		const agent = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools: [echoTool("echo", { needsApproval: true })],
+		});
+		const outcomes: string[] = [];
+		agent.subscribe((e) => {
+			if (e.type !== "agent_end") return;
+			outcomes.push(e.outcome.type);
+			if (e.outcome.type === "awaiting_approval") agent.abort("user cancelled");
+		});
+		await agent.prompt("go");
+		await agent.waitForIdle();
+		expect(outcomes).toEqual(["awaiting_approval", "aborted"]);
+		expect(agent.state.pendingApprovals).toEqual([]);
+		assertPaired(agent.state.messages);
+	});
+
+	it("SPEC Q8, Q1: prompt() right after reset() is accepted and starts once the cut run has wound down", async () => {
+		vi.useFakeTimers();
+		const { agent, events } = agentOn([{ content: [call("long")] }, { content: [text("fresh")] }]);
+		const running = agent.prompt("first");
+		await vi.advanceTimersByTimeAsync(10);
+		const reset = agent.reset();
+		expect(agent.state.isStreaming).toBe(false);
+		const next = agent.prompt("second");
+		expect(agent.state.isStreaming).toBe(true);
+		await Promise.all([running, reset, next]);
+		expect(runEdges(events)).toEqual(["agent_start", "agent_end", "agent_start", "agent_end"]);
+		const cut = events.find((e) => e.type === "agent_end");
+		expect(cut?.type === "agent_end" && cut.outcome.type).toBe("aborted");
+		expect(texts(agent)).toEqual(["user:second", "assistant:fresh"]);
+	});
+});
+
 describe("a subscriber that aborts from the run's own events", () => {
 	const toolEvents = (events: readonly AgentEvent[]) =>
 		events.flatMap((e) =>
