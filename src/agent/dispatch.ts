@@ -72,9 +72,9 @@ export interface RunHold {
 
 /**
  * One run's events folded into the `Agent`'s state, while the run holds it, then handed to its subscribers
- * (they see the updated state). An `EventSink` object rather than a closure per run: every run calls the same `handleEvent`, so the
- * engine keeps its optimized delivery path from one run to the next instead of discarding it when a run's
- * closure dies.
+ * (they see the updated state). An `EventSink` object rather than a closure per run: every run calls the same
+ * `handleEvent`, so the engine keeps its optimized delivery path from one run to the next instead of
+ * discarding it when a run's closure dies.
  */
 export class RunDispatch implements EventSink<AgentEvent> {
 	constructor(
