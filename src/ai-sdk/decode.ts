@@ -11,7 +11,14 @@ import { finishWithStop, type MappedStop } from "../providers/base/stop-reason.j
 import { buildUsage } from "../providers/base/usage.js";
 import { classifyAiSdkError } from "./errors.js";
 import { mapFinishReason, normalizeUsage, reportsTokens } from "./finish.js";
-import { AI_SDK_API, encodeMetadata, mergeMetadata, type ProviderMetadata } from "./metadata.js";
+import {
+	AI_SDK_API,
+	encodeMetadata,
+	mergeMetadata,
+	type ProviderMetadata,
+	providerToolResult,
+	withProviderOptions,
+} from "./metadata.js";
 
 /** A stream part of either specification. */
 export type AnyStreamPart = LanguageModelV2StreamPart | LanguageModelV3StreamPart;
@@ -60,14 +67,23 @@ export class StreamPartDecoder {
 				this.toolCall(part);
 				break;
 			case "tool-result":
-				this.builder.addProviderBlock(AI_SDK_API, asJson({ ...part, providerExecuted: true }));
+				// A preliminary result is replaced by the final one that follows; only that one is replayed.
+				if (!("preliminary" in part && part.preliminary))
+					this.builder.addProviderBlock(
+						AI_SDK_API,
+						asJson(providerToolResult(part.toolCallId, part.toolName, part.result, part.isError, meta(part))),
+					);
 				break;
 			case "file":
-				this.builder.addProviderBlock(AI_SDK_API, {
-					type: "file",
-					mediaType: part.mediaType,
-					data: typeof part.data === "string" ? part.data : base64(part.data),
-				});
+				this.builder.addProviderBlock(
+					AI_SDK_API,
+					asJson({
+						type: "file",
+						mediaType: part.mediaType,
+						data: typeof part.data === "string" ? part.data : base64(part.data),
+						...withProviderOptions(meta(part)),
+					}),
+				);
 				break;
 			case "source":
 				// Sources cite the text before them; one that comes before any text has nothing to attach to.
@@ -159,7 +175,18 @@ export class StreamPartDecoder {
 
 	private toolCall(part: Extract<AnyStreamPart, { type: "tool-call" }>): void {
 		if (part.providerExecuted || this.providerInputs.has(part.toolCallId)) {
-			this.builder.addProviderBlock(AI_SDK_API, asJson({ ...part, input: parseOr(part.input) }));
+			// Stored as the prompt part the provider wants back (what the AI SDK's own response messages hold).
+			this.builder.addProviderBlock(
+				AI_SDK_API,
+				asJson({
+					type: "tool-call",
+					toolCallId: part.toolCallId,
+					toolName: part.toolName,
+					input: parseOr(part.input),
+					providerExecuted: true,
+					...withProviderOptions(meta(part)),
+				}),
+			);
 			return;
 		}
 		const streamed = this.toolInputs.get(part.toolCallId);
@@ -171,6 +198,11 @@ export class StreamPartDecoder {
 		// Providers send "" for a call without arguments; that is an empty object, not a JSON error.
 		this.builder.endToolCall(index, part.input.trim() === "" ? "{}" : part.input);
 	}
+}
+
+/** A part's provider metadata (V2 file parts have none). */
+function meta(part: object): ProviderMetadata | undefined {
+	return "providerMetadata" in part ? (part.providerMetadata as ProviderMetadata | undefined) : undefined;
 }
 
 function asJson(value: unknown): JsonValue {

@@ -53,3 +53,31 @@ export function decodeMetadata(signature: string | undefined): ProviderMetadata 
 export function isOwnReply(message: AssistantMessage, provider: string): boolean {
 	return message.api === AI_SDK_API && message.provider === provider;
 }
+
+/**
+ * A provider-executed tool's result as the prompt part that replays it: the stream's `result` becomes an
+ * `output` as the AI SDK builds it (`error-json` for a failure, `text` for a string, `json` otherwise), and its
+ * metadata goes back as `providerOptions`. Also used on replay, for transcripts stored in the stream's shape.
+ */
+export function providerToolResult(
+	toolCallId: string,
+	toolName: string,
+	result: unknown,
+	isError: boolean | undefined,
+	metadata: ProviderMetadata | undefined,
+) {
+	const value = (result ?? null) as JsonValue;
+	const output = isError
+		? { type: "error-json" as const, value }
+		: typeof value === "string"
+			? { type: "text" as const, value }
+			: { type: "json" as const, value };
+	return { type: "tool-result" as const, toolCallId, toolName, output, ...withProviderOptions(metadata) };
+}
+
+/** `{ providerOptions }` when there is metadata to send back, else nothing. */
+export function withProviderOptions(metadata: ProviderMetadata | undefined): {
+	providerOptions?: ProviderMetadata;
+} {
+	return metadata && Object.keys(metadata).length > 0 ? { providerOptions: metadata } : {};
+}

@@ -20,7 +20,13 @@ import type {
 	UserContent,
 } from "../core/messages.js";
 import type { Context, ToolChoice, ToolSpec } from "../core/model.js";
-import { decodeMetadata, isOwnReply } from "./metadata.js";
+import {
+	decodeMetadata,
+	isOwnReply,
+	type ProviderMetadata,
+	providerToolResult,
+	withProviderOptions,
+} from "./metadata.js";
 
 /** Which AI SDK language model specification a prompt is built for. */
 export type SpecVersion = "v2" | "v3";
@@ -107,13 +113,29 @@ function assistantParts(message: AssistantMessage, provider: string): AssistantP
 	return parts;
 }
 
-/** A provider block this bridge stored (`file`, provider-executed `tool-call` / `tool-result`), as a part. */
+/**
+ * A provider block this bridge stored (`file`, provider-executed `tool-call` / `tool-result`), as a part.
+ * Blocks are stored in the prompt's shape; ones stored in the stream's shape (a `result` instead of an
+ * `output`, `providerMetadata` instead of `providerOptions`: transcripts from earlier versions) are converted.
+ */
 function replayedPart(data: unknown): AssistantPart | undefined {
 	if (data === null || typeof data !== "object" || Array.isArray(data)) return undefined;
-	const part = data as { type?: unknown };
-	if (part.type === "file" || part.type === "tool-call" || part.type === "tool-result")
-		return data as AssistantPart;
-	return undefined;
+	const part = data as Record<string, unknown> & { type?: unknown };
+	if (part.type !== "file" && part.type !== "tool-call" && part.type !== "tool-result") return undefined;
+	if (part.type === "tool-result" && !("output" in part))
+		return providerToolResult(
+			String(part.toolCallId),
+			String(part.toolName),
+			part.result,
+			part.isError === true,
+			part.providerMetadata as ProviderMetadata | undefined,
+		);
+	if (!("providerMetadata" in part)) return data as AssistantPart;
+	const { providerMetadata, ...rest } = part;
+	return {
+		...rest,
+		...withProviderOptions(providerMetadata as ProviderMetadata | undefined),
+	} as AssistantPart;
 }
 
 function toolResultPart(message: ToolResultMessage, version: SpecVersion): ToolResultPart {

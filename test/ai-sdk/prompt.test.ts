@@ -2,6 +2,8 @@
  * capstan context → the AI SDK call options a real mock model receives (`doStreamCalls`), and a whole Agent
  * run (a tool turn, then text) over an AI SDK model.
  */
+import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { streamText } from "ai";
 import { describe, expect, it } from "vitest";
 import { aiSdkModel } from "../../src/ai-sdk/index.js";
 import type { AssistantMessage, Message } from "../../src/core/messages.js";
@@ -223,6 +225,125 @@ describe("context conversion", () => {
 			content: [
 				{ type: "reasoning", text: "", providerOptions: { mock: { redactedData: "xyz" } } },
 				{ type: "text", text: "Hi" },
+			],
+		});
+	});
+});
+
+describe("provider-executed tools replay as the AI SDK replays them", () => {
+	/** A reply in which the provider ran two of its own tools (one failed) and made a file. */
+	const providerTurn: LanguageModelV3StreamPart[] = [
+		{
+			type: "tool-call",
+			toolCallId: "ws",
+			toolName: "web_search",
+			input: '{"q":"x"}',
+			providerExecuted: true,
+			dynamic: true,
+			providerMetadata: { mock: { itemId: "ws_1" } },
+		},
+		{
+			type: "tool-result",
+			toolCallId: "ws",
+			toolName: "web_search",
+			result: { hits: 1 },
+			dynamic: true,
+			providerMetadata: { mock: { itemId: "wsr_1" } },
+		},
+		{
+			type: "tool-call",
+			toolCallId: "cx",
+			toolName: "code",
+			input: "{}",
+			providerExecuted: true,
+			dynamic: true,
+		},
+		{ type: "tool-result", toolCallId: "cx", toolName: "code", result: "boom", isError: true, dynamic: true },
+		{ type: "file", mediaType: "image/png", data: "AQID", providerMetadata: { mock: { fileId: "f1" } } },
+		finishV3("stop"),
+	];
+
+	/** What the AI SDK itself (`streamText`, then its response messages as the next prompt) sends back. */
+	async function aiSdkReplay() {
+		const lm = mockV3(providerTurn, [finishV3("stop")]);
+		const first = streamText({ model: lm, prompt: "hi" });
+		await first.consumeStream();
+		const { messages } = await first.response;
+		const second = streamText({ model: lm, messages: [{ role: "user", content: "hi" }, ...messages] });
+		await second.consumeStream();
+		return lm.doStreamCalls[1]?.prompt[1];
+	}
+
+	it("SPEC M3: results carry `output`, metadata goes back as `providerOptions`", async () => {
+		const lm = mockV3(providerTurn, [finishV3("stop")]);
+		const { model, streamFn } = aiSdkModel(lm);
+		const hi: Message = { role: "user", content: "hi", timestamp: 1 };
+		const first = await collectStream(streamFn(model, { messages: [hi] }));
+		await collectStream(streamFn(model, { messages: [hi, first.message] }));
+		const expected = await aiSdkReplay();
+		expect(expected).toMatchObject({ role: "assistant" });
+		expect(lm.doStreamCalls[1]?.prompt[1]).toEqual(expected);
+	});
+
+	it("a transcript saved with the stream-part shape still replays in the prompt shape", async () => {
+		const lm = mockV3([finishV3("stop")]);
+		const { model, streamFn } = aiSdkModel(lm);
+		const saved = reply("mock.v3", [
+			{
+				type: "providerBlock",
+				api: "ai-sdk",
+				data: {
+					type: "tool-call",
+					toolCallId: "ws",
+					toolName: "web_search",
+					input: { q: "x" },
+					providerExecuted: true,
+					providerMetadata: { mock: { itemId: "ws_1" } },
+				},
+			},
+			{
+				type: "providerBlock",
+				api: "ai-sdk",
+				data: {
+					type: "tool-result",
+					toolCallId: "ws",
+					toolName: "web_search",
+					result: { hits: 1 },
+					providerExecuted: true,
+				},
+			},
+			{
+				type: "providerBlock",
+				api: "ai-sdk",
+				data: { type: "tool-result", toolCallId: "cx", toolName: "code", result: "boom", isError: true },
+			},
+		]);
+		await collectStream(
+			streamFn(model, { messages: [{ role: "user", content: "hi", timestamp: 1 }, saved] }),
+		);
+		expect(lm.doStreamCalls[0]?.prompt[1]).toEqual({
+			role: "assistant",
+			content: [
+				{
+					type: "tool-call",
+					toolCallId: "ws",
+					toolName: "web_search",
+					input: { q: "x" },
+					providerExecuted: true,
+					providerOptions: { mock: { itemId: "ws_1" } },
+				},
+				{
+					type: "tool-result",
+					toolCallId: "ws",
+					toolName: "web_search",
+					output: { type: "json", value: { hits: 1 } },
+				},
+				{
+					type: "tool-result",
+					toolCallId: "cx",
+					toolName: "code",
+					output: { type: "error-json", value: "boom" },
+				},
 			],
 		});
 	});
