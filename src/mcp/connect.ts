@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { isHttpServer, type McpServerConfig, type McpServersConfig } from "./config.js";
-import { listAllTools, type McpAgentTool, toAgentTool } from "./tools.js";
+import { listAllTools, type McpAgentTool, mcpToolKey, toAgentTools, uniqueMcpToolNames } from "./tools.js";
 import { inWireOrder } from "./transport.js";
 
 /** Options of `connectMcpServers`. */
@@ -80,17 +80,23 @@ export async function connectMcpServers(
 	const listeners = new Set<(tools: readonly McpAgentTool[]) => void>();
 	const servers = new Map<string, McpServerHandle>();
 	const pending = new Map<string, Promise<void>>();
+	// Each tool's name in the live list, so a tool keeps it when another's comes to collide with it.
+	const assigned = new Map<string, string>();
 
 	const rebuild = () => {
-		const seen = new Set<string>();
-		const next: McpAgentTool[] = [];
-		for (const server of servers.values())
-			for (const tool of server.tools) {
-				// Only possible after name sanitizing ("a.b" and "a_b"): the first one listed keeps the name.
-				if (seen.has(tool.name)) continue;
-				seen.add(tool.name);
-				next.push(tool);
-			}
+		const all = [...servers.values()].flatMap((server) => server.tools);
+		// Two servers' names can meet (a server "a" with a tool "b__c", a server "a__b" with a tool "c"): one of
+		// them is renamed, never dropped.
+		const names = uniqueMcpToolNames(
+			all.map((tool) => tool.mcp),
+			assigned,
+		);
+		assigned.clear();
+		const next = all.map((tool, i) => {
+			const name = names[i] as string;
+			assigned.set(mcpToolKey(tool.mcp.server, tool.mcp.tool), name);
+			return name === tool.name ? tool : { ...tool, name };
+		});
 		live.splice(0, live.length, ...next);
 		for (const listener of listeners) listener(live);
 	};
@@ -98,9 +104,7 @@ export async function connectMcpServers(
 	const relist = async (server: McpServerHandle) => {
 		try {
 			const listed = await listAllTools(server.client);
-			server.tools = listed.map((tool) =>
-				toAgentTool(server.client, tool, toolOptions(server.name), afterCall(server.name)),
-			);
+			server.tools = toAgentTools(server.client, listed, toolOptions(server.name), afterCall(server.name));
 			delete server.lastRefreshError;
 		} catch (error) {
 			server.lastRefreshError = error instanceof Error ? error.message : String(error);

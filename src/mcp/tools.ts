@@ -47,8 +47,18 @@ export type AfterCall = () => Promise<void>;
  * `tools/list_changed` handling use `connectMcpServers`, or call this again.
  */
 export async function mcpTools(client: Client, options: McpToolsOptions): Promise<McpAgentTool[]> {
-	const listed = await listAllTools(client);
-	return listed.map((tool) => toAgentTool(client, tool, options));
+	return toAgentTools(client, await listAllTools(client), options);
+}
+
+/** A server's listed tools as `AgentTool`s whose names are unique among them ({@link uniqueMcpToolNames}). */
+export function toAgentTools(
+	client: Client,
+	listed: readonly McpTool[],
+	options: McpToolsOptions,
+	afterCall?: AfterCall,
+): McpAgentTool[] {
+	const names = uniqueMcpToolNames(listed.map((tool) => ({ server: options.prefix, tool: tool.name })));
+	return listed.map((tool, i) => toAgentTool(client, tool, options, afterCall, names[i]));
 }
 
 /**
@@ -86,19 +96,66 @@ export function mcpToolName(prefix: string, tool: string): string {
 	return `${name.slice(0, MAX_TOOL_NAME - hash.length - 1)}_${hash}`;
 }
 
-/** One MCP tool as an `AgentTool`. */
+/**
+ * Names for tools given as `{ server, tool }`, one each and no two alike: each gets {@link mcpToolName},
+ * unless another tool already has that name — two names that differ only in characters the providers reject
+ * (`read.file`, `read_file`), or a server `a` with a tool `b__c` next to a server `a__b` with a tool `c`. Then
+ * the name stays with the tool that had it before (`previous`, keyed by {@link mcpToolKey}: a name the
+ * transcript already uses never moves to another tool), else with one that needed no rewriting, else with the
+ * first listed; the other gets a hash of its server and tool appended. So no tool is lost or offered twice (a
+ * provider rejects a request that names a tool twice).
+ */
+export function uniqueMcpToolNames(
+	tools: readonly { server: string; tool: string }[],
+	previous: ReadonlyMap<string, string> = new Map(),
+): string[] {
+	const names: string[] = [];
+	const taken = new Set<string>();
+	const claim = (i: number, wanted: string) => {
+		const { server, tool } = tools[i] as { server: string; tool: string };
+		let name = wanted;
+		for (let attempt = 1; taken.has(name); attempt++) name = hashedName(server, tool, attempt);
+		taken.add(name);
+		names[i] = name;
+	};
+	const base = tools.map(({ server, tool }) => mcpToolName(server, tool));
+	tools.forEach(({ server, tool }, i) => {
+		const before = previous.get(mcpToolKey(server, tool));
+		if (before !== undefined && !taken.has(before)) claim(i, before);
+	});
+	for (const exact of [true, false])
+		tools.forEach(({ server, tool }, i) => {
+			if (names[i] === undefined && (base[i] === `${server}__${tool}`) === exact) claim(i, base[i] as string);
+		});
+	return names;
+}
+
+/** The key of a server's tool in the `previous` names of {@link uniqueMcpToolNames}. */
+export function mcpToolKey(server: string, tool: string): string {
+	return `${server}\u0000${tool}`;
+}
+
+/** `<prefix>__<tool>` sanitized and cut to leave room for a hash of the pair (and `attempt`) at its end. */
+function hashedName(prefix: string, tool: string, attempt: number): string {
+	const hash = fnv1aHex(`${prefix}\u0000${tool}\u0000${attempt}`);
+	const name = mcpToolName(prefix, tool);
+	return `${name.slice(0, MAX_TOOL_NAME - hash.length - 1)}_${hash}`;
+}
+
+/** One MCP tool as an `AgentTool`, named `name` (default {@link mcpToolName}). */
 export function toAgentTool(
 	client: Client,
 	tool: McpTool,
 	options: McpToolsOptions,
 	afterCall?: AfterCall,
+	name = mcpToolName(options.prefix, tool.name),
 ): McpAgentTool {
 	const names = { server: options.prefix, tool: tool.name };
 	const mcp: McpAgentTool["mcp"] = tool.annotations
 		? { ...names, annotations: tool.annotations }
 		: { ...names };
 	return {
-		name: mcpToolName(options.prefix, tool.name),
+		name,
 		...(tool.title
 			? { label: tool.title }
 			: tool.annotations?.title
