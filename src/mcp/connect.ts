@@ -34,6 +34,11 @@ export interface McpServerHandle {
 	connected: boolean;
 	/** The message of the last failed `tools/list` refresh; the previous list stays in use. */
 	lastRefreshError?: string;
+	/**
+	 * Tools of the last listing that could not be offered, one line each naming the tool and the problem (a
+	 * tool whose schema could be read is repaired and offered instead: an `inputSchema` without `type`).
+	 */
+	skippedTools?: string[];
 }
 
 /** What `connectMcpServers` returns. */
@@ -103,8 +108,10 @@ export async function connectMcpServers(
 
 	const relist = async (server: McpServerHandle) => {
 		try {
-			const listed = await listAllTools(server.client);
-			server.tools = toAgentTools(server.client, listed, toolOptions(server.name), afterCall(server.name));
+			const { tools, skipped } = await listAllTools(server.client);
+			server.tools = toAgentTools(server.client, tools, toolOptions(server.name), afterCall(server.name));
+			if (skipped.length > 0) server.skippedTools = skipped;
+			else delete server.skippedTools;
 			delete server.lastRefreshError;
 		} catch (error) {
 			server.lastRefreshError = error instanceof Error ? error.message : String(error);

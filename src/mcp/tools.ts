@@ -3,7 +3,12 @@
  * request's signal (the SDK then sends `notifications/cancelled`), progress notifications become `onUpdate`.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Tool as McpTool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import {
+	type Tool as McpTool,
+	PaginatedResultSchema,
+	type ToolAnnotations,
+	ToolSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { fnv1aHex } from "../core/fnv1a.js";
 import type { JsonSchema } from "../core/model.js";
 import type { AgentTool, ToolResult } from "../tools/types.js";
@@ -47,7 +52,7 @@ export type AfterCall = () => Promise<void>;
  * `tools/list_changed` handling use `connectMcpServers`, or call this again.
  */
 export async function mcpTools(client: Client, options: McpToolsOptions): Promise<McpAgentTool[]> {
-	return toAgentTools(client, await listAllTools(client), options);
+	return toAgentTools(client, (await listAllTools(client)).tools, options);
 }
 
 /** A server's listed tools as `AgentTool`s whose names are unique among them ({@link uniqueMcpToolNames}). */
@@ -61,22 +66,94 @@ export function toAgentTools(
 	return listed.map((tool, i) => toAgentTool(client, tool, options, afterCall, names[i]));
 }
 
+/** What {@link listAllTools} found: the usable tools, and why each unusable entry was left out. */
+export interface ListedTools {
+	/** The tools, each once (by name, the first listing kept). */
+	tools: McpTool[];
+	/** One line per entry that could not be used, naming it and the problem. */
+	skipped: string[];
+}
+
 /**
  * Every page of `tools/list`, each tool once (by name, the first listing kept). A server that hands back an
  * empty cursor or one it gave before has no more pages: following it would list the same pages forever.
+ *
+ * The SDK rejects a whole page when one tool breaks the schema (most often an `inputSchema` without
+ * `"type": "object"`), which would cost every tool of the server. Such a page is fetched again unchecked and its
+ * tools taken one by one: an `inputSchema` without a `type` is an object schema (`"type": "object"` is added;
+ * a missing one means no arguments), a malformed `outputSchema` is dropped (it only checks `structuredContent`),
+ * and an entry still unusable (no name, a non-object input) is skipped and named in `skipped`.
  */
-export async function listAllTools(client: Client): Promise<McpTool[]> {
+export async function listAllTools(client: Client): Promise<ListedTools> {
 	const tools = new Map<string, McpTool>();
+	const skipped: string[] = [];
 	const followed = new Set<string>();
 	let cursor: string | undefined;
 	do {
-		const page = await client.listTools(cursor === undefined ? undefined : { cursor });
+		const page = await listPage(client, cursor, skipped);
 		for (const tool of page.tools) if (!tools.has(tool.name)) tools.set(tool.name, tool);
 		cursor = page.nextCursor;
 		if (cursor === "" || (cursor !== undefined && followed.has(cursor))) break;
 		if (cursor !== undefined) followed.add(cursor);
 	} while (cursor !== undefined);
-	return [...tools.values()];
+	return { tools: [...tools.values()], skipped };
+}
+
+async function listPage(
+	client: Client,
+	cursor: string | undefined,
+	skipped: string[],
+): Promise<{ tools: McpTool[]; nextCursor?: string | undefined }> {
+	const params = cursor === undefined ? undefined : { cursor };
+	try {
+		return await client.listTools(params);
+	} catch (error) {
+		if (!isSchemaError(error)) throw error;
+	}
+	// The paginated result schema checks the envelope only and passes `tools` through as sent.
+	const page = await client.request(
+		{ method: "tools/list", ...(params ? { params } : {}) },
+		PaginatedResultSchema,
+	);
+	const raw = (page as { tools?: unknown }).tools;
+	if (!Array.isArray(raw)) throw new Error("the server's tools/list result has no tools list");
+	const tools: McpTool[] = [];
+	raw.forEach((entry, i) => {
+		const tool = repairTool(entry);
+		if (typeof tool === "string") skipped.push(`tool ${describeEntry(entry, i)}: ${tool}`);
+		else tools.push(tool);
+	});
+	return { tools, nextCursor: typeof page.nextCursor === "string" ? page.nextCursor : undefined };
+}
+
+/** A tool entry made valid where its intent is clear, or the reason it cannot be used. */
+function repairTool(entry: unknown): McpTool | string {
+	if (!isRecord(entry) || typeof entry.name !== "string") return "not a tool with a name";
+	const { outputSchema, ...rest } = entry;
+	const input = entry.inputSchema;
+	if (input !== undefined && !isRecord(input)) return "its inputSchema is not an object";
+	if (input?.type !== undefined && input.type !== "object")
+		return `its inputSchema has type ${JSON.stringify(input.type)}; a tool's arguments are an object`;
+	const repaired: Record<string, unknown> = { ...rest, inputSchema: { ...input, type: "object" } };
+	if (outputSchema !== undefined && ToolSchema.shape.outputSchema.safeParse(outputSchema).success)
+		repaired.outputSchema = outputSchema;
+	const parsed = ToolSchema.safeParse(repaired);
+	if (parsed.success) return parsed.data;
+	const issue = parsed.error.issues[0];
+	return `${issue?.path.join(".") || "entry"}: ${issue?.message ?? "invalid"}`;
+}
+
+function describeEntry(entry: unknown, index: number): string {
+	return isRecord(entry) && typeof entry.name === "string" ? JSON.stringify(entry.name) : `#${index + 1}`;
+}
+
+/** The SDK's result validation failed (a zod error): the server answered, in a shape the schema refused. */
+function isSchemaError(error: unknown): boolean {
+	return error instanceof Error && Array.isArray((error as { issues?: unknown }).issues);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The longest tool name every provider accepts (OpenAI and Gemini allow 64 characters). */

@@ -2,6 +2,8 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Server as LowLevelServer } from "@modelcontextprotocol/sdk/server/index.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { createTestServer } from "./test-server.js";
 
@@ -12,10 +14,15 @@ export interface HttpMcpServer {
 	close(): Promise<void>;
 }
 
-/** Start the test server on an ephemeral loopback port. */
-export async function startHttpMcpServer(): Promise<HttpMcpServer> {
+/**
+ * Start the test server (or the one `create` builds) on an ephemeral loopback port. `exit` drops every
+ * connection, as a server that died would.
+ */
+export async function startHttpMcpServer(
+	create: (exit: () => void) => McpServer | LowLevelServer = createTestServer,
+): Promise<HttpMcpServer> {
 	let http!: Server;
-	const mcp = createTestServer(() => http.closeAllConnections());
+	const mcp = create(() => http.closeAllConnections());
 	const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
 	await mcp.connect(transport);
 	const authorizations: (string | undefined)[] = [];
