@@ -7,8 +7,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { isHttpServer, type McpServerConfig, type McpServersConfig } from "./config.js";
+import { type RequestId, unansweredStreamFetch } from "./http-fetch.js";
 import { listAllTools, type McpAgentTool, mcpToolKey, toAgentTools, uniqueMcpToolNames } from "./tools.js";
 import { inWireOrder } from "./transport.js";
 
@@ -154,10 +155,9 @@ export async function connectMcpServers(
 			const client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO);
 			const server: McpServerHandle = { name, client, tools: [], connected: false };
 			try {
-				const transport = createTransport(entry, options);
-				await client.connect(inWireOrder(transport));
-				if (transport instanceof StdioClientTransport && transport.pid !== null)
-					pids.set(server, transport.pid);
+				const { transport, stdio } = createTransport(entry, options);
+				await client.connect(transport);
+				if (stdio?.pid != null) pids.set(server, stdio.pid);
 			} catch (error) {
 				await client.close().catch(() => {});
 				throw new Error(
@@ -196,19 +196,42 @@ export async function connectMcpServers(
 	};
 }
 
-function createTransport(entry: McpServerConfig, options: ConnectMcpOptions): Transport {
-	if (isHttpServer(entry))
-		return new StreamableHTTPClientTransport(
-			new URL(entry.url),
-			entry.headers ? { requestInit: { headers: entry.headers } } : undefined,
-		);
-	return new StdioClientTransport({
-		command: entry.command,
-		...(entry.args ? { args: entry.args } : {}),
-		...(entry.env ? { env: entry.env } : {}),
-		...(entry.cwd ? { cwd: entry.cwd } : {}),
-		...(options.stderr ? { stderr: options.stderr } : {}),
-	});
+/**
+ * The client's transport, wrapped to keep wire order (transport.ts), and for a stdio server the SDK's own
+ * transport too, whose process id is known once it has started.
+ */
+function createTransport(
+	entry: McpServerConfig,
+	options: ConnectMcpOptions,
+): { transport: Transport; stdio?: StdioClientTransport } {
+	if (!isHttpServer(entry)) {
+		const stdio = new StdioClientTransport({
+			command: entry.command,
+			...(entry.args ? { args: entry.args } : {}),
+			...(entry.env ? { env: entry.env } : {}),
+			...(entry.cwd ? { cwd: entry.cwd } : {}),
+			...(options.stderr ? { stderr: options.stderr } : {}),
+		});
+		return { transport: inWireOrder(stdio), stdio };
+	}
+	// A call whose response stream ended unanswered is answered here with an error, after what the stream
+	// carried was handed on, instead of waiting out its timeout (http-fetch.ts).
+	const answerUnanswered = (ids: RequestId[]) =>
+		setImmediate(() => {
+			for (const id of ids)
+				transport.onmessage?.({
+					jsonrpc: "2.0",
+					id,
+					error: { code: ErrorCode.ConnectionClosed, message: UNANSWERED },
+				});
+		});
+	const transport = inWireOrder(
+		new StreamableHTTPClientTransport(new URL(entry.url), {
+			...(entry.headers ? { requestInit: { headers: entry.headers } } : {}),
+			fetch: unansweredStreamFetch(answerUnanswered),
+		}),
+	);
+	return { transport };
 }
 
 /**
@@ -222,3 +245,6 @@ function signalProcess(pid: number): void {
 		// ESRCH: it exited already.
 	}
 }
+
+const UNANSWERED =
+	"the server ended the call's response stream without answering it (it stopped or dropped the connection)";

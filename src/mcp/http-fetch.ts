@@ -1,0 +1,139 @@
+/**
+ * A `fetch` for the SDK's streamable HTTP transport that notices a call whose response stream ended unanswered.
+ *
+ * A server answers a POSTed request on that POST's SSE stream. When the stream ends first (the server stopped,
+ * a proxy dropped the connection), the SDK reports a transport error but leaves the request waiting for its
+ * timeout (60 s by default, restarted by every progress report), so the call — and the run — stall that long
+ * for an answer that cannot come. This fetch reads the stream as it passes to the SDK and, when it ends without
+ * the response to a request it carried, reports that request. A stream that gave SSE event ids is left alone:
+ * the SDK resumes it from the last id, and the answer may still arrive.
+ */
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+
+/** JSON-RPC request ids, as the SDK numbers them (or a server-defined string). */
+export type RequestId = string | number;
+
+/**
+ * `base` wrapped so that `onUnanswered` hears of every request whose SSE response stream ended (cleanly or
+ * with an error) without its response and without an event id to resume from. A stream the SDK cancels
+ * itself (closing the client) reports nothing.
+ */
+export function unansweredStreamFetch(
+	onUnanswered: (ids: RequestId[]) => void,
+	base: FetchLike = fetch,
+): FetchLike {
+	return async (url, init) => {
+		const response = await base(url, init);
+		const ids = requestIds(init?.body);
+		const type = response.headers.get("content-type") ?? "";
+		if (ids.length === 0 || !response.body || !type.toLowerCase().startsWith("text/event-stream"))
+			return response;
+		const watcher = new StreamWatcher(ids);
+		const reader = response.body.getReader();
+		let ended = false;
+		const end = () => {
+			if (ended) return;
+			ended = true;
+			const unanswered = watcher.unanswered();
+			if (unanswered.length > 0) onUnanswered(unanswered);
+		};
+		const body = new ReadableStream<Uint8Array>({
+			async pull(controller) {
+				let next: ReadableStreamReadResult<Uint8Array>;
+				try {
+					next = await reader.read();
+				} catch (error) {
+					controller.error(error);
+					end();
+					return;
+				}
+				if (next.done) {
+					controller.close();
+					end();
+					return;
+				}
+				watcher.scan(next.value);
+				controller.enqueue(next.value);
+			},
+			cancel(reason) {
+				ended = true;
+				return reader.cancel(reason);
+			},
+		});
+		return new Response(body, {
+			status: response.status,
+			statusText: response.statusText,
+			headers: response.headers,
+		});
+	};
+}
+
+/** The ids of the JSON-RPC requests in a POST body (one message or a batch); none for anything else. */
+function requestIds(body: unknown): RequestId[] {
+	if (typeof body !== "string") return [];
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(body);
+	} catch {
+		return [];
+	}
+	const ids: RequestId[] = [];
+	for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+		if (typeof message !== "object" || message === null || !("method" in message)) continue;
+		const id = (message as { id?: unknown }).id;
+		if (typeof id === "string" || typeof id === "number") ids.push(id);
+	}
+	return ids;
+}
+
+/** Reads SSE events off the bytes: which requests were answered, and whether an event id was given. */
+class StreamWatcher {
+	private readonly decoder = new TextDecoder();
+	private readonly pending: Set<RequestId>;
+	private buffer = "";
+	private data: string[] = [];
+	private resumable = false;
+
+	constructor(ids: RequestId[]) {
+		this.pending = new Set(ids);
+	}
+
+	scan(chunk: Uint8Array): void {
+		this.buffer += this.decoder.decode(chunk, { stream: true });
+		const lines = this.buffer.split(/\r\n|\r|\n/);
+		this.buffer = lines.pop() ?? "";
+		for (const line of lines) this.line(line);
+	}
+
+	/** The requests still unanswered when the stream ended; none when the SDK will resume the stream. */
+	unanswered(): RequestId[] {
+		this.line("");
+		return this.resumable ? [] : [...this.pending];
+	}
+
+	private line(line: string): void {
+		if (line === "") {
+			if (this.data.length > 0) this.event(this.data.join("\n"));
+			this.data = [];
+			return;
+		}
+		const colon = line.indexOf(":");
+		const field = colon < 0 ? line : line.slice(0, colon);
+		const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+		if (field === "data") this.data.push(value);
+		else if (field === "id" && value !== "") this.resumable = true;
+	}
+
+	private event(data: string): void {
+		try {
+			const messages: unknown = JSON.parse(data);
+			for (const message of Array.isArray(messages) ? messages : [messages]) {
+				if (typeof message !== "object" || message === null || "method" in message) continue;
+				const id = (message as { id?: unknown }).id;
+				if (typeof id === "string" || typeof id === "number") this.pending.delete(id);
+			}
+		} catch {
+			// Not JSON: the SDK reports it; it answers nothing.
+		}
+	}
+}
