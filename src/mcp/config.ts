@@ -40,6 +40,22 @@ export function isHttpServer(config: McpServerConfig): config is McpHttpServerCo
 }
 
 /**
+ * A function that replaces the secrets of a server entry — its `headers` and `env` values, and a token after a
+ * scheme (`Bearer <token>`) — wherever they appear in a text, for error messages: a server may echo a rejected
+ * header in its reply, which the SDK quotes. Values under 8 characters are left alone (they are not secrets,
+ * and replacing them would garble the text).
+ */
+export function secretRedactor(config: McpServerConfig): (text: string) => string {
+	const values = Object.values((isHttpServer(config) ? config.headers : config.env) ?? {});
+	const secrets = new Set<string>();
+	for (const value of values)
+		for (const candidate of [value, ...value.split(/\s+/)]) if (candidate.length >= 8) secrets.add(candidate);
+	// Longest first, so a whole value goes before the token inside it.
+	const ordered = [...secrets].sort((a, b) => b.length - a.length);
+	return (text) => ordered.reduce((out, secret) => out.split(secret).join("[redacted]"), text);
+}
+
+/**
  * Check a parsed JSON value as `{ mcpServers: {...} }`. `source` (a file name) prefixes the error messages.
  * Throws a `TypeError` naming the server and field at the first problem.
  */
@@ -71,6 +87,11 @@ function parseServer(name: string, entry: unknown, where: string): McpServerConf
 		}
 		if (url.protocol !== "http:" && url.protocol !== "https:")
 			throw new TypeError(`${where}: "url" must be http: or https:`);
+		// fetch refuses such a URL, and its error would quote the password.
+		if (url.username !== "" || url.password !== "")
+			throw new TypeError(
+				`${where}: "url" must not carry credentials (user:password@); send them in "headers"`,
+			);
 		const http: McpHttpServerConfig = { url: entry.url };
 		if (entry.headers !== undefined) http.headers = stringRecord(entry.headers, `${where}: "headers"`);
 		return http;

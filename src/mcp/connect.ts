@@ -8,7 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { isHttpServer, type McpServerConfig, type McpServersConfig } from "./config.js";
+import { isHttpServer, type McpServerConfig, type McpServersConfig, secretRedactor } from "./config.js";
 import { type RequestId, unansweredStreamFetch } from "./http-fetch.js";
 import { listAllTools, type McpAgentTool, mcpToolKey, toAgentTools, uniqueMcpToolNames } from "./tools.js";
 import { inWireOrder } from "./transport.js";
@@ -67,6 +67,11 @@ export interface McpConnection {
 	onToolsChanged(listener: (tools: readonly McpAgentTool[]) => void): () => void;
 }
 
+/** A handle with what the bridge keeps for itself: the entry's secret redactor. */
+interface Server extends McpServerHandle {
+	redact: (text: string) => string;
+}
+
 const DEFAULT_CLIENT_INFO = { name: "capstan", version: "0.1.0" };
 
 /**
@@ -84,7 +89,7 @@ export async function connectMcpServers(
 ): Promise<McpConnection> {
 	const live: McpAgentTool[] = [];
 	const listeners = new Set<(tools: readonly McpAgentTool[]) => void>();
-	const servers = new Map<string, McpServerHandle>();
+	const servers = new Map<string, Server>();
 	const pending = new Map<string, Promise<void>>();
 	// Each tool's name in the live list, so a tool keeps it when another's comes to collide with it.
 	const assigned = new Map<string, string>();
@@ -107,19 +112,25 @@ export async function connectMcpServers(
 		for (const listener of listeners) listener(live);
 	};
 
-	const relist = async (server: McpServerHandle) => {
+	const relist = async (server: Server) => {
 		try {
 			const { tools, skipped } = await listAllTools(server.client);
-			server.tools = toAgentTools(server.client, tools, toolOptions(server.name), afterCall(server.name));
+			server.tools = toAgentTools(
+				server.client,
+				tools,
+				toolOptions(server.name),
+				afterCall(server.name),
+				server.redact,
+			);
 			if (skipped.length > 0) server.skippedTools = skipped;
 			else delete server.skippedTools;
 			delete server.lastRefreshError;
 		} catch (error) {
-			server.lastRefreshError = error instanceof Error ? error.message : String(error);
+			server.lastRefreshError = server.redact(error instanceof Error ? error.message : String(error));
 		}
 		rebuild();
 	};
-	const scheduleRelist = (server: McpServerHandle) => {
+	const scheduleRelist = (server: Server) => {
 		const previous = pending.get(server.name) ?? Promise.resolve();
 		const next = previous.then(() => relist(server));
 		pending.set(server.name, next);
@@ -153,7 +164,7 @@ export async function connectMcpServers(
 	try {
 		for (const [name, entry] of Object.entries(config.mcpServers)) {
 			const client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO);
-			const server: McpServerHandle = { name, client, tools: [], connected: false };
+			const server: Server = { name, client, tools: [], connected: false, redact: secretRedactor(entry) };
 			try {
 				const { transport, stdio } = createTransport(entry, options);
 				await client.connect(transport);
@@ -161,7 +172,7 @@ export async function connectMcpServers(
 			} catch (error) {
 				await client.close().catch(() => {});
 				throw new Error(
-					`MCP server "${name}" failed to connect: ${error instanceof Error ? error.message : error}`,
+					`MCP server "${name}" failed to connect: ${server.redact(error instanceof Error ? error.message : String(error))}`,
 				);
 			}
 			server.connected = true;

@@ -61,10 +61,14 @@ export function toAgentTools(
 	listed: readonly McpTool[],
 	options: McpToolsOptions,
 	afterCall?: AfterCall,
+	redact?: Redact,
 ): McpAgentTool[] {
 	const names = uniqueMcpToolNames(listed.map((tool) => ({ server: options.prefix, tool: tool.name })));
-	return listed.map((tool, i) => toAgentTool(client, tool, options, afterCall, names[i]));
+	return listed.map((tool, i) => toAgentTool(client, tool, options, afterCall, names[i], redact));
 }
+
+/** Internal: removes the server's configured secrets from an error text before the model sees it. */
+export type Redact = (text: string) => string;
 
 /** What {@link listAllTools} found: the usable tools, and why each unusable entry was left out. */
 export interface ListedTools {
@@ -226,6 +230,7 @@ export function toAgentTool(
 	options: McpToolsOptions,
 	afterCall?: AfterCall,
 	name = mcpToolName(options.prefix, tool.name),
+	redact: Redact = (text) => text,
 ): McpAgentTool {
 	const names = { server: options.prefix, tool: tool.name };
 	const mcp: McpAgentTool["mcp"] = tool.annotations
@@ -256,7 +261,7 @@ export function toAgentTool(
 			} catch (error) {
 				// An abort is the loop's business: it writes the aborted placeholder (rule A3).
 				if (signal.aborted) throw error;
-				return errorResult(names, error instanceof Error ? error.message : String(error));
+				return errorResult(names, redact(error instanceof Error ? error.message : String(error)));
 			} finally {
 				await afterCall?.();
 			}
