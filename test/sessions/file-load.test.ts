@@ -362,7 +362,10 @@ describe("loadSession after a damaged middle line (SPEC I1, I5)", () => {
 		const text = lines(file.path);
 		// Valid JSON, but a reply without its content array: resuming it used to throw a TypeError.
 		text[2] = JSON.stringify({ type: "message", message: { role: "assistant" } });
-		text[3] = JSON.stringify({ type: "message", message: { role: "toolResult", toolCallId: 7, content: [] } });
+		text[3] = JSON.stringify({
+			type: "message",
+			message: { role: "toolResult", toolCallId: 7, content: [] },
+		});
 		writeFileSync(file.path, text.join("\n"));
 		const loaded = loadSession(file.path);
 		expect(loaded.messages).toEqual([user("a"), reply()]);
