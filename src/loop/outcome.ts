@@ -1,4 +1,4 @@
-import type { StopReason } from "../core/messages.js";
+import type { AssistantMessage, StopReason } from "../core/messages.js";
 import type { RunOutcome } from "../protocol/outcome.js";
 import type { PendingApproval } from "../tools/approval.js";
 
@@ -42,6 +42,15 @@ export type RunEnding =
 	| { type: "finished"; stop: SignalFacts };
 
 /**
+ * The ending a reply that stops the run records (rule S4, A1, A7), with the signal as it is now. A failed
+ * reply records it as it is committed, before subscribers see its `message_end`: the run ended there, so an
+ * abort from one of them comes after and does not change how it ended (the first ending counts).
+ */
+export function replyEnding(reply: AssistantMessage, stop: StopFacts): RunEnding {
+	return { type: "turnEnded", stopReason: reply.stopReason, errorMessage: reply.errorMessage, stop };
+}
+
+/**
  * Which ending counts when a run records more than one: the first, except that a failure closing the run
  * (rule L12) replaces whatever came before it.
  */
@@ -75,8 +84,10 @@ export function decideOutcome(ending: RunEnding): RunOutcome {
 			const { stop, stopReason } = ending;
 			// An errored reply keeps its error unless the deadline's own abort caused it.
 			if (stop.deadlineAbort || (stopReason !== "error" && stop.deadlinePassed)) return { type: "deadline" };
-			if (stopReason === "aborted" || stop.aborted)
+			// An aborted reply's error text is the abort's reason (rule A1); any other reply's is not (rule A5).
+			if (stopReason === "aborted")
 				return { type: "aborted", reason: ending.errorMessage ?? stop.abortReason };
+			if (stop.aborted) return { type: "aborted", reason: stop.abortReason };
 			return { type: "error", error: ending.errorMessage ?? "the model call failed" };
 		}
 		case "finished": {

@@ -6,11 +6,12 @@ import { type AssistantMessage, type ErrorKind, emptyUsage } from "../core/messa
 import { hasImmutableSnapshots } from "../core/snapshot-brand.js";
 import { MAX_REPLY_ATTEMPTS, type ReplyGuard } from "../protocol/reply-guard.js";
 import { appendMessage, emit, emitDeltaUpdate } from "./emit.js";
+import { recordEnding, replyEnding } from "./outcome.js";
 import { withUniqueToolCallIds } from "./pairing.js";
 import type { ProviderCall } from "./provider-call.js";
 import { ReplySnapshots } from "./reply-snapshot.js";
 import type { RunState } from "./run-state.js";
-import { HookAbandonedError, untilAborted } from "./signals.js";
+import { HookAbandonedError, stopFacts, untilAborted } from "./signals.js";
 
 /** Thrown into a provider's own EventStream when the run aborts, to wake the pending read at once. */
 const ABORTED = Symbol("capstan.aborted");
@@ -77,6 +78,8 @@ async function streamReplyStep(state: RunState, call: ProviderCall): Promise<Ass
 }
 
 function commitReply(state: RunState, message: AssistantMessage): AssistantMessage {
+	// Rule S4: a failed reply ends the run here, before any subscriber of its message_end can abort it.
+	if (message.stopReason === "error") recordEnding(state, replyEnding(message, stopFacts(state)));
 	if (state.open.message === undefined) emit(state, { type: "message_start", message });
 	emit(state, { type: "message_end", message });
 	appendMessage(state, message);

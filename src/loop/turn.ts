@@ -7,7 +7,7 @@ import { placeholderResult } from "../tools/placeholders.js";
 import type { PlaceholderReason } from "../tools/types.js";
 import { decideAfterReply, nextPausedCount } from "./decide.js";
 import { commitMessage, emit, replaceMessage } from "./emit.js";
-import { recordEnding } from "./outcome.js";
+import { recordEnding, replyEnding } from "./outcome.js";
 import type { DanglingBatch } from "./pairing.js";
 import { buildProviderCall, nothingToAnswer, type ProviderCall } from "./provider-call.js";
 import type { RunState } from "./run-state.js";
@@ -50,10 +50,7 @@ export async function runTurn(state: RunState, owed: boolean): Promise<TurnNext>
 
 	const reply = await streamAssistantReply(state, call);
 	const { message, toolResults, next } = await settleReply(state, reply, plan.requirement);
-	if (next === "end") {
-		const { stopReason, errorMessage } = message;
-		recordEnding(state, { type: "turnEnded", stopReason, errorMessage, stop: stopFacts(state) });
-	}
+	if (next === "end") recordEnding(state, replyEnding(message, stopFacts(state)));
 
 	emit(state, { type: "turn_end", message, toolResults });
 	// An unset hook (or one that returns nothing) costs no tick.

@@ -383,6 +383,23 @@ describe("Agent.reset()", () => {
 	});
 });
 
+describe("an abort from message_end of a failed reply (SPEC S4, A1, L12)", () => {
+	// The failed reply ended the run when it was committed; an abort its subscribers send comes after that.
+	it.each([
+		["abort(reason)", (agent: Agent) => agent.abort("my reason")],
+		["reset()", (agent: Agent) => void agent.reset()],
+	])("%s leaves the outcome the reply's error, never an abort with the error's text", async (_name, stop) => {
+		const { agent, events } = agentOn([{ error: { message: "rate limited", kind: "rate_limit" } }]);
+		agent.subscribe((e) => {
+			if (e.type === "message_end" && e.message.role === "assistant") stop(agent);
+		});
+		await agent.prompt("first");
+		await agent.waitForIdle();
+		const end = events.findLast((e) => e.type === "agent_end");
+		expect(end?.type === "agent_end" && end.outcome).toEqual({ type: "error", error: "rate limited" });
+	});
+});
+
 describe("a call made while a run ends (SPEC Q8)", () => {
 	const runEdges = (events: readonly AgentEvent[]) =>
 		events.flatMap((e) => (e.type === "agent_start" || e.type === "agent_end" ? [e.type] : []));

@@ -68,6 +68,12 @@ describe("decideOutcome (SPEC L12)", () => {
 			turn("error", deadlineFired, "x"),
 			{ type: "deadline" },
 		],
+		// SPEC A1, A5: an error reply the abort came before ends aborted, with the abort's reason, not the error's.
+		[
+			"turn: error reply, signal aborted",
+			turn("error", aborted, "rate limited"),
+			{ type: "aborted", reason: "user cancelled" },
+		],
 		["turn: aborted reply", turn("aborted", aborted, "stopped"), { type: "aborted", reason: "stopped" }],
 		[
 			"turn: aborted reply without text",
