@@ -60,6 +60,11 @@ export interface ToolCallRecord {
 	latencyMs: number;
 	/** The model's stated intent when intent tracing is on (rule C5). */
 	intent?: string;
+	/**
+	 * `deadline` for a call the run's deadline cut short (rule A7), whose status says only `aborted`; as on
+	 * {@link ModelCallRecord.stopDetail}.
+	 */
+	stopDetail?: "deadline";
 }
 
 /** Totals of one run, on `agent_end.summary` (rule X3). */

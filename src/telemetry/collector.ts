@@ -220,6 +220,8 @@ export class RunTelemetry {
 		const open = this.openTools.get(id);
 		this.openTools.delete(id);
 		const startedAt = open?.startedAt ?? endedAt;
+		// Rule A7: a call the deadline cut short ends as aborted; its record says it was the deadline.
+		const byDeadline = status === "aborted" && this.deadlinePassed?.() === true;
 		const record: ToolCallRecord = {
 			id,
 			name,
@@ -228,6 +230,7 @@ export class RunTelemetry {
 			startedAt,
 			latencyMs: endedAt - startedAt,
 			...(open?.intent !== undefined ? { intent: open.intent } : {}),
+			...(byDeadline ? { stopDetail: "deadline" as const } : {}),
 		};
 		this.toolCalls.push(record);
 		const content = this.transcript ? { args: open?.args ?? {}, result } : undefined;

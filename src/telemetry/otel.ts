@@ -308,6 +308,7 @@ function describeTool(span: Span, record: ToolCallRecord, content: ToolCallConte
 		"capstan.tool.status": record.status,
 		// The host turned intent tracing on to see these (rule C5): exported without `recordContent`.
 		...optional("capstan.tool.intent", record.intent),
+		...optional("capstan.stop_detail", record.stopDetail),
 	});
 	if (content) {
 		span.setAttributes({
@@ -316,6 +317,8 @@ function describeTool(span: Span, record: ToolCallRecord, content: ToolCallConte
 		});
 	}
 	if (record.status === "error") fail(span, "tool_error");
+	// Rule A7: cut by the deadline, the call failed as the run did (`failureOf`), not as an abort.
+	else if (record.stopDetail === "deadline") fail(span, DEADLINE.type, DEADLINE.message);
 	else if (record.status === "aborted") fail(span, "aborted");
 	// Rule T10: cut short by a steer; its own error.type so traces tell a steer from an abort.
 	else if (record.status === "interrupted") fail(span, "interrupted");

@@ -22,6 +22,7 @@ import {
 	type AgentTool,
 	type ModelCallRecord,
 	type TelemetryOptions,
+	type ToolCallRecord,
 	type Usage,
 } from "../../src/index.js";
 import { type OpenTelemetryOptions, openTelemetry } from "../../src/otel.js";
@@ -250,7 +251,7 @@ describe("OpenTelemetry spans, GenAI semantic conventions — SPEC X3", () => {
 		expect(inputs[1]).toContain("[scrubbed]");
 	});
 
-	describe("inputMessages: \"new\" records each input message once a run: content linear in the run's length — SPEC X3", () => {
+	describe('inputMessages: "new" records each input message once a run: content linear in the run\'s length — SPEC X3', () => {
 		const turns = 30;
 		const long = "x".repeat(1000);
 		const manyTurns = (): ScriptedReply[] => [
@@ -424,6 +425,59 @@ describe("OpenTelemetry spans, GenAI semantic conventions — SPEC X3", () => {
 		await vi.runAllTimersAsync();
 		await run.done;
 		expect(aborted.one("chat scripted-model").attributes["error.type"]).toBe("aborted");
+		expect(aborted.one("invoke_agent").attributes["error.type"]).toBe("aborted");
+	});
+
+	it("a tool call cut by the run's deadline is a deadline on its execute_tool span, as on the run span — SPEC X3, A7", async () => {
+		vi.useFakeTimers();
+		const t = tracing();
+		const records: ToolCallRecord[] = [];
+		const { done } = startScript([{ content: [call("slow", { text: "s" })] }], {
+			tools: [echoTool("slow", { ms: 1000 })],
+			config: {
+				now: () => Date.now(),
+				deadline: Date.now() + 500,
+				telemetry: { onToolCall: (record) => records.push(record), sinks: [openTelemetry(t.tracer)] },
+			},
+		});
+		await vi.advanceTimersByTimeAsync(500);
+		await vi.runAllTimersAsync();
+		const { events } = await done;
+		expect(events.at(-1)).toMatchObject({ type: "agent_end", outcome: { type: "deadline" } });
+		// The call itself ends as aborted (SPEC A7, A3); the record says why.
+		expect(records).toMatchObject([{ status: "aborted", stopDetail: "deadline" }]);
+		const root = t.one("invoke_agent");
+		expect(root.attributes["error.type"]).toBe("deadline");
+		const tool = t.one("execute_tool slow");
+		expect(tool.status).toEqual(root.status);
+		expect(tool.attributes).toMatchObject({
+			"error.type": "deadline",
+			"capstan.tool.status": "aborted",
+			"capstan.stop_detail": "deadline",
+		});
+
+		// A caller's abort before the deadline is still an abort, with no stop detail.
+		const aborted = tracing();
+		const abortedRecords: ToolCallRecord[] = [];
+		const controller = new AbortController();
+		const run = startScript([{ content: [call("slow", { text: "s" })] }], {
+			tools: [echoTool("slow", { ms: 1000 })],
+			signal: controller.signal,
+			config: {
+				now: () => Date.now(),
+				deadline: Date.now() + 500,
+				telemetry: {
+					onToolCall: (record) => abortedRecords.push(record),
+					sinks: [openTelemetry(aborted.tracer)],
+				},
+			},
+		});
+		await vi.advanceTimersByTimeAsync(100);
+		controller.abort("user cancelled");
+		await vi.runAllTimersAsync();
+		await run.done;
+		expect(abortedRecords[0]?.stopDetail).toBeUndefined();
+		expect(aborted.one("execute_tool slow").attributes["error.type"]).toBe("aborted");
 		expect(aborted.one("invoke_agent").attributes["error.type"]).toBe("aborted");
 	});
 
