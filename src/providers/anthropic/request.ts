@@ -16,6 +16,7 @@ import type {
 	UserContent,
 } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
+import { ANTHROPIC_IMAGE_TYPES, sendableImageType, unsupportedImageText } from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import { anthropicToolCallId } from "./tool-ids.js";
@@ -337,11 +338,17 @@ export const IMAGE_OMITTED_TEXT = "(image omitted: this model does not accept im
 
 function imageBlock(model: Model, image: ImageContent): ImageBlockParam | TextBlockParam {
 	if (!model.input.includes("image")) return { type: "text", text: IMAGE_OMITTED_TEXT };
+	const mediaType = sendableImageType(model, image.mimeType, ANTHROPIC_IMAGE_TYPES);
+	if (mediaType === undefined)
+		return { type: "text", text: unsupportedImageText(model, image.mimeType, ANTHROPIC_IMAGE_TYPES) };
 	return {
 		type: "image",
-		source: { type: "base64", media_type: image.mimeType as "image/png", data: image.data },
+		source: { type: "base64", media_type: mediaType as ImageMediaType, data: image.data },
 	};
 }
+
+/** The SDK's type of `media_type`; what is sent comes from `ANTHROPIC_IMAGE_TYPES` or `compat.imageMimeTypes`. */
+type ImageMediaType = Extract<ImageBlockParam["source"], { type: "base64" }>["media_type"];
 
 function toolResultBlock(model: Model, message: ToolResultMessage): ToolResultBlockParam {
 	const content: Array<TextBlockParam | ImageBlockParam> = [];

@@ -25,6 +25,7 @@ import type {
 	UserContent,
 } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
+import { GEMINI_IMAGE_TYPES, sendableImageType, unsupportedImageText } from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import type {
@@ -192,7 +193,10 @@ function userParts(model: Model, content: string | UserContent[]): Part[] {
 
 function imagePart(model: Model, image: ImageContent): Part {
 	if (!model.input.includes("image")) return { text: "(image omitted: this model does not accept images)" };
-	return { inlineData: { mimeType: image.mimeType, data: image.data } };
+	const mimeType = sendableImageType(model, image.mimeType, GEMINI_IMAGE_TYPES);
+	if (mimeType === undefined)
+		return { text: unsupportedImageText(model, image.mimeType, GEMINI_IMAGE_TYPES) };
+	return { inlineData: { mimeType, data: image.data } };
 }
 
 /** A tool result: a `functionResponse` keyed by name (`output` or `error`), then its images as parts. */

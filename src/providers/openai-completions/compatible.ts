@@ -38,6 +38,11 @@ export type OpenAICompatibleCompat = Partial<
 > & {
 	reasoningField?: ReasoningField | null;
 	reasoningEffortOff?: ReasoningEffortValue | null;
+	/**
+	 * Image MIME types the server takes, replacing OpenAI's (`image/png`, `image/jpeg`, `image/webp`,
+	 * `image/gif`); an image of another type is sent as a short text saying it was left out.
+	 */
+	imageMimeTypes?: readonly string[];
 };
 
 /** Options of {@link openaiCompatible}. Only `model` is required, plus `baseUrl` unless `preset` is local. */

@@ -9,6 +9,7 @@
  */
 import type { AssistantMessage, ImageContent, ToolResultMessage, UserContent } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
+import { OPENAI_IMAGE_TYPES, sendableImageType, unsupportedImageText } from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import { type OpenAICompletionsCompat, type ReasoningEffortValue, resolveCompat } from "./compat.js";
@@ -196,7 +197,10 @@ export function convertMessages(
 
 function imagePart(model: Model, image: ImageContent): ChatCompletionContentPart {
 	if (!model.input.includes("image")) return { type: "text", text: IMAGE_OMITTED_TEXT };
-	return { type: "image_url", image_url: { url: `data:${image.mimeType};base64,${image.data}` } };
+	const mimeType = sendableImageType(model, image.mimeType, OPENAI_IMAGE_TYPES);
+	if (mimeType === undefined)
+		return { type: "text", text: unsupportedImageText(model, image.mimeType, OPENAI_IMAGE_TYPES) };
+	return { type: "image_url", image_url: { url: `data:${mimeType};base64,${image.data}` } };
 }
 
 /** A lone text goes out as a plain string (accepted everywhere); mixed content as parts. */

@@ -23,6 +23,7 @@ import type {
 	UserContent,
 } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
+import { OPENAI_IMAGE_TYPES, sendableImageType, unsupportedImageText } from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import { decodeItemRef, responsesCallId } from "./item-refs.js";
@@ -150,14 +151,18 @@ function userContent(model: Model, content: string | UserContent[]): ResponseInp
 	for (const block of blocks) {
 		if (block.type === "text") {
 			if (block.text.length > 0) out.push({ type: "input_text", text: block.text });
-		} else if (model.input.includes("image")) out.push(inputImage(block));
+		} else if (model.input.includes("image")) out.push(inputImage(model, block));
 		else out.push({ type: "input_text", text: "(image omitted: this model does not accept images)" });
 	}
 	return out;
 }
 
-function inputImage(image: ImageContent): ResponseInputContent {
-	return { type: "input_image", detail: "auto", image_url: `data:${image.mimeType};base64,${image.data}` };
+/** An image as an `input_image` part, or the text sent in its place when its type is not one OpenAI takes. */
+function inputImage(model: Model, image: ImageContent): ResponseInputContent {
+	const mimeType = sendableImageType(model, image.mimeType, OPENAI_IMAGE_TYPES);
+	if (mimeType === undefined)
+		return { type: "input_text", text: unsupportedImageText(model, image.mimeType, OPENAI_IMAGE_TYPES) };
+	return { type: "input_image", detail: "auto", image_url: `data:${mimeType};base64,${image.data}` };
 }
 
 /**
@@ -176,12 +181,7 @@ function toolResultItems(model: Model, message: ToolResultMessage): ResponseInpu
 	if (model.compat?.toolResultImages !== false) {
 		const output: ResponseFunctionCallOutputItem[] = [];
 		if (text.length > 0) output.push({ type: "input_text", text });
-		for (const image of images)
-			output.push({
-				type: "input_image",
-				detail: "auto",
-				image_url: `data:${image.mimeType};base64,${image.data}`,
-			});
+		for (const image of images) output.push(inputImage(model, image));
 		return [{ type: "function_call_output", call_id: callId, output }];
 	}
 	const note = `${text}${text ? "\n" : ""}(the tool returned ${images.length} image(s), attached in the next message)`;
@@ -192,7 +192,7 @@ function toolResultItems(model: Model, message: ToolResultMessage): ResponseInpu
 			role: "user",
 			content: [
 				{ type: "input_text", text: `Images returned by tool call ${callId}:` },
-				...images.map(inputImage),
+				...images.map((image) => inputImage(model, image)),
 			],
 		},
 	];
