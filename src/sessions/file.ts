@@ -9,6 +9,7 @@ import {
 	SessionFormatError,
 	type SessionHeader,
 	type SessionModel,
+	visible,
 } from "./format.js";
 import { parseSession } from "./load.js";
 
@@ -116,7 +117,7 @@ export function openSessionFile(path: string): SessionFile {
 			file.close();
 			const cause = (error as Error).cause ?? error;
 			throw new Error(
-				`Cannot open session ${path} to append to it: its last line has no newline, and writing one failed (${(cause as Error).message}). The file is unchanged.`,
+				`Cannot open session ${visible(path)} to append to it: its last line has no newline, and writing one failed (${(cause as Error).message}). The file is unchanged.`,
 				{ cause },
 			);
 		}
@@ -166,7 +167,7 @@ class AppendingSessionFile implements SessionFile {
 	/** Write a whole line or nothing: a failed or short write is cut back off and ends the file's writing. */
 	writeLine(line: string): void {
 		if (this.failure) throw this.failure;
-		if (this.fd === undefined) throw new Error(`Session ${this.path} is closed.`);
+		if (this.fd === undefined) throw new Error(`Session ${visible(this.path)} is closed.`);
 		const bytes = Buffer.from(line);
 		let written = 0;
 		try {
@@ -179,7 +180,7 @@ class AppendingSessionFile implements SessionFile {
 				// The torn line stays; loading the file cuts a torn last line off (openSessionFile, parseSession).
 			}
 			this.failure = new Error(
-				`Session ${this.path} can no longer be written (${(error as Error).message}); it holds the conversation's first ${this.messageCount} messages, and nothing after them is recorded.`,
+				`Session ${visible(this.path)} can no longer be written (${(error as Error).message}); it holds the conversation's first ${this.messageCount} messages, and nothing after them is recorded.`,
 				{ cause: error },
 			);
 			throw this.failure;

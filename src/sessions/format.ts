@@ -52,14 +52,32 @@ export interface RevisionEntry {
  */
 export type SessionEntry = MessageEntry | RevisionEntry;
 
-/** A session file that cannot be read: not a session, a broken header, or a format from a newer capstan. */
+/**
+ * A session file that cannot be read: not a session, a broken header, or a format from a newer capstan. The
+ * message quotes the file (its name, its header's `capstanVersion`) with control and format characters as
+ * `\uXXXX` escapes, so printing it cannot send a crafted file's escape sequences to a terminal.
+ */
 export class SessionFormatError extends Error {
 	override readonly name = "SessionFormatError";
 	/** The file. */
 	readonly path: string;
 
 	constructor(path: string, problem: string) {
-		super(`Cannot read session ${path}: ${problem}`);
+		// The path and the problem quote the file (a header field, its name): a crafted one must not reach a
+		// terminal as commands.
+		super(visible(`Cannot read session ${path}: ${problem}`));
 		this.path = path;
 	}
+}
+
+/**
+ * `text` with its control and format characters — a terminal escape sequence, a bidi override, a line
+ * separator — written as `\uXXXX` escapes, for an error or warning that quotes a file: it may be printed to a
+ * terminal, which would run them as commands.
+ */
+export function visible(text: string): string {
+	return text.replace(/[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu, (char) => {
+		const code = char.codePointAt(0) ?? 0;
+		return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+	});
 }

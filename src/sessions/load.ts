@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { AgentMessage } from "../core/messages.js";
 import { repairPairing } from "../loop/pairing.js";
-import { SESSION_FORMAT_VERSION, SessionFormatError, type SessionHeader } from "./format.js";
+import { SESSION_FORMAT_VERSION, SessionFormatError, type SessionHeader, visible } from "./format.js";
 
 /** A session read back: the header, the transcript with revisions applied, and what was skipped and why. */
 export interface LoadedSession {
@@ -84,7 +84,8 @@ export function parseSession(path: string): ParsedSession {
 	return {
 		header,
 		messages: paired.messages,
-		warnings,
+		// A warning quotes the file (a tool call's name, a revision's index): no terminal escape reaches a screen.
+		warnings: warnings.map(visible),
 		repaired: paired.repaired,
 		completeBytes,
 		missingFinalNewline,
@@ -135,7 +136,7 @@ function readHeader(path: string, line: string | undefined): SessionHeader {
 	if (value.version > SESSION_FORMAT_VERSION) {
 		throw new SessionFormatError(
 			path,
-			`it was written by a newer capstan (${value.capstanVersion ?? "unknown version"}, format ${value.version}); ` +
+			`it was written by a newer capstan (${typeof value.capstanVersion === "string" ? value.capstanVersion : "unknown version"}, format ${value.version}); ` +
 				`this capstan reads formats up to ${SESSION_FORMAT_VERSION}. Upgrade capstan to resume it.`,
 		);
 	}

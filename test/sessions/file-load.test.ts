@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
 	Agent,
@@ -167,6 +167,39 @@ describe("loadSession", () => {
 		expect(() => loadSession(path)).toThrow("the file is empty.");
 		writeFileSync(path, `${JSON.stringify({ ...newer, version: 1, model: { provider: "x" } })}\n`);
 		expect(() => loadSession(path)).toThrow("the header names no model");
+	});
+
+	it("shows a crafted file's control characters as escapes, not as terminal commands, in its errors and warnings", () => {
+		const path = sessionWith([user("a")]);
+		const [header, ...rest] = lines(path);
+		// ESC ] 52 writes the clipboard, ESC [ 2 J clears the screen, U+009B is a one-byte CSI, U+202E flips text.
+		const evil = "\u001b]52;c;aGk=\u0007\u001b[2J\u009b31m\u202e";
+		const newer = { ...JSON.parse(header!), version: SESSION_FORMAT_VERSION + 1, capstanVersion: `9${evil}` };
+		writeFileSync(path, [JSON.stringify(newer), ...rest].join("\n"));
+		const message = (() => {
+			try {
+				loadSession(path);
+			} catch (error) {
+				return (error as Error).message;
+			}
+		})();
+		expect(message).toBe(
+			`Cannot read session ${path}: it was written by a newer capstan (9\\u001b]52;c;aGk=\\u0007\\u001b[2J\\u009b31m\\u202e, format 2); this capstan reads formats up to 1. Upgrade capstan to resume it.`,
+		);
+		writeFileSync(
+			path,
+			`${[header, JSON.stringify({ type: "revision", index: evil, message: user("?") })].join("\n")}\n`,
+		);
+		const { warnings } = loadSession(path);
+		expect(warnings).toHaveLength(1);
+		expect(warnings[0]).not.toMatch(/[\p{Cc}\p{Cf}]/u);
+		expect(warnings[0]).toContain("\\u001b]52");
+		// A file name is shown the same way: a checked-out repository can hold one.
+		const named = join(dirname(path), `x${evil}.jsonl`);
+		writeFileSync(named, "not a session\n");
+		expect(() => loadSession(named)).toThrow(
+			`Cannot read session ${join(dirname(path), "x\\u001b]52;c;aGk=\\u0007\\u001b[2J\\u009b31m\\u202e.jsonl")}: the first line`,
+		);
 	});
 });
 
