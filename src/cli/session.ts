@@ -207,6 +207,10 @@ class LazySessionFile implements SessionFile {
 		return this.real?.messageCount ?? 0;
 	}
 
+	get lastMessage(): AgentMessage | undefined {
+		return this.real?.lastMessage;
+	}
+
 	append(message: AgentMessage): void {
 		this.file.append(message);
 	}

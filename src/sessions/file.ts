@@ -20,6 +20,13 @@ export interface SessionFile {
 	/** Messages in the file so far (the index the next appended message gets). */
 	readonly messageCount: number;
 	/**
+	 * The file's last message (message `messageCount - 1`, revisions applied), or undefined when it holds none.
+	 * {@link recordSession} compares it with the agent's message at that index, to refuse recording an agent
+	 * into a file that holds another conversation. Optional for other implementations: without it only the
+	 * counts are compared.
+	 */
+	readonly lastMessage?: AgentMessage | undefined;
+	/**
 	 * Append one transcript message as a complete line. Throws after `close()`, and once a write has failed
 	 * (a full disk): the failed entry is cut back off, and nothing is written after it, so the file never
 	 * holds a torn line or a gap and still reads back as the conversation up to that point.
@@ -108,6 +115,7 @@ export function openSessionFile(path: string): SessionFile {
 		appendFd,
 		parsed.messages.length,
 		parsed.completeBytes,
+		parsed.messages.at(-1),
 	);
 	if (parsed.missingFinalNewline) {
 		try {
@@ -137,6 +145,7 @@ class AppendingSessionFile implements SessionFile {
 		public messageCount: number,
 		/** The file's length in bytes: where a failed entry is cut back to. */
 		private size: number,
+		public lastMessage: AgentMessage | undefined = undefined,
 	) {
 		this.fd = fd;
 	}
@@ -144,6 +153,7 @@ class AppendingSessionFile implements SessionFile {
 	append(message: AgentMessage): void {
 		this.write({ type: "message", message });
 		this.messageCount++;
+		this.lastMessage = message;
 	}
 
 	revise(index: number, message: AgentMessage): void {
@@ -151,6 +161,7 @@ class AppendingSessionFile implements SessionFile {
 			throw new RangeError(`Cannot revise message ${index}: the session has ${this.messageCount} messages.`);
 		}
 		this.write({ type: "revision", index, message });
+		if (index === this.messageCount - 1) this.lastMessage = message;
 	}
 
 	close(): void {

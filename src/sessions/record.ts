@@ -1,5 +1,6 @@
 import type { Agent, AgentEvent, AgentMessage, AssistantMessage } from "../index.js";
 import type { SessionFile } from "./file.js";
+import { visible } from "./format.js";
 
 /**
  * Mirror an Agent's transcript into a session file: each message is appended the moment its `message_end`
@@ -9,6 +10,10 @@ import type { SessionFile } from "./file.js";
  * reaches the agent's transcript is written: not the closing messages of a run `agent.reset()` cut short.
  * Once the transcript no longer continues the file (`agent.reset()`, `agent.replaceMessages()`), the
  * recording ends and the file keeps the conversation it holds: start a new file.
+ *
+ * A file that does not hold the start of the agent's transcript (it has more messages than the agent, or its
+ * last message is not the agent's message at that index: an opened file of another conversation) is refused
+ * before anything is written: the error goes to `options.onError`, or without one is thrown from here.
  *
  * A write that fails (a full disk) ends the recording: the file keeps every message before it, and the error
  * goes to `options.onError` once — by default it is thrown from the subscriber, so the `Agent` reports it
@@ -20,6 +25,15 @@ export function recordSession(
 	options: RecordSessionOptions = {},
 ): () => void {
 	const existing = agent.state.messages;
+	const foreign = foreignFile(existing, file);
+	if (foreign !== undefined) {
+		const error = new Error(
+			`Cannot record into session ${visible(file.path)}: it does not hold this agent's conversation (${foreign}). The file is left as it is; record the agent into a new session file.`,
+		);
+		if (!options.onError) throw error;
+		options.onError(error);
+		return () => {};
+	}
 	for (const message of existing.slice(file.messageCount)) file.append(message);
 	/**
 	 * The last assistant reply written and its index, to notice its revision at `turn_end`. It starts as the
@@ -78,6 +92,22 @@ export function recordSession(
 export interface RecordSessionOptions {
 	/** Called once with the error that ended the recording (a failed write); default: thrown to the `Agent`. */
 	onError?: (error: unknown) => void;
+}
+
+/**
+ * Why `file` does not hold the start of `transcript`, or undefined when it may: the agent must have at least
+ * the file's messages, and its message at the file's last index must be the file's last message. Comparing
+ * that one message (as JSON, what the file holds) keeps the check cheap; another conversation differs there.
+ */
+function foreignFile(transcript: readonly AgentMessage[], file: SessionFile): string | undefined {
+	const count = file.messageCount;
+	if (count === 0) return undefined;
+	if (transcript.length < count) return `it holds ${count} messages, the agent ${transcript.length}`;
+	const last = file.lastMessage;
+	const theirs = transcript[count - 1];
+	if (last === undefined || last === theirs || JSON.stringify(last) === JSON.stringify(theirs))
+		return undefined;
+	return `its message ${count - 1} is not the agent's message ${count - 1}`;
 }
 
 /** The Agent's own test for "the same reply, revised": the same tool call ids (rule T4). */

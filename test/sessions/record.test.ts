@@ -261,6 +261,57 @@ describe("resuming a session (SPEC L6, Q4)", () => {
 		// The model saw the real result of the resumed batch.
 		expect(roles(scripted.calls[0]!.context.messages)).toEqual(["user", "assistant", "toolResult"]);
 	});
+	it("refuses to record an agent into a file that holds another conversation, and leaves the file as it is", async () => {
+		const cwd = tempCwd();
+		const first = agentIn(cwd, [textReply("one")]);
+		const file = createSessionFile({ cwd, model: MODEL });
+		recordSession(first.agent, file);
+		await first.agent.prompt("first conversation");
+		file.close();
+		const before = readFileSync(file.path, "utf8");
+		const cases: { name: string; messages: AgentMessage[]; problem: string }[] = [
+			{
+				name: "longer, its first messages another conversation's",
+				messages: [user("other"), assistant([{ type: "text", text: "reply" }]), user("more")],
+				problem: "its message 1 is not the agent's message 1",
+			},
+			{
+				name: "as long, another conversation",
+				messages: [user("other"), assistant([{ type: "text", text: "reply" }])],
+				problem: "its message 1 is not the agent's message 1",
+			},
+			{
+				name: "shorter than the file",
+				messages: [user("other")],
+				problem: "it holds 2 messages, the agent 1",
+			},
+		];
+		for (const { name, messages, problem } of cases) {
+			const other = agentIn(cwd, [textReply("two")], { messages });
+			const opened = openSessionFile(file.path);
+			const errors: unknown[] = [];
+			recordSession(other.agent, opened, { onError: (error) => errors.push(error) });
+			await other.agent.prompt("next");
+			opened.close();
+			expect(errors, name).toHaveLength(1);
+			expect(String(errors[0]), name).toBe(
+				`Error: Cannot record into session ${file.path}: it does not hold this agent's conversation (${problem}). The file is left as it is; record the agent into a new session file.`,
+			);
+			expect(readFileSync(file.path, "utf8"), name).toBe(before);
+		}
+		// Without onError, recordSession throws it.
+		const other = agentIn(cwd, [textReply("two")], { messages: [user("other"), user("more")] });
+		const opened = openSessionFile(file.path);
+		expect(() => recordSession(other.agent, opened)).toThrow("it does not hold this agent's conversation");
+		opened.close();
+		// The agent that holds the file's conversation, loaded back, goes on in it.
+		const resumed = agentIn(cwd, [textReply("two")], { messages: loadSession(file.path).messages });
+		const again = openSessionFile(file.path);
+		recordSession(resumed.agent, again);
+		await resumed.agent.prompt("next");
+		again.close();
+		expect(loadSession(file.path).messages).toEqual(resumed.agent.state.messages);
+	});
 });
 
 describe("listSessions and latestSession", () => {
