@@ -88,9 +88,11 @@ export function createSessionFile(options: CreateSessionOptions): SessionFile {
 
 /**
  * Open an existing session to append to it (`--resume`, `--continue`). A torn last line from a crash is cut
- * off first, so the next entry starts on a line of its own. Refuses a file whose transcript
- * {@link loadSession} had to repair (`repaired`): the file no longer reads back as the loaded messages, and
- * entries appended after it would not continue them; go on in a new file.
+ * off first, so the next entry starts on a line of its own; a file that ends in a whole line is not touched.
+ * A session has one writer: nothing here stops another process from appending to the same file, and the two
+ * conversations would interleave, so open a session only when no other process records it. Refuses a file
+ * whose transcript {@link loadSession} had to repair (`repaired`): the file no longer reads back as the
+ * loaded messages, and entries appended after it would not continue them; go on in a new file.
  */
 export function openSessionFile(path: string): SessionFile {
 	const parsed = parseSession(path);
@@ -102,7 +104,8 @@ export function openSessionFile(path: string): SessionFile {
 	}
 	const fd = openSync(path, "r+");
 	try {
-		ftruncateSync(fd, parsed.completeBytes);
+		// Only a torn line is cut: a line another writer appended since the file was read is left alone.
+		if (parsed.completeBytes < parsed.totalBytes) ftruncateSync(fd, parsed.completeBytes);
 		closeSync(fd);
 	} catch (error) {
 		closeSync(fd);

@@ -26,6 +26,8 @@ export interface ParsedSession extends LoadedSession {
 	completeBytes: number;
 	/** True when the last line was complete JSON but had no newline (nothing lost; a writer must add one). */
 	missingFinalNewline: boolean;
+	/** Byte length of the whole file as read, a torn last line included. */
+	totalBytes: number;
 }
 
 /**
@@ -89,6 +91,7 @@ export function parseSession(path: string): ParsedSession {
 		repaired: paired.repaired,
 		completeBytes,
 		missingFinalNewline,
+		totalBytes: bytes.length,
 	};
 }
 

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -215,6 +215,15 @@ describe("openSessionFile", () => {
 		reopened.append(user("b"));
 		reopened.close();
 		expect(loadSession(file.path)).toMatchObject({ messages: [user("a"), user("b")], warnings: [] });
+	});
+
+	it("leaves a file that ends in a whole line untouched: no cut that could take a line another writer just added", () => {
+		const file = createSessionFile({ cwd: tempCwd(), model: MODEL });
+		file.append(user("a"));
+		file.close();
+		utimesSync(file.path, 1_000, 1_000);
+		openSessionFile(file.path).close();
+		expect(statSync(file.path).mtimeMs).toBe(1_000_000); // not even truncated to its own length
 	});
 
 	it("counts the file's bytes, not its decoded text, where a corrupt line holds invalid UTF-8", () => {
