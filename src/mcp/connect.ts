@@ -37,7 +37,9 @@ export interface McpServerHandle {
 	lastRefreshError?: string;
 	/**
 	 * Tools of the last listing that could not be offered, one line each naming the tool and the problem (a
-	 * tool whose schema could be read is repaired and offered instead: an `inputSchema` without `type`).
+	 * tool whose schema could be read is repaired and offered instead: an `inputSchema` without `type`). A server
+	 * that still offers a next page after 100 `tools/list` pages is not followed further: its first 100 pages'
+	 * tools are offered, and a line here says the rest were not listed.
 	 */
 	skippedTools?: string[];
 }

@@ -79,8 +79,15 @@ export interface ListedTools {
 }
 
 /**
+ * The most `tools/list` pages followed: a server that hands out a new cursor with every page would otherwise be
+ * listed forever. Far more tools than a model can choose among, at any page size a server uses.
+ */
+const MAX_TOOL_PAGES = 100;
+
+/**
  * Every page of `tools/list`, each tool once (by name, the first listing kept). A server that hands back an
- * empty cursor or one it gave before has no more pages: following it would list the same pages forever.
+ * empty cursor or one it gave before has no more pages: following it would list the same pages forever. One
+ * that still offers a next page after {@link MAX_TOOL_PAGES} pages is not followed further, and `skipped` says so.
  *
  * The SDK rejects a whole page when one tool breaks the schema (most often an `inputSchema` without
  * `"type": "object"`), which would cost every tool of the server. Such a page is fetched again unchecked and its
@@ -93,13 +100,19 @@ export async function listAllTools(client: Client): Promise<ListedTools> {
 	const skipped: string[] = [];
 	const followed = new Set<string>();
 	let cursor: string | undefined;
-	do {
+	for (let pages = 1; ; pages++) {
 		const page = await listPage(client, cursor, skipped);
 		for (const tool of page.tools) if (!tools.has(tool.name)) tools.set(tool.name, tool);
 		cursor = page.nextCursor;
-		if (cursor === "" || (cursor !== undefined && followed.has(cursor))) break;
-		if (cursor !== undefined) followed.add(cursor);
-	} while (cursor !== undefined);
+		if (cursor === undefined || cursor === "" || followed.has(cursor)) break;
+		if (pages === MAX_TOOL_PAGES) {
+			skipped.push(
+				`tools after page ${MAX_TOOL_PAGES}: the server kept sending new page cursors; the listing stopped there`,
+			);
+			break;
+		}
+		followed.add(cursor);
+	}
 	return { tools: [...tools.values()], skipped };
 }
 

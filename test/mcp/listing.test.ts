@@ -1,6 +1,7 @@
 /**
- * `tools/list` answers the SDK's schema refuses (a real SDK `Server` answering with raw tool entries, over
- * streamable HTTP on 127.0.0.1): one odd tool must not cost the server all of its tools.
+ * `tools/list` answers the SDK's schema refuses, and a listing that never ends (a real SDK `Server` answering
+ * with raw tool entries, over streamable HTTP on 127.0.0.1): one odd tool or page must not cost the server all
+ * of its tools.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -30,14 +31,28 @@ function oddServer(): Server {
 	return server;
 }
 
-let http: HttpMcpServer;
+/** A server whose every `tools/list` page names a new tool and a new cursor, up to `pages` pages. */
+function endlessServer(pages: number): Server {
+	const server = new Server({ name: "endless", version: "1.0.0" }, { capabilities: { tools: {} } });
+	let listed = 0;
+	server.setRequestHandler(ListToolsRequestSchema, async () => {
+		listed++;
+		// A bound, so a bridge that follows the cursors forever fails here instead of hanging the test.
+		if (listed > pages) throw new Error(`listed ${pages} pages already`);
+		return { tools: [{ name: `t${listed}`, inputSchema: { type: "object" } }], nextCursor: `page-${listed}` };
+	});
+	return server;
+}
+
+const servers: HttpMcpServer[] = [];
 afterAll(async () => {
-	await http?.close();
+	await Promise.all(servers.map((server) => server.close()));
 });
 
 describe("a tools/list the SDK's schema refuses", () => {
 	it("repairs what it can, skips and names the rest, and the server's tools stay usable", async () => {
-		http = await startHttpMcpServer(oddServer);
+		const http = await startHttpMcpServer(oddServer);
+		servers.push(http);
 		const mcp = await connectMcpServers({ mcpServers: { odd: { url: http.url } } });
 		try {
 			expect(mcp.tools().map((t) => t.name)).toEqual([
@@ -59,6 +74,26 @@ describe("a tools/list the SDK's schema refuses", () => {
 			]);
 			await agent.prompt("go");
 			expect(resultText(toolResults()[0]!)).toBe('untyped got {"x":"1"}');
+		} finally {
+			await mcp.close();
+		}
+	});
+});
+
+describe("a tools/list that never ends", () => {
+	it("a server that hands out a new cursor with every page is listed up to 100 pages, the rest skipped and said", async () => {
+		const http = await startHttpMcpServer(() => endlessServer(150));
+		servers.push(http);
+		const mcp = await connectMcpServers({ mcpServers: { endless: { url: http.url } } });
+		try {
+			const names = mcp.tools().map((t) => t.name);
+			expect(names).toHaveLength(100);
+			expect(names.at(0)).toBe("endless__t1");
+			expect(names.at(-1)).toBe("endless__t100");
+			expect(mcp.servers.get("endless")?.skippedTools).toEqual([
+				"tools after page 100: the server kept sending new page cursors; the listing stopped there",
+			]);
+			expect(mcp.servers.get("endless")?.lastRefreshError).toBeUndefined();
 		} finally {
 			await mcp.close();
 		}
