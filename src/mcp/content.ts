@@ -3,6 +3,13 @@
  * capstan's tool result content is text and images only, so audio and resources become text the model can read.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+	AudioContentSchema,
+	EmbeddedResourceSchema,
+	ImageContentSchema,
+	ResourceLinkSchema,
+	TextContentSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { UserContent } from "../core/messages.js";
 import type { ToolResult } from "../tools/types.js";
 
@@ -46,8 +53,40 @@ export function mcpContentToCapstan(block: McpContentBlock): UserContent {
 			return { type: "text", text: `Resource link ${block.uri}${about ? ` (${about})` : ""}` };
 		}
 		default:
-			return { type: "text", text: `[unsupported MCP content type ${(block as { type: string }).type}]` };
+			return unsupportedContent((block as { type: string }).type);
 	}
+}
+
+/** What the model reads for content of a type the bridge does not know (a newer spec's, a server's own). */
+function unsupportedContent(type: string): UserContent {
+	return { type: "text", text: `[unsupported MCP content type ${type}]` };
+}
+
+/** The SDK's schema of each content type it knows. */
+const CONTENT_SCHEMAS = {
+	text: TextContentSchema,
+	image: ImageContentSchema,
+	audio: AudioContentSchema,
+	resource: EmbeddedResourceSchema,
+	resource_link: ResourceLinkSchema,
+} as const;
+
+/**
+ * Internal: one content item as the server sent it (the bridge calls tools with a result schema that leaves the
+ * items unchecked). A valid block converts as {@link mcpContentToCapstan} does; a block of an unknown type is
+ * noted as unsupported; a malformed one is noted with its first problem, so the rest of the result still reaches
+ * the model.
+ */
+export function rawContentToCapstan(item: unknown): UserContent {
+	const type = typeof item === "object" && item !== null ? (item as { type?: unknown }).type : undefined;
+	if (typeof type !== "string")
+		return { type: "text", text: "[malformed MCP content omitted: it has no type]" };
+	if (!Object.hasOwn(CONTENT_SCHEMAS, type)) return unsupportedContent(type);
+	const parsed = CONTENT_SCHEMAS[type as keyof typeof CONTENT_SCHEMAS].safeParse(item);
+	if (parsed.success) return mcpContentToCapstan(parsed.data);
+	const issue = parsed.error.issues[0];
+	const problem = `${issue?.path.join(".") || "block"}: ${issue?.message ?? "invalid"}`;
+	return { type: "text", text: `[malformed MCP ${type} content omitted: ${problem}]` };
 }
 
 /**
@@ -59,7 +98,29 @@ export function mcpResultToCapstan(
 	result: CallToolResult,
 	names: { server: string; tool: string },
 ): ToolResult<McpToolDetails> {
-	const content = result.content.map(mcpContentToCapstan);
+	return withContent(result.content.map(mcpContentToCapstan), result, names);
+}
+
+/** Internal: a `tools/call` result whose content items are as the server sent them ({@link rawContentToCapstan}). */
+export interface RawCallToolResult {
+	content: readonly unknown[];
+	structuredContent?: Record<string, unknown> | undefined;
+	isError?: boolean | undefined;
+}
+
+/** Internal: {@link mcpResultToCapstan} for a result whose content items are unchecked. */
+export function rawResultToCapstan(
+	result: RawCallToolResult,
+	names: { server: string; tool: string },
+): ToolResult<McpToolDetails> {
+	return withContent(result.content.map(rawContentToCapstan), result, names);
+}
+
+function withContent(
+	content: UserContent[],
+	result: Omit<RawCallToolResult, "content">,
+	names: { server: string; tool: string },
+): ToolResult<McpToolDetails> {
 	const details: McpToolDetails = { server: names.server, tool: names.tool };
 	if (result.structuredContent !== undefined) {
 		details.structuredContent = result.structuredContent;

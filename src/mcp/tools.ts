@@ -4,6 +4,7 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
+	CallToolResultSchema,
 	type Tool as McpTool,
 	PaginatedResultSchema,
 	type ToolAnnotations,
@@ -12,7 +13,7 @@ import {
 import { fnv1aHex } from "../core/fnv1a.js";
 import type { JsonSchema } from "../core/model.js";
 import type { AgentTool, ToolResult } from "../tools/types.js";
-import { type McpToolDetails, mcpResultToCapstan } from "./content.js";
+import { type McpToolDetails, type RawCallToolResult, rawResultToCapstan } from "./content.js";
 
 /** Progress reported by a server while a call runs, as `details` of an `onUpdate` partial result. */
 export interface McpProgressDetails extends McpToolDetails {
@@ -165,9 +166,35 @@ function describeEntry(entry: unknown, index: number): string {
 }
 
 /** The SDK's result validation failed (a zod error): the server answered, in a shape the schema refused. */
-function isSchemaError(error: unknown): boolean {
+function isSchemaError(error: unknown): error is Error & { issues: SchemaIssue[] } {
 	return error instanceof Error && Array.isArray((error as { issues?: unknown }).issues);
 }
+
+/** What a zod error's issue tells. */
+interface SchemaIssue {
+	path?: PropertyKey[];
+	message?: string;
+}
+
+/** A schema error's first problem, in a line: where, and what. */
+function firstIssue(error: { issues: SchemaIssue[] }): string {
+	const issue = error.issues[0];
+	const where = issue?.path?.map(String).join(".") || "result";
+	return `${where}: ${issue?.message ?? "invalid"}`;
+}
+
+/**
+ * The SDK's `tools/call` result schema without its `content` check, which refuses the whole result for one block
+ * of a type it does not know: the items are checked one by one instead ({@link rawResultToCapstan}), so a newer
+ * or a server's own content type is noted and the rest of the result still reaches the model. `structuredContent`
+ * and `isError` are checked as before.
+ */
+const LENIENT_RESULT_SCHEMA = CallToolResultSchema.omit({ content: true });
+
+/** What {@link LENIENT_RESULT_SCHEMA} lets through: `content` as the server sent it, or missing. */
+type LenientCallToolResult = { content?: unknown } & Omit<RawCallToolResult, "content">;
+
+const INVALID_RESULT = "the server's result is not a valid tools/call result";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -261,19 +288,27 @@ export function toAgentTool(
 		mcp,
 		async execute(_id, args, signal, onUpdate) {
 			try {
-				const result = await client.callTool({ name: tool.name, arguments: args }, undefined, {
-					signal,
-					resetTimeoutOnProgress: true,
-					...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-					onprogress: (progress) => onUpdate(progressUpdate(names, progress)),
-				});
-				// `callTool` is typed with the pre-2024-11 `toolResult` shape too; servers built on 1.x send `content`.
-				if (!("content" in result) || !Array.isArray(result.content))
-					return errorResult(names, "the server answered without a content list");
-				return mcpResultToCapstan(result as Parameters<typeof mcpResultToCapstan>[0], names);
+				// `callTool` still checks `structuredContent` against the tool's `outputSchema`.
+				const result = (await client.callTool(
+					{ name: tool.name, arguments: args },
+					// `callTool` is typed for the SDK's two result schemas; this is the first less its `content` check.
+					LENIENT_RESULT_SCHEMA as unknown as typeof CallToolResultSchema,
+					{
+						signal,
+						resetTimeoutOnProgress: true,
+						...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+						onprogress: (progress) => onUpdate(progressUpdate(names, progress)),
+					},
+				)) as LenientCallToolResult;
+				// No content list is an empty one, as the SDK's own schema defaults it (a structured-only result).
+				const content = result.content ?? [];
+				if (!Array.isArray(content)) return errorResult(names, `${INVALID_RESULT}: content is not a list`);
+				return rawResultToCapstan({ ...result, content }, names);
 			} catch (error) {
 				// An abort is the loop's business: it writes the aborted placeholder (rule A3).
 				if (signal.aborted) throw error;
+				// The schema's error message is its issues as pretty-printed JSON: kilobytes the model cannot use.
+				if (isSchemaError(error)) return errorResult(names, `${INVALID_RESULT}: ${firstIssue(error)}`);
 				return errorResult(names, redact(error instanceof Error ? error.message : String(error)));
 			} finally {
 				await afterCall?.();
