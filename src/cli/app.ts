@@ -229,12 +229,16 @@ async function assemble(
 	);
 	// Before any MCP server starts: a session folder that cannot be used ends the command (exit 2) at once.
 	if (enabled) checkSessionFolder(dir);
-	const { tools, mcp } = await toolsFor(input, cwd, policy, scripted);
+	const warningListeners = new Set<(text: string) => void>();
+	const fallback = input.warn ?? ((text: string) => void process.stderr.write(`capstan: ${text}\n`));
+	const warn = (text: string) => {
+		if (warningListeners.size === 0) fallback(text);
+		for (const listener of warningListeners) listener(text);
+	};
+	const { tools, mcp } = await toolsFor(input, cwd, policy, scripted, warn);
 	const { model, streamFn, key } = connect(choice, args.apiKey);
 	// Provider retries (rule A8) reach whichever mode listens: the TTY shows each with its wait.
 	const retryListeners = new Set<(info: RetryInfo) => void>();
-	const warningListeners = new Set<(text: string) => void>();
-	const warn = input.warn ?? ((text: string) => void process.stderr.write(`capstan: ${text}\n`));
 	const agent = new Agent({
 		model,
 		...(streamFn ? { streamFn } : {}),
@@ -257,10 +261,7 @@ async function assemble(
 			dir,
 			cwd,
 			version,
-			warn: (text) => {
-				if (warningListeners.size === 0) warn(text);
-				for (const listener of warningListeners) listener(text);
-			},
+			warn,
 		}),
 		policy,
 		desk: new ApprovalDesk(agent, policy),
@@ -275,12 +276,16 @@ async function assemble(
 	};
 }
 
-/** The workspace tools (mutating ones asking first, rule T14), the demo's long tool, and the MCP servers' tools. */
+/**
+ * The workspace tools (mutating ones asking first, rule T14), the demo's long tool, and the MCP servers' tools;
+ * what their listings leave out, or a re-listing that fails, goes to `warn`.
+ */
 async function toolsFor(
 	input: AppInput,
 	cwd: string,
 	policy: ApprovalPolicy,
 	scripted: boolean,
+	warn: (text: string) => void,
 ): Promise<{ tools: AgentTool[]; mcp: McpConnection | undefined }> {
 	const { args, config } = input;
 	// The shell must not see the variable the settings name as holding the server's key (nor any *_API_KEY).
@@ -293,7 +298,10 @@ async function toolsFor(
 	const servers = await mcpServersFor(config.mcpServers, args.mcp, input.cwd);
 	if (!servers) return { tools, mcp: undefined };
 	const confirm = new Set(MUTATING_TOOLS);
-	const mcp = await attachMcpTools(servers, tools, confirm, (tool) => askBeforeRunning(tool, policy));
+	const mcp = await attachMcpTools(servers, tools, confirm, {
+		guard: (tool) => askBeforeRunning(tool, policy),
+		warn,
+	});
 	return { tools, mcp };
 }
 

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { McpAgentTool, McpConnection, McpServersConfig } from "../mcp/index.js";
+import type { McpAgentTool, McpConnection, McpServerHandle, McpServersConfig } from "../mcp/index.js";
 import type { AgentTool } from "../tools/types.js";
 import { ConfigError } from "./config.js";
 
@@ -43,16 +43,27 @@ export async function mcpServersFor(
 	return Object.keys(servers).length > 0 ? { mcpServers: servers } : undefined;
 }
 
+/** Options of {@link attachMcpTools}. */
+export interface AttachMcpOptions {
+	/** Wraps each tool that needs approval (the command makes it ask, rule T14). Default: as it is. */
+	guard?: (tool: McpAgentTool) => McpAgentTool;
+	/**
+	 * Told, once each, of what a server's listing left out and of a re-listing that failed (its previous tools
+	 * stay offered). Default: nobody.
+	 */
+	warn?: (text: string) => void;
+}
+
 /**
  * Connect the servers and put their tools into `tools` (the array the agent holds), marking in `confirm` the
- * ones that need approval and passing those through `guard` (the command makes them ask, rule T14).
- * Returns the connection, to close when the command ends.
+ * ones that need approval and passing those through `guard`. Returns the connection, to close when the command
+ * ends.
  */
 export async function attachMcpTools(
 	config: McpServersConfig,
 	tools: AgentTool[],
 	confirm: Set<string>,
-	guard: (tool: McpAgentTool) => McpAgentTool = (tool) => tool,
+	{ guard = (tool) => tool, warn = () => {} }: AttachMcpOptions = {},
 ): Promise<McpConnection> {
 	const { connectMcpServers } = await loadBridge();
 	let connection: McpConnection;
@@ -77,9 +88,41 @@ export async function attachMcpTools(
 		tools.push(...current);
 		for (const tool of current) if (tool.mcp.annotations?.readOnlyHint !== true) confirm.add(tool.name);
 	};
-	sync(connection.tools());
-	connection.onToolsChanged(sync);
+	const report = listingReporter(warn);
+	const update = (next: readonly McpAgentTool[]) => {
+		sync(next);
+		report(connection.servers.values());
+	};
+	update(connection.tools());
+	// Called after every listing, failed ones too.
+	connection.onToolsChanged(update);
 	return connection;
+}
+
+/**
+ * Says what the servers' listings left out (`skippedTools`, each line once) and when a re-listing failed
+ * (`lastRefreshError`, once while it fails the same way; again once a listing worked in between), so neither
+ * a left-out tool nor a stale list goes unnoticed, and a server that keeps failing does not fill the screen.
+ */
+function listingReporter(warn: (text: string) => void): (servers: Iterable<McpServerHandle>) => void {
+	const said = new Map<string, { skipped: Set<string>; refreshError?: string | undefined }>();
+	return (servers) => {
+		for (const server of servers) {
+			const seen = said.get(server.name) ?? { skipped: new Set<string>() };
+			said.set(server.name, seen);
+			for (const line of server.skippedTools ?? [])
+				if (!seen.skipped.has(line)) {
+					seen.skipped.add(line);
+					warn(`MCP server "${server.name}": left out ${line}`);
+				}
+			const error = server.lastRefreshError;
+			if (error !== undefined && error !== seen.refreshError)
+				warn(
+					`MCP server "${server.name}": re-listing its tools failed, its previous tools stay offered: ${error}`,
+				);
+			seen.refreshError = error;
+		}
+	};
 }
 
 async function loadBridge() {

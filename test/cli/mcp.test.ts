@@ -5,11 +5,14 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, describe, expect, it } from "vitest";
 import { attachMcpTools } from "../../src/cli/mcp.js";
 import { EXIT } from "../../src/cli/outcome.js";
 import { MUTATING_TOOLS } from "../../src/workspace/index.js";
 import { eventually, hasEnded, isRunning, stdioServerConfig } from "../mcp/support/harness.js";
+import { type HttpMcpServer, startHttpMcpServer } from "../mcp/support/http-server.js";
 import { firstBodyMatching } from "../providers/support/fixtures.js";
 import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
 import { cleanUpAfterEach, RpcClient, runCli, startCli, tempProject } from "./support.js";
@@ -18,6 +21,33 @@ closeServersAfterEach();
 cleanUpAfterEach();
 
 const CHAT_TEXT = firstBodyMatching(["openai-chat"], "openai-text");
+
+const mcpServers: HttpMcpServer[] = [];
+afterEach(async () => {
+	await Promise.all(mcpServers.splice(0).map((server) => server.close()));
+});
+
+/**
+ * An HTTP MCP server listing a good tool and one the bridge must leave out; while `listing.fails` is set, its
+ * `tools/list` answers with an error.
+ */
+async function oddMcpServer(listing = { fails: false }): Promise<HttpMcpServer> {
+	const http = await startHttpMcpServer(() => {
+		const server = new Server({ name: "odd", version: "1.0.0" }, { capabilities: { tools: {} } });
+		server.setRequestHandler(ListToolsRequestSchema, async () => {
+			if (listing.fails) throw new Error("the tool index is rebuilding");
+			return {
+				tools: [
+					{ name: "good", inputSchema: { type: "object" } },
+					{ name: "listy", inputSchema: { type: "array" } },
+				],
+			} as never;
+		});
+		return server;
+	});
+	mcpServers.push(http);
+	return http;
+}
 
 async function toolsSent(args: string[], cwd: string): Promise<string[]> {
 	const server = await serve({ type: "sse", body: CHAT_TEXT, split: false });
@@ -84,6 +114,55 @@ describe("capstan with MCP servers", () => {
 		expect(run.code).toBe(2);
 		expect(run.stderr).toMatch(/--mcp .*mcp\.json: server "x": expected "command" \(stdio\) or "url"/);
 	});
+
+	it("a tool a server's listing cannot offer is said once on stderr, the others offered", async () => {
+		const cwd = tempProject();
+		const mcp = await oddMcpServer();
+		writeFileSync(join(cwd, "mcp.json"), JSON.stringify({ mcpServers: { odd: { url: mcp.url } } }));
+		const server = await serve({ type: "sse", body: CHAT_TEXT, split: false });
+		const run = await runCli(
+			["-p", "hi", "--base-url", `${server.baseUrl}/v1`, "--model", "m", "--no-session", "--mcp", "mcp.json"],
+			{ cwd },
+		);
+		expect(run.code).toBe(0);
+		expect(run.stderr).toBe(
+			`capstan: MCP server "odd": left out tool "listy": its inputSchema has type "array"; a tool's arguments are an object\n`,
+		);
+		const body = JSON.parse(server.requests[0]?.body ?? "{}") as { tools?: { function: { name: string } }[] };
+		expect(body.tools?.map((tool) => tool.function.name)).toContain("odd__good");
+	}, 30_000);
+
+	it("a failed re-listing is said once while it keeps failing, and again after the server recovered", async () => {
+		const listing = { fails: false };
+		const mcp = await oddMcpServer(listing);
+		const warnings: string[] = [];
+		const tools: { name: string }[] = [];
+		const connection = await attachMcpTools(
+			{ mcpServers: { odd: { url: mcp.url } } },
+			tools as never[],
+			new Set(),
+			{
+				warn: (text) => warnings.push(text),
+			},
+		);
+		try {
+			const leftOut = `MCP server "odd": left out tool "listy": its inputSchema has type "array"; a tool's arguments are an object`;
+			expect(warnings).toEqual([leftOut]);
+			listing.fails = true;
+			await connection.refresh();
+			await connection.refresh();
+			const failed = `MCP server "odd": re-listing its tools failed, its previous tools stay offered: MCP error -32603: the tool index is rebuilding`;
+			expect(warnings).toEqual([leftOut, failed]);
+			expect(tools.map((tool) => tool.name)).toContain("odd__good");
+			listing.fails = false;
+			await connection.refresh();
+			listing.fails = true;
+			await connection.refresh();
+			expect(warnings).toEqual([leftOut, failed, failed]);
+		} finally {
+			await connection.close();
+		}
+	}, 30_000);
 
 	it("MCP tools ask for approval unless the server marks them readOnlyHint", async () => {
 		const tools: never[] = [];
