@@ -150,14 +150,23 @@ export async function launchDbosWorker(options: DbosWorkerOptions): Promise<Dbos
 		throw error;
 	}
 	eventsPool = pool;
-	DBOS.setConfig({
-		name: options.applicationName,
-		systemDatabaseUrl: options.databaseUrl,
-		...(options.executorId !== undefined ? { executorID: options.executorId } : {}),
-		logLevel: options.logLevel ?? "warn",
-	});
-	await DBOS.launch();
-	for (const [queue, queueOptions] of queues) await DBOS.registerQueue(queue, queueOptions);
+	try {
+		DBOS.setConfig({
+			name: options.applicationName,
+			systemDatabaseUrl: options.databaseUrl,
+			...(options.executorId !== undefined ? { executorID: options.executorId } : {}),
+			logLevel: options.logLevel ?? "warn",
+		});
+		await DBOS.launch();
+		for (const [queue, queueOptions] of queues) await DBOS.registerQueue(queue, queueOptions);
+	} catch (error) {
+		// Undo the launch: a DBOS left launched keeps polling and recovering with no worker to show for it,
+		// and every later launch in this process would be refused as a second one.
+		await DBOS.shutdown().catch(() => {});
+		eventsPool = undefined;
+		await pool.end().catch(() => {});
+		throw error;
+	}
 	return {
 		executorId: DBOS.executorID,
 		async shutdown() {

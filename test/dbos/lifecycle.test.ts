@@ -1,0 +1,52 @@
+// Launching and closing capstan/dbos when something fails part-way: nothing stays open or half-launched.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createDatabase, describeWithPostgres } from "./support/postgres.js";
+import { spawnScript } from "./support/processes.js";
+
+describeWithPostgres("capstan/dbos: a failed launch or close leaves nothing behind", (serverUrl) => {
+	let database: Awaited<ReturnType<typeof createDatabase>>;
+
+	beforeAll(async () => {
+		database = await createDatabase(serverUrl, "capstan_lifecycle");
+	}, 60_000);
+
+	afterAll(async () => {
+		await database?.drop();
+	});
+
+	/** Run one case of support/launch-failure.ts; resolves to the lines it reported once it ended by itself. */
+	async function launchCase(name: "launch" | "queue"): Promise<string[]> {
+		const child = spawnScript("launch-failure.ts", { CAPSTAN_DB_URL: database.url, CAPSTAN_CASE: name });
+		// A hang guard, not a timing bound: a process kept alive by a leaked pool or a launched DBOS never exits.
+		const guard = setTimeout(() => child.child.kill("SIGKILL"), 45_000);
+		const code = await child.exited;
+		clearTimeout(guard);
+		expect(code, child.output()).toBe(0);
+		return child
+			.stdout()
+			.split("\n")
+			.filter((line) => line.startsWith("case: "))
+			.map((line) => line.slice("case: ".length));
+	}
+
+	it("a DBOS.launch() that fails closes the events pool, so a corrected launch in the same process works", async () => {
+		expect(await launchCase("launch")).toEqual([
+			"failed: No application name was provided: set `name` in DBOS.setConfig.",
+			"dbos initialized: false",
+			"run: completed",
+			"end",
+		]);
+	}, 60_000);
+
+	it("a queue DBOS refuses shuts the launched DBOS down again, and a second launch fails the same way", async () => {
+		const refused =
+			"failed: Queue name _dbos_mine is reserved: names starting with '_dbos_' belong to DBOS's internal queues.";
+		expect(await launchCase("queue")).toEqual([
+			refused,
+			"dbos initialized: false",
+			refused,
+			"dbos initialized: false",
+			"end",
+		]);
+	}, 60_000);
+});
