@@ -206,8 +206,11 @@ export class DbosAgentRuns {
 
 	/** Close the connections. */
 	async close(): Promise<void> {
-		await this.#client.destroy();
-		await this.#pool.end();
+		try {
+			await this.#client.destroy();
+		} finally {
+			await this.#pool.end();
+		}
 	}
 }
 

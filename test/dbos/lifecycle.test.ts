@@ -1,5 +1,8 @@
 // Launching and closing capstan/dbos when something fails part-way: nothing stays open or half-launched.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { DBOSClient } from "@dbos-inc/dbos-sdk";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
+import { DbosAgentRuns } from "../../src/dbos/index.js";
 import { createDatabase, describeWithPostgres } from "./support/postgres.js";
 import { spawnScript } from "./support/processes.js";
 
@@ -12,6 +15,10 @@ describeWithPostgres("capstan/dbos: a failed launch or close leaves nothing behi
 
 	afterAll(async () => {
 		await database?.drop();
+	});
+
+	afterEach(() => {
+		vi.restoreAllMocks();
 	});
 
 	/** Run one case of support/launch-failure.ts; resolves to the lines it reported once it ended by itself. */
@@ -49,4 +56,26 @@ describeWithPostgres("capstan/dbos: a failed launch or close leaves nothing behi
 			"end",
 		]);
 	}, 60_000);
+
+	it("close() ends the events pool even when DBOS's client fails to close", async () => {
+		const runs = await DbosAgentRuns.connect({ databaseUrl: database.url, applicationName: "capstan-close" });
+		// DBOS's own destroy runs for real, then reports a failure.
+		const destroy = DBOSClient.prototype.destroy;
+		vi.spyOn(DBOSClient.prototype, "destroy").mockImplementationOnce(async function (this: DBOSClient) {
+			await destroy.call(this);
+			throw new Error("client close failed");
+		});
+		await expect(runs.close()).rejects.toThrow("client close failed");
+		// Every connection of this process to the database is gone: none is left idle in the events pool.
+		const admin = new pg.Client({ connectionString: database.url });
+		await admin.connect();
+		try {
+			const { rows } = await admin.query<{ count: number }>(
+				"SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'",
+			);
+			expect(rows[0]?.count).toBe(0);
+		} finally {
+			await admin.end();
+		}
+	});
 });
