@@ -6,6 +6,7 @@
  * replay never shows a reader an event twice.
  */
 import pg from "pg";
+import { errorText } from "../core/abort.js";
 import type { DurableEventPosition } from "../durable/index.js";
 import type { AgentEvent } from "../protocol/events.js";
 
@@ -76,8 +77,12 @@ export class RunEventWriter {
 		this.#runId = runId;
 	}
 
-	/** Queue one event for writing. */
+	/**
+	 * Queue one event for writing. Once a write has failed it throws that failure instead: the run then starts
+	 * no further step (`DurableEngine.onEvent`), rather than going on with side effects no reader will see.
+	 */
 	push(event: AgentEvent, position: DurableEventPosition): void {
+		if (this.#failure !== undefined) throw this.#failure;
 		this.#buffer.push({ ...position, event });
 		this.#writing ??= this.#drain().finally(() => {
 			this.#writing = undefined;
@@ -97,7 +102,10 @@ export class RunEventWriter {
 			try {
 				await this.#insert(rows);
 			} catch (error) {
-				this.#failure ??= error;
+				// The message only: PostgreSQL's error carries the refused row (the event, its tool arguments).
+				this.#failure ??= new Error(
+					`capstan/dbos: the run's events could not be written: ${errorText(error)}`,
+				);
 			}
 		}
 	}

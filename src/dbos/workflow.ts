@@ -4,6 +4,7 @@
  */
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import type pg from "pg";
+import { errorText } from "../core/abort.js";
 import {
 	type DurableAgent,
 	type DurableInbox,
@@ -64,11 +65,17 @@ export function registerDbosAgent(options: DbosAgentOptions): DbosAgentWorkflow 
 		if (!eventsPool || runId === undefined)
 			throw new Error("capstan/dbos: start the worker with launchDbosWorker before running agents");
 		const events = new RunEventWriter(eventsPool, runId);
-		const result = await runDurableAgent(options.agent(), input, {
-			journal: dbosJournal,
-			inbox: dbosInbox,
-			onEvent: (event, position) => events.push(event, position),
-		});
+		let result: DurableRunResult;
+		try {
+			result = await runDurableAgent(options.agent(), input, {
+				journal: dbosJournal,
+				inbox: dbosInbox,
+				onEvent: (event, position) => events.push(event, position),
+			});
+		} catch (error) {
+			await flushBeforeFailing(events, error);
+			throw error;
+		}
 		await events.flush();
 		return result;
 	};
@@ -93,6 +100,23 @@ export function registerDbosAgent(options: DbosAgentOptions): DbosAgentWorkflow 
 			return (await DBOS.startWorkflow(workflow, params)(input)).getResult();
 		},
 	};
+}
+
+/**
+ * A failed run still writes the events it emitted before failing, and before the workflow's ERROR status:
+ * a reader stops once the run has finished, so a row written after that is never read. A write failure that
+ * is not the run's own error is reported with it.
+ */
+async function flushBeforeFailing(events: RunEventWriter, error: unknown): Promise<void> {
+	try {
+		await events.flush();
+	} catch (writeError) {
+		if (writeError === error) return;
+		throw new AggregateError(
+			[error, writeError],
+			`${errorText(error)}; and the run's events were not all written: ${errorText(writeError)}`,
+		);
+	}
 }
 
 /** The queues of the registered agents, with their DBOS queue options. */

@@ -8,19 +8,75 @@ import {
 	launchDbosWorker,
 	registerDbosAgent,
 } from "../../src/dbos/index.js";
-import { MemoryJournal, runDurableAgent } from "../../src/durable/index.js";
+import { type DurableAgent, MemoryJournal, runDurableAgent } from "../../src/durable/index.js";
+import type { AgentTool } from "../../src/index.js";
+import { scriptedModel } from "../../src/testing/index.js";
 import { countingAgent, withoutTimestamps } from "../durable/support/agent.js";
 import { user } from "../support/run.js";
 import { createDatabase, describeWithPostgres } from "./support/postgres.js";
 
 const input = { prompts: [user("pay the bill")] };
 
+/**
+ * An agent whose first tool waits until the test's trigger has refused the run's first event (a sequence
+ * counts refusals: it is not rolled back with the insert), then returns; its second tool, `charge`, counts
+ * itself.
+ */
+function brokenEventsAgent(databaseUrl: string, count: (key: string) => void): DurableAgent {
+	const scripted = scriptedModel(
+		[
+			{ content: [{ type: "toolCall", id: "w1", name: "wait_for_refusal", arguments: {} }] },
+			{ content: [{ type: "toolCall", id: "c1", name: "charge", arguments: {} }] },
+			{ content: [{ type: "text", text: "done" }] },
+		],
+		{ now: () => 0 },
+	);
+	const parameters = { type: "object", properties: {} } as const;
+	const waitForRefusal: AgentTool = {
+		name: "wait_for_refusal",
+		description: "Wait until the event log refused a write.",
+		parameters,
+		idempotent: true,
+		async execute() {
+			const client = new pg.Client({ connectionString: databaseUrl });
+			await client.connect();
+			try {
+				// A hang guard, not a timing bound: the refusal takes a round trip.
+				for (let i = 0; i < 500; i++) {
+					const { rows } = await client.query<{ is_called: boolean }>(
+						"SELECT is_called FROM capstan.test_refusals",
+					);
+					if (rows[0]?.is_called) break;
+					await new Promise((resolve) => setTimeout(resolve, 20));
+				}
+			} finally {
+				await client.end();
+			}
+			// The writer's connection answered first; one turn of the event loop lets its callback run.
+			await new Promise((resolve) => setImmediate(resolve));
+			return { content: [{ type: "text", text: "refused" }] };
+		},
+	};
+	const charge: AgentTool = {
+		name: "charge",
+		description: "Charge the card (a side effect).",
+		parameters,
+		async execute() {
+			count("tool:charge");
+			return { content: [{ type: "text", text: "charged" }] };
+		},
+	};
+	return { model: scripted.model, streamFn: scripted.stream, tools: [waitForRefusal, charge] };
+}
+
 describeWithPostgres("capstan/dbos: a worker and a client in one process", (serverUrl) => {
 	let database: Awaited<ReturnType<typeof createDatabase>>;
 	let worker: DbosWorker;
 	let runs: DbosAgentRuns;
 	let agent: DbosAgentWorkflow;
+	let broken: DbosAgentWorkflow;
 	const counts: string[] = [];
+	const brokenCounts: string[] = [];
 
 	beforeAll(async () => {
 		database = await createDatabase(serverUrl, "capstan_worker");
@@ -28,6 +84,10 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 			name: "in-process",
 			agent: () => countingAgent({ count: (key) => counts.push(key) }),
 			queuePollingMs: 50,
+		});
+		broken = registerDbosAgent({
+			name: "broken-events",
+			agent: () => brokenEventsAgent(database.url, (key) => brokenCounts.push(key)),
 		});
 		worker = await launchDbosWorker({
 			applicationName: "capstan-worker-test",
@@ -83,6 +143,43 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 		await expect(launchDbosWorker({ applicationName: "x", databaseUrl: database.url })).rejects.toThrow(
 			/already launched/,
 		);
+	});
+
+	it("an event the database refuses stops the run; the events pushed until then are written and the run fails with the write's error", async () => {
+		const admin = new pg.Client({ connectionString: database.url });
+		await admin.connect();
+		await admin.query("CREATE SEQUENCE capstan.test_refusals");
+		await admin.query(`CREATE FUNCTION capstan.test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN
+				IF NEW.run_id = 'broken-events' AND NEW.event->>'type' = 'agent_start' THEN
+					PERFORM nextval('capstan.test_refusals');
+					RAISE EXCEPTION 'refused by the test';
+				END IF;
+				RETURN NEW;
+			END $$`);
+		await admin.query(
+			"CREATE TRIGGER test_refuse BEFORE INSERT ON capstan.run_events FOR EACH ROW EXECUTE FUNCTION capstan.test_refuse()",
+		);
+		try {
+			const runId = await broken.start(input, { runId: "broken-events" });
+			await expect(runs.result(runId)).rejects.toThrow(
+				/^capstan\/dbos: the run's events could not be written: refused by the test$/,
+			);
+			expect(await runs.status(runId)).toMatchObject({ status: "ERROR" });
+			// The run stopped at its first event after the refusal: no further tool ran unseen.
+			expect(brokenCounts).toEqual([]);
+			// The events emitted before the writer knew (how many depends on the round trips) are written, before
+			// the run's ERROR status; the refused one is not.
+			const events = [];
+			for await (const { event } of runs.events(runId)) events.push(event);
+			expect(events[0]?.type).toBe("turn_start");
+			expect(events.map((event) => event.type)).not.toContain("agent_end");
+		} finally {
+			await admin.query("DROP TRIGGER test_refuse ON capstan.run_events");
+			await admin.query("DROP FUNCTION capstan.test_refuse()");
+			await admin.query("DROP SEQUENCE capstan.test_refusals");
+			await admin.end();
+		}
 	});
 
 	it("a server that drops its idle connections does not end the process; the next read reconnects", async () => {
