@@ -166,27 +166,25 @@ export interface DbosWorker {
 export async function launchDbosWorker(options: DbosWorkerOptions): Promise<DbosWorker> {
 	if (eventsPool) throw new Error("capstan/dbos: this process already launched a worker");
 	const pool = createEventsPool(options.databaseUrl);
+	// Claimed before the first await: a second launch while this one is under way is refused too.
+	eventsPool = pool;
+	let dbosStarted = false;
 	try {
 		await ensureEventsTable(pool);
 		await migrateOnce(pool, options.databaseUrl);
-	} catch (error) {
-		await pool.end();
-		throw error;
-	}
-	eventsPool = pool;
-	try {
 		DBOS.setConfig({
 			name: options.applicationName,
 			systemDatabaseUrl: options.databaseUrl,
 			...(options.executorId !== undefined ? { executorID: options.executorId } : {}),
 			logLevel: options.logLevel ?? "warn",
 		});
+		dbosStarted = true;
 		await DBOS.launch();
 		for (const [queue, queueOptions] of queues) await DBOS.registerQueue(queue, queueOptions);
 	} catch (error) {
 		// Undo the launch: a DBOS left launched keeps polling and recovering with no worker to show for it,
 		// and every later launch in this process would be refused as a second one.
-		await DBOS.shutdown().catch(() => {});
+		if (dbosStarted) await DBOS.shutdown().catch(() => {});
 		eventsPool = undefined;
 		await pool.end().catch(() => {});
 		throw error;
@@ -194,9 +192,12 @@ export async function launchDbosWorker(options: DbosWorkerOptions): Promise<Dbos
 	return {
 		executorId: DBOS.executorID,
 		async shutdown() {
-			await DBOS.shutdown();
-			eventsPool = undefined;
-			await pool.end();
+			try {
+				await DBOS.shutdown();
+			} finally {
+				eventsPool = undefined;
+				await pool.end();
+			}
 		},
 	};
 }

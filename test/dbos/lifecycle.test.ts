@@ -22,7 +22,7 @@ describeWithPostgres("capstan/dbos: a failed launch or close leaves nothing behi
 	});
 
 	/** Run one case of support/launch-failure.ts; resolves to the lines it reported once it ended by itself. */
-	async function launchCase(name: "launch" | "queue"): Promise<string[]> {
+	async function launchCase(name: "launch" | "queue" | "shutdown" | "concurrent"): Promise<string[]> {
 		const child = spawnScript("launch-failure.ts", { CAPSTAN_DB_URL: database.url, CAPSTAN_CASE: name });
 		// A hang guard, not a timing bound: a process kept alive by a leaked pool or a launched DBOS never exits.
 		const guard = setTimeout(() => child.child.kill("SIGKILL"), 45_000);
@@ -53,6 +53,22 @@ describeWithPostgres("capstan/dbos: a failed launch or close leaves nothing behi
 			"dbos initialized: false",
 			refused,
 			"dbos initialized: false",
+			"end",
+		]);
+	}, 60_000);
+
+	it("a worker whose DBOS shutdown fails still closes its pool, so the process can launch again", async () => {
+		expect(await launchCase("shutdown")).toEqual([
+			"shutdown failed: DBOS shutdown failed",
+			"run: completed",
+			"end",
+		]);
+	}, 60_000);
+
+	it("of two launches at once, the second is refused as a second worker", async () => {
+		expect(await launchCase("concurrent")).toEqual([
+			"launched",
+			"failed: capstan/dbos: this process already launched a worker",
 			"end",
 		]);
 	}, 60_000);

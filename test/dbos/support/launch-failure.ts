@@ -4,6 +4,8 @@
 //   CAPSTAN_DB_URL   the database
 //   CAPSTAN_CASE     `launch`: DBOS.launch() fails (no application name), then a corrected launch runs an agent
 //                    `queue`: DBOS launched, then registering a reserved queue name fails
+//                    `shutdown`: DBOS.shutdown() fails, then a new launch runs an agent
+//                    `concurrent`: two launches at once
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import { errorText } from "../../../src/core/abort.js";
 import { launchDbosWorker, registerDbosAgent } from "../../../src/dbos/index.js";
@@ -34,6 +36,27 @@ if (process.env.CAPSTAN_CASE === "launch") {
 	const result = await agent.run({ prompts: [user("pay the bill")] });
 	say(`run: ${result.outcome.type}`);
 	await worker.shutdown();
+} else if (process.env.CAPSTAN_CASE === "shutdown") {
+	const agent = registerDbosAgent({ name: "shutdown-ok", agent: () => countingAgent({ count: () => {} }) });
+	const first = await launch("capstan-launch-test");
+	// DBOS's own shutdown runs for real, then reports a failure.
+	const shutdown = DBOS.shutdown.bind(DBOS);
+	DBOS.shutdown = async (options) => {
+		await shutdown(options);
+		throw new Error("DBOS shutdown failed");
+	};
+	await first.shutdown().catch((error: unknown) => say(`shutdown failed: ${errorText(error)}`));
+	DBOS.shutdown = shutdown;
+	const second = await launch("capstan-launch-test");
+	const result = await agent.run({ prompts: [user("pay the bill")] });
+	say(`run: ${result.outcome.type}`);
+	await second.shutdown();
+} else if (process.env.CAPSTAN_CASE === "concurrent") {
+	registerDbosAgent({ name: "concurrent-ok", agent: () => countingAgent({ count: () => {} }) });
+	const launches = await Promise.allSettled([launch("capstan-launch-test"), launch("capstan-launch-test")]);
+	for (const settled of launches)
+		say(settled.status === "fulfilled" ? "launched" : `failed: ${errorText(settled.reason)}`);
+	for (const settled of launches) if (settled.status === "fulfilled") await settled.value.shutdown();
 } else {
 	registerDbosAgent({
 		name: "launch-bad-queue",
