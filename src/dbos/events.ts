@@ -113,7 +113,7 @@ export class RunEventWriter {
 	async #insert(rows: DbosRunEvent[]): Promise<void> {
 		const values: unknown[] = [];
 		const tuples = rows.map((row, i) => {
-			values.push(this.#runId, row.seq, row.delta, JSON.stringify(row.event));
+			values.push(this.#runId, row.seq, row.delta, jsonbText(row.event));
 			const at = i * 4;
 			return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}::jsonb)`;
 		});
@@ -122,6 +122,15 @@ export class RunEventWriter {
 			values,
 		);
 	}
+}
+
+/**
+ * The event as JSON that jsonb takes: jsonb holds no U+0000 and refuses the whole row over one (a tool that
+ * read a binary file), so each escaped NUL becomes U+FFFD. A `\\u0000` that is an escaped backslash and
+ * text stays as it is.
+ */
+function jsonbText(event: AgentEvent): string {
+	return JSON.stringify(event).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, "$1\\ufffd");
 }
 
 /**

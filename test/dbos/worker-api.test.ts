@@ -75,6 +75,7 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 	let runs: DbosAgentRuns;
 	let agent: DbosAgentWorkflow;
 	let broken: DbosAgentWorkflow;
+	let nul: DbosAgentWorkflow;
 	const counts: string[] = [];
 	const brokenCounts: string[] = [];
 
@@ -88,6 +89,13 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 		broken = registerDbosAgent({
 			name: "broken-events",
 			agent: () => brokenEventsAgent(database.url, (key) => brokenCounts.push(key)),
+		});
+		nul = registerDbosAgent({
+			name: "nul-events",
+			agent: () => {
+				const scripted = scriptedModel([{ content: [{ type: "text", text: "bytes: \u0000, \\u0000" }] }]);
+				return { model: scripted.model, streamFn: scripted.stream };
+			},
 		});
 		worker = await launchDbosWorker({
 			applicationName: "capstan-worker-test",
@@ -180,6 +188,19 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 			await admin.query("DROP SEQUENCE capstan.test_refusals");
 			await admin.end();
 		}
+	});
+
+	it("an event with a NUL character is written, the character replaced (jsonb holds none)", async () => {
+		const result = await nul.run(input, { runId: "nul-events" });
+		expect(result.outcome).toEqual({ type: "completed" });
+		expect(result.added.at(-1)).toMatchObject({
+			content: [{ type: "text", text: "bytes: \u0000, \\u0000" }],
+		});
+		const events = [];
+		for await (const { event } of runs.events("nul-events")) events.push(event);
+		const end = events.findLast((event) => event.type === "message_end");
+		// Only the character itself: the text `\u0000` (a backslash and five characters) stays as it is.
+		expect(end).toMatchObject({ message: { content: [{ type: "text", text: "bytes: \ufffd, \\u0000" }] } });
 	});
 
 	it("a server that drops its idle connections does not end the process; the next read reconnects", async () => {
