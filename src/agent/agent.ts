@@ -15,10 +15,15 @@ import { MessageQueue, type QueueMode } from "./queue.js";
 
 /** The Agent's observable state (rule Q1). Changed only by named methods and by the run's events. */
 export interface AgentState {
+	/** The system prompt; `""` when none was given. Changed by `setSystemPrompt`. */
 	systemPrompt: string;
+	/** The model of the next run. Changed by `setModel`. */
 	model: Model;
+	/** The reasoning level; default `"off"` (rule X5). Changed by `setThinkingLevel`. */
 	thinkingLevel: ThinkingLevel;
+	/** The tools offered to the model. Changed by `setTools`. */
 	tools: AgentTool[];
+	/** The transcript: a run's messages are appended at their `message_end`. Set by `replaceMessages`. */
 	messages: AgentMessage[];
 	/**
 	 * True while a run holds the Agent: from the call that starts it until its `agent_end` reaches the state,
@@ -58,17 +63,24 @@ export type AgentHooks = Omit<
 
 /** Construction options of an Agent. */
 export interface AgentOptions extends AgentHooks {
+	/** The model to call. */
 	model: Model;
+	/** The system prompt. Default: none (`""`). */
 	systemPrompt?: string;
+	/** The reasoning level. Default: `"off"` (rule X5). */
 	thinkingLevel?: ThinkingLevel;
+	/** The tools the model may call. Default: none. */
 	tools?: AgentTool[];
+	/** A transcript to start from, such as a loaded session; copied, not kept. */
 	messages?: AgentMessage[];
 	/**
 	 * How replies are streamed; default: the provider registry. `undefined` is accepted explicitly so
 	 * `streamFn: live ? undefined : scripted.stream` compiles under `exactOptionalPropertyTypes`.
 	 */
 	streamFn?: StreamFunction | undefined;
+	/** How the steering queue hands out messages (rule Q2). Default: `"one-at-a-time"`. */
 	steeringMode?: QueueMode;
+	/** How the follow-up queue hands out messages (rule Q2). Default: `"one-at-a-time"`. */
 	followUpMode?: QueueMode;
 	/**
 	 * Rule T16: approvals a saved paused run left pending (its `state.pendingApprovals`), restored with its
@@ -84,6 +96,7 @@ export interface AgentOptions extends AgentHooks {
  * `agent_end`: there the run has already ended, and the call starts the next one (rule Q8).
  */
 export class AgentBusyError extends Error {
+	/** Always `"AgentBusyError"`. */
 	override readonly name = "AgentBusyError";
 	constructor(method: string) {
 		super(
@@ -97,7 +110,9 @@ export class AgentBusyError extends Error {
  * `approve(id)` / `deny(id, reason)`. `pending` lists them.
  */
 export class ApprovalPendingError extends Error {
+	/** Always `"ApprovalPendingError"`. */
 	override readonly name = "ApprovalPendingError";
+	/** The tool calls awaiting a decision. */
 	readonly pending: readonly PendingApproval[];
 	constructor(method: string, pending: readonly PendingApproval[]) {
 		const list = pending.map((p) => `${p.toolName} (${p.toolCallId})`).join(", ");
@@ -110,6 +125,7 @@ export class ApprovalPendingError extends Error {
 
 /** Thrown by `continue()` when there is nothing to continue from and nothing queued (rule Q4). */
 export class NothingToContinueError extends Error {
+	/** Always `"NothingToContinueError"`. */
 	override readonly name = "NothingToContinueError";
 }
 

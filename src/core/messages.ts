@@ -8,8 +8,11 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 
 /** Visible text. `signature` is opaque provider data replayed byte for byte to the same provider. */
 export interface TextContent {
+	/** Block discriminator. */
 	type: "text";
+	/** The text the model produced. */
 	text: string;
+	/** Opaque provider data, replayed byte for byte to the provider that produced it (rule M3). */
 	signature?: string;
 	/** Provider citations kept as metadata; never interpreted by the loop. */
 	citations?: JsonValue[];
@@ -17,29 +20,41 @@ export interface TextContent {
 
 /** Model reasoning. `signature` must be replayed byte for byte to the same provider and model (rule M3). */
 export interface ThinkingContent {
+	/** Block discriminator. */
 	type: "thinking";
+	/** The reasoning text the provider exposed. */
 	thinking: string;
+	/** Opaque provider data, replayed byte for byte to the same provider and model (rule M3). */
 	signature?: string;
 }
 
 /** Reasoning the provider encrypted; `data` is replayed unchanged to the same provider. */
 export interface RedactedThinkingContent {
+	/** Block discriminator. */
 	type: "redactedThinking";
+	/** The encrypted reasoning, opaque to capstan. */
 	data: string;
 }
 
 /** An image, base64-encoded. */
 export interface ImageContent {
+	/** Block discriminator. */
 	type: "image";
+	/** The image bytes, base64-encoded (no `data:` URL prefix). */
 	data: string;
+	/** The image's media type, such as `image/png`. */
 	mimeType: string;
 }
 
 /** A tool call requested by the model. While streaming, `arguments` holds the best-effort partial value. */
 export interface ToolCall {
+	/** Block discriminator. */
 	type: "toolCall";
+	/** The call's id; the answering {@link ToolResultMessage} names it as `toolCallId` (rule I1). */
 	id: string;
+	/** The name of the tool the model asked for. */
 	name: string;
+	/** The parsed arguments object; `{}` when they were empty or did not parse (rule E4). */
 	arguments: Record<string, unknown>;
 	/** Opaque provider data attached to the call (e.g. a Gemini thought signature), replayed unchanged. */
 	signature?: string;
@@ -57,8 +72,11 @@ export interface ToolCall {
  * items. Kept in order, replayed unchanged to the same `api`, dropped when the conversation moves to another.
  */
 export interface ProviderBlock {
+	/** Block discriminator. */
 	type: "providerBlock";
+	/** The API that produced the block; it is sent only back to that API (rule M3). */
 	api: string;
+	/** The provider's own JSON for the block, replayed unchanged. */
 	data: JsonValue;
 }
 
@@ -87,8 +105,11 @@ export type StopDetailsType =
 
 /** rule M4: `raw` keeps the provider's own value for anything unmapped or rewritten. */
 export interface StopDetails {
+	/** The finer cause: `pause_turn`, `refusal`, `content_filter` and so on. */
 	type: StopDetailsType;
+	/** The provider's own stop value, as it sent it. */
 	raw?: string;
+	/** A human-readable account of the stop, when there is one (a refusal's explanation, for one). */
 	explanation?: string;
 	/** The custom stop sequence that ended the reply (`type: "stop_sequence"`), when the provider names it. */
 	stopSequence?: string;
@@ -108,12 +129,20 @@ export type ErrorKind =
 	| "aborted"
 	| "internal";
 
-/** Token prices in the same currency unit as the model's price table (per million tokens). */
+/**
+ * What a call cost, in the currency unit of the model's price table (whose prices are per million tokens):
+ * each count times its price (rule M5).
+ */
 export interface UsageCost {
+	/** Cost of the uncached input tokens. */
 	input: number;
+	/** Cost of the output tokens (reasoning included). */
 	output: number;
+	/** Cost of the input tokens read from the prompt cache. */
 	cacheRead: number;
+	/** Cost of the input tokens written to the prompt cache. */
 	cacheWrite: number;
+	/** The sum of the four costs. */
 	total: number;
 	/** Set when the call's usage never arrived ({@link Usage.unknown}): the zeros are placeholders, not a price. */
 	unknown?: boolean;
@@ -121,12 +150,19 @@ export interface UsageCost {
 
 /** rule M5: `input` excludes cached tokens on every provider. */
 export interface Usage {
+	/** Input tokens not read from or written to the cache. */
 	input: number;
+	/** Output tokens, reasoning tokens included. */
 	output: number;
+	/** Input tokens read from the prompt cache. */
 	cacheRead: number;
+	/** Input tokens written to the prompt cache. */
 	cacheWrite: number;
+	/** `input + output + cacheRead + cacheWrite`. */
 	totalTokens: number;
+	/** Reasoning tokens, when the provider reports them; informational, already counted in `output`. */
 	reasoning?: number;
+	/** The price of these tokens under the model's price table. */
 	cost: UsageCost;
 	/** Set when the model has no known price table; cost is then zero. */
 	priceUnknown?: boolean;
@@ -141,35 +177,57 @@ export interface Usage {
 
 /** A user turn. */
 export interface UserMessage {
+	/** Message discriminator. */
 	role: "user";
+	/** Plain text, or text and image blocks. */
 	content: string | UserContent[];
+	/** When the message was made, in milliseconds since the Unix epoch. */
 	timestamp: number;
 }
 
 /** A model reply. Failures are data: `stopReason` `error`/`aborted` with `errorMessage` (rule E3). */
 export interface AssistantMessage {
+	/** Message discriminator. */
 	role: "assistant";
+	/** The reply's blocks in the order the model produced them. */
 	content: AssistantContent[];
+	/** The wire API that produced the reply, such as `anthropic-messages`. */
 	api: string;
+	/** The provider that served it. */
 	provider: string;
+	/** The id of the model that produced it. */
 	model: string;
+	/** Tokens and cost of the call (rule M5). */
 	usage: Usage;
+	/** Why the reply ended (rule M4). */
 	stopReason: StopReason;
+	/** The finer cause behind `stopReason`, when there is one (rule M4). */
 	stopDetails?: StopDetails;
+	/** What went wrong, set when `stopReason` is `error` or `aborted` (rule E3); never holds the API key. */
 	errorMessage?: string;
+	/** The failure's class, set with `errorMessage` on a provider failure. */
 	errorKind?: ErrorKind;
+	/** When the reply was made, in milliseconds since the Unix epoch. */
 	timestamp: number;
+	/** The provider's id for the response, when it sends one. */
 	responseId?: string;
 }
 
 /** The result of one tool call. `details` is for the host and UI; it never goes to the model (rule M2). */
 export interface ToolResultMessage<TDetails = unknown> {
+	/** Message discriminator. */
 	role: "toolResult";
+	/** The `id` of the {@link ToolCall} this answers (rule I1). */
 	toolCallId: string;
+	/** The name of the tool that was called. */
 	toolName: string;
+	/** What the model sees: text and image blocks. */
 	content: UserContent[];
+	/** Structured data for the host and its UI; never sent to a provider (rule M2). */
 	details?: TDetails;
+	/** True when the result reports a failure: the tool said so or threw, or the call was refused or not run. */
 	isError: boolean;
+	/** When the result was made, in milliseconds since the Unix epoch. */
 	timestamp: number;
 }
 

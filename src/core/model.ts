@@ -8,11 +8,15 @@ export type KnownApi =
 	| "openai-responses"
 	| "google-generative-ai";
 
-/** Per-million-token prices. All zero means "price unknown" unless `known` says otherwise. */
+/** Per-million-token prices. All zero means "price unknown": zero cost and `priceUnknown` (rule M5). */
 export interface ModelCost {
+	/** Price per million uncached input tokens. */
 	input: number;
+	/** Price per million output tokens. */
 	output: number;
+	/** Price per million input tokens read from the prompt cache. */
 	cacheRead: number;
+	/** Price per million input tokens written to the prompt cache. */
 	cacheWrite: number;
 }
 
@@ -21,23 +25,35 @@ export interface ModelCost {
  * Providers read the flags they understand; unknown keys are ignored.
  */
 export interface ModelCompat {
+	/** A flag by name; each provider documents the flags it reads. */
 	[flag: string]: unknown;
 }
 
 /** A model is plain data: where to send requests and what the model supports. */
 export interface Model {
+	/** The model id sent to the provider, such as `claude-sonnet-4-5`. */
 	id: string;
+	/** A display name. */
 	name?: string;
+	/** The wire API that serves the model; selects the registered stream function. */
 	api: KnownApi | (string & {});
+	/** The provider's name, recorded on replies and telemetry. */
 	provider: string;
+	/** Where requests go; the API's default base URL when unset. */
 	baseUrl?: string;
+	/** Whether the model reasons; providers send a thinking level only to models that do (rule X5). */
 	reasoning: boolean;
+	/** The input kinds the model accepts; an image sent to a text-only model is replaced by a note. */
 	input: ("text" | "image")[];
+	/** The context window in tokens; informational, the loop does not trim to it. */
 	contextWindow: number;
+	/** The output cap Anthropic and Chat Completions requests send when `StreamOptions.maxTokens` is unset. */
 	maxTokens: number;
+	/** The price table usage is costed with (rule M5). */
 	cost: ModelCost;
 	/** Extra HTTP headers sent with every request to this model. */
 	headers?: Record<string, string>;
+	/** Wire quirks the model's provider reads. */
 	compat?: ModelCompat;
 }
 
@@ -49,8 +65,11 @@ export type JsonSchema = Record<string, unknown>;
 
 /** A tool as the provider sees it. */
 export interface ToolSpec {
+	/** The name the model calls the tool by. */
 	name: string;
+	/** What the tool does, for the model. */
 	description: string;
+	/** The JSON Schema of the tool's arguments object. */
 	parameters: JsonSchema;
 }
 
@@ -59,8 +78,11 @@ export type ToolChoice = "auto" | "none" | "required" | { type: "tool"; name: st
 
 /** The provider-bound context of one model call: wire messages only (rule M1). */
 export interface Context {
+	/** The system prompt, sent ahead of the messages. */
 	systemPrompt?: string;
+	/** The conversation, oldest first. */
 	messages: Message[];
+	/** The tools the model may call. */
 	tools?: ToolSpec[];
 	/**
 	 * Rule X2: a fixed prompt-cache breakpoint after this many leading messages, for providers that place
@@ -73,9 +95,13 @@ export interface Context {
 
 /** Details of one provider retry, reported through `StreamOptions.onRetry` (rule A8). */
 export interface RetryInfo {
+	/** The number of the attempt that failed, from 1. */
 	attempt: number;
+	/** ms to wait before the next attempt. */
 	delayMs: number;
+	/** The failed attempt's `ErrorKind`. */
 	errorKind: string;
+	/** The failed attempt's error text, with secrets masked. */
 	errorMessage: string;
 }
 
@@ -95,15 +121,23 @@ export interface CacheHints {
 
 /** Options for one model call. Providers ignore what they do not support. */
 export interface StreamOptions {
+	/** Aborts the call; the stream then ends with `stopReason: "aborted"` (rule A2). */
 	signal?: AbortSignal;
+	/** The key to use; when unset the provider reads it from the environment. */
 	apiKey?: string;
+	/** Sampling temperature; providers leave it out for models that reject it. */
 	temperature?: number;
+	/** Cap on output tokens; overrides `Model.maxTokens`. */
 	maxTokens?: number;
+	/** Which tool the model must call. */
 	toolChoice?: ToolChoice;
+	/** How much the model should reason (rule X5). */
 	thinkingLevel?: ThinkingLevel;
 	/** Stable id of the conversation, used for provider prompt caches (e.g. OpenAI `prompt_cache_key`). */
 	sessionId?: string;
+	/** Extra HTTP headers for this call, layered over the model's `headers`. */
 	headers?: Record<string, string>;
+	/** Called before each provider retry (rule A8); a callback that throws does not stop the retry. */
 	onRetry?: (info: RetryInfo) => void;
 	/**
 	 * Rule X2: set by the loop when `AgentLoopConfig.contextManager` is in use. Its presence tells a provider

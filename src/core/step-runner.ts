@@ -5,8 +5,11 @@
 
 /** Identifies one step of a run. `id` is stable across replays (the tool call id, or `model:<n>`). */
 export interface Step {
+	/** A model call or a tool execution. */
 	kind: "model" | "tool";
+	/** `model:<n>` for a model call (`n` counts the run's calls from 0), the tool call id for a tool. */
 	id: string;
+	/** The model id, or the tool's name. */
 	name: string;
 }
 

@@ -5,6 +5,7 @@ import type { RunState } from "./run-state.js";
 
 /** The abort reason of a run that crossed its deadline (rule A7). */
 export class DeadlineExceededError extends Error {
+	/** Always `"DeadlineExceededError"`. */
 	override readonly name = "DeadlineExceededError";
 	constructor() {
 		super("Deadline exceeded");

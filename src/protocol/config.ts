@@ -31,17 +31,25 @@ export type Awaitable<T> = T | Promise<T>;
  * injected once per `id`; `satisfies` decides whether a call complies (default: same tool name).
  */
 export interface SoftToolRequirement {
+	/** Marks the requirement as soft, as opposed to a hard {@link ToolChoice}. */
 	soft: true;
+	/** Names the requirement: its reminder is injected the first time this id is seen. */
 	id: string;
+	/** The required tool; forced as `tool_choice` after a non-compliant turn. */
 	toolName: string;
+	/** Messages injected once, the first time `id` is seen. */
 	reminder: AgentMessage[];
+	/** Whether a call complies with the requirement. Default: it calls `toolName`. */
 	satisfies?: (call: ToolCall) => boolean;
 }
 
 /** What `beforeModelCall` sees (rule X6): the final provider-bound context. */
 export interface BeforeModelCallContext {
+	/** The model about to be called. */
 	model: Model;
+	/** The context the provider will be sent, after every preparation step of rule C1. */
 	context: Context;
+	/** The options of the call, `signal` and `toolChoice` included. */
 	options: StreamOptions;
 	/** Every message of the run so far, at agent level. */
 	messages: readonly AgentMessage[];
@@ -49,6 +57,7 @@ export interface BeforeModelCallContext {
 
 /** Configuration of one run (rule L1). Everything but `model` is optional. */
 export interface AgentLoopConfig {
+	/** The model every model call of the run uses. */
 	model: Model;
 	/**
 	 * The stream function. Default: the provider registry's `stream` (`capstan/providers`), loaded on the first

@@ -40,7 +40,10 @@ export type AgentEvent =
 
 /** The agent-level context a run starts from. The caller's `messages` array is never mutated (rule L1). */
 export interface AgentContext {
+	/** The system prompt, read before every model call. */
 	systemPrompt?: string;
+	/** The transcript the run starts from; the run works on a copy. */
 	messages: AgentMessage[];
+	/** The tools the model may call; their specs are built for every model call (rule C5). */
 	tools?: AgentTool[];
 }

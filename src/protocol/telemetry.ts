@@ -24,16 +24,22 @@ export interface ModelCallRecord {
 	index: number;
 	/** The model that answered (the assistant message's `model`). */
 	model: string;
+	/** The assistant message's `provider`. */
 	provider: string;
+	/** The assistant message's `api`. */
 	api: string;
+	/** The provider's response id, when it sent one. */
 	responseId?: string;
+	/** The assistant message's `stopReason` (rule M4). */
 	stopReason: StopReason;
 	/**
 	 * The finer stop cause (`stopDetails.type`), e.g. `pause_turn`, `refusal`; `deadline` for a call the run's
 	 * deadline cut short (rule A7), whose message says only `aborted`.
 	 */
 	stopDetail?: string;
+	/** The failure's class, when the call failed. */
 	errorKind?: ErrorKind;
+	/** The failure's text, when the call failed. */
 	errorMessage?: string;
 	/** Clock time the call began: the end of the last event before its reply (turn start or injected input). */
 	startedAt: number;
@@ -41,6 +47,7 @@ export interface ModelCallRecord {
 	latencyMs: number;
 	/** From the call's start to the first streamed delta; absent when nothing streamed. */
 	timeToFirstTokenMs?: number;
+	/** The assistant message's `usage` (rule M5). */
 	usage: Usage;
 	/** `usage.cost.total`, in the model's price-table currency. */
 	cost: number;
@@ -48,10 +55,15 @@ export interface ModelCallRecord {
 
 /** One tool call, from its `tool_execution_start` to its `tool_execution_end`. */
 export interface ToolCallRecord {
+	/** The tool call's id. */
 	id: string;
+	/** The tool's name, as the model called it. */
 	name: string;
+	/** How the call settled. */
 	status: ToolCallStatus;
+	/** The result's `isError`. */
 	isError: boolean;
+	/** Clock time of the call's `tool_execution_start`. */
 	startedAt: number;
 	/**
 	 * Execution time for a call that ran; about zero for one settled without running (blocked, skipped, a
@@ -71,13 +83,17 @@ export interface ToolCallRecord {
 export interface RunSummary {
 	/** From the run's start to `agent_end`. */
 	wallTimeMs: number;
+	/** Turns started (`turn_start` events). */
 	turns: number;
+	/** Model calls that ended, failed ones and discarded replies included. */
 	modelCalls: number;
 	/** Model calls that ended with `stopReason` `error` or `aborted`. */
 	failedModelCalls: number;
 	/** Sum of the model calls' latencies. */
 	modelTimeMs: number;
+	/** Tool calls that ended, whatever their status. */
 	toolCalls: number;
+	/** Tool calls that ended, counted by status. */
 	toolCallsByStatus: Record<ToolCallStatus, number>;
 	/** Sum of the tool calls' latencies (overlapping calls each count in full). */
 	toolTimeMs: number;
@@ -104,6 +120,7 @@ export interface RunCoverage {
 	unknownToolsCalled: string[];
 	/** Models that answered, in order of first use. */
 	models: string[];
+	/** Providers that answered, in order of first use. */
 	providers: string[];
 }
 
@@ -128,6 +145,7 @@ export interface TelemetryOptions {
 
 /** What a sink learns when a run starts. Content fields are present only with `recordContent`. */
 export interface RunStartInfo {
+	/** Clock time the run was created. */
 	startedAt: number;
 	/** The run's configured model (the request model). */
 	model: Model;
@@ -135,7 +153,9 @@ export interface RunStartInfo {
 	tools: readonly { name: string; description: string }[];
 	/** Request settings worth reporting, when the run's `streamOptions` set them. */
 	request: { temperature?: number; maxTokens?: number; sessionId?: string };
+	/** Whether content fields are handed to the sink ({@link TelemetryOptions.recordContent}). */
 	recordContent: boolean;
+	/** The run's system prompt, present only with `recordContent`. */
 	systemPrompt?: string;
 }
 
@@ -152,27 +172,37 @@ export interface ModelCallContent {
 	 * reports (with `inputMessages: "new"`, only the messages an earlier `chat` span of the run did not record).
 	 */
 	request: readonly Message[];
+	/** The reply the call produced. */
 	output: AssistantMessage;
 }
 
 /** Content of one tool call, given to sinks only with `recordContent`. */
 export interface ToolCallContent {
+	/** The arguments on the call's `tool_execution_start`. */
 	args: Record<string, unknown>;
+	/** The result on the call's `tool_execution_end`. */
 	result: ToolResult;
 }
 
 /** What a sink learns when a run ends. */
 export interface RunEndInfo {
+	/** Clock time the run ended: its start plus `summary.wallTimeMs`. */
 	endedAt: number;
+	/** How the run ended, as on `agent_end`. */
 	outcome: RunOutcome;
+	/** The run's totals, as on `agent_end`. */
 	summary: RunSummary;
+	/** What the run used of what it was offered, as on `agent_end`. */
 	coverage: RunCoverage;
 }
 
 /** The receiver of one run's telemetry. Calls arrive in event order; a throw is reported, never propagated. */
 export interface RunSink {
+	/** A model call ended; `content` is present only with `recordContent`. */
 	modelCall(record: ModelCallRecord, content: ModelCallContent | undefined): void;
+	/** A tool call ended; `content` is present only with `recordContent`. */
 	toolCall(record: ToolCallRecord, content: ToolCallContent | undefined): void;
+	/** The run ended; the last call the sink gets. */
 	endRun(end: RunEndInfo): void;
 	/**
 	 * Optional: run one model or tool step (rule L13) inside the sink's scope — e.g. with the step's span
@@ -188,5 +218,6 @@ export interface RunSink {
  * caller's call to `agentLoop` or `Agent.prompt`), so a tracer can pick up the caller's active context.
  */
 export interface TelemetrySink {
+	/** A run was created: returns the sink that receives the rest of its telemetry. */
 	startRun(run: RunStartInfo): RunSink;
 }

@@ -8,7 +8,9 @@ import type { AgentTool } from "./types.js";
 
 /** A tool call parked until a person decides (rule T14). Plain JSON: store it with the transcript. */
 export interface PendingApproval {
+	/** The parked call's id: decide it with `approve(id)` / `deny(id, reason)` (rule T16). */
 	toolCallId: string;
+	/** The name of the tool the call is for. */
 	toolName: string;
 	/** The validated arguments the call would run with (the intent field removed, rule C5). */
 	args: Record<string, unknown>;

@@ -4,8 +4,11 @@ import type { StandardSchemaV1 } from "./standard-schema.js";
 
 /** What a tool returns (rule T1). `details` is for the host/UI and never reaches the model. */
 export interface ToolResult<TDetails = unknown> {
+	/** What the model sees: text and image blocks. */
 	content: UserContent[];
+	/** Structured data for the host and its UI; never sent to a provider. */
 	details?: TDetails;
+	/** Marks the result as a failure the model should see as one. Default false. */
 	isError?: boolean;
 }
 
@@ -18,7 +21,9 @@ export type ToolConcurrency = "shared" | "exclusive";
  * `toJSONSchema()`.
  */
 export interface ZodLikeSchema<TOutput = unknown> {
+	/** Zod's internals; capstan only takes the argument type from `output`, and checks `_zod` is present. */
 	_zod: { readonly output: TOutput };
+	/** Validates a copy of the arguments: `data` is what `execute` receives, or `error.issues` are reported. */
 	safeParse(value: unknown): {
 		success: boolean;
 		data?: unknown;
@@ -63,10 +68,19 @@ export interface ToolExecutionContext {
 /** A tool the agent may call (rule T1). */
 // biome-ignore lint/suspicious/noExplicitAny: default argument type; hosts narrow it with their schema type.
 export interface AgentTool<TArgs = any, TDetails = unknown> {
+	/** The name the model calls the tool by; calls are matched to it exactly (rule T2). */
 	name: string;
+	/** A human-readable name for UIs; the model never sees it. */
 	label?: string;
+	/** What the tool does and when to use it, for the model. */
 	description: string;
+	/** The arguments' schema: sent to the model as JSON Schema, checked before the call runs (rule T3). */
 	parameters: ToolParametersFor<TArgs>;
+	/**
+	 * Runs the call with validated arguments. `signal` fires on abort (rule A2) and, for an interruptible
+	 * tool, on a steer (rule T10); `onUpdate` streams partial results as `tool_execution_update` events. A
+	 * throw becomes an error result (rule T8); a result that is not a `ToolResult` is coerced (rule T9).
+	 */
 	execute(
 		toolCallId: string,
 		args: TArgs,
@@ -133,7 +147,9 @@ export type PlaceholderReason =
 
 /** `details` of every synthetic placeholder result: a UI renders it as "not run", not as a tool failure. */
 export interface PlaceholderDetails {
+	/** Marks the result as a placeholder, not the tool's output. */
 	synthetic: true;
+	/** Why the call did not run. */
 	reason: PlaceholderReason;
 	/** `false`: the tool did not run to completion; `"unknown"` for a `lost` result. */
 	executed: false | "unknown";
@@ -143,11 +159,15 @@ export interface PlaceholderDetails {
 
 /** Input of `beforeToolCall` (rule T4). */
 export interface BeforeToolCallContext {
+	/** The call as the model sent it. */
 	toolCall: ToolCall;
+	/** The tool the call was matched to. */
 	tool: AgentTool;
 	/** Validated arguments (intent field removed). */
 	args: Record<string, unknown>;
+	/** The reply that made the call. */
 	assistantMessage: AssistantMessage;
+	/** The transcript as it stood when the batch started. */
 	messages: readonly AgentMessage[];
 }
 
@@ -159,18 +179,27 @@ export type BeforeToolCallResult =
 
 /** Input of `afterToolCall` (rule T5). */
 export interface AfterToolCallContext {
+	/** The call, with any arguments `beforeToolCall` revised. */
 	toolCall: ToolCall;
+	/** The tool that ran. */
 	tool: AgentTool;
+	/** The validated arguments the tool ran with. */
 	args: Record<string, unknown>;
+	/** The tool's result after coercion (rule T9); a thrown error becomes an error result (rule T8). */
 	result: ToolResult;
+	/** The result's `isError`. */
 	isError: boolean;
+	/** The reply that made the call. */
 	assistantMessage: AssistantMessage;
 }
 
 /** A patch `afterToolCall` may apply; the patched result is coerced again (rule T9). */
 export interface AfterToolCallPatch {
+	/** Replaces the result's content. */
 	content?: UserContent[];
+	/** Replaces the result's details. */
 	details?: unknown;
+	/** Replaces the result's error flag. */
 	isError?: boolean;
 }
 
