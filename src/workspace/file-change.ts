@@ -5,15 +5,19 @@ import { resolveInWorkspace, workspaceRelative } from "./paths.js";
 
 /** Arguments of `write_file`. */
 export interface WriteFileArgs {
+	/** The file to write, relative to the working directory. */
 	path: string;
+	/** The file's whole new text. */
 	content: string;
 }
 
 /** Arguments of `edit_file`. */
 export interface EditFileArgs {
+	/** The file to edit, relative to the working directory. */
 	path: string;
 	/** Exact text to replace; must occur exactly once in the file. */
 	old_string: string;
+	/** The text that replaces it, taken literally. */
 	new_string: string;
 }
 
@@ -28,10 +32,13 @@ export interface FileChange {
 	path: string;
 	/** The current text, or undefined when the file does not exist yet. */
 	before: string | undefined;
+	/** The text the file would hold. */
 	after: string;
 	/** Unified diff (`--- a/path`, `+++ b/path`, hunks with 3 lines of context); empty when nothing changes. */
 	diff: string;
+	/** Lines the change adds. */
 	added: number;
+	/** Lines the change removes. */
 	removed: number;
 }
 

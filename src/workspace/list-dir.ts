@@ -12,7 +12,9 @@ export interface ListDirArgs {
 
 /** One entry of a `list_dir` result. */
 export interface DirEntry {
+	/** The entry's name within the directory. */
 	name: string;
+	/** What the entry is; a symlink is not followed, `other` is a FIFO, socket or device. */
 	type: "file" | "dir" | "symlink" | "other";
 	/** Where a symlink points, as stored in the link. */
 	target?: string;
@@ -20,10 +22,13 @@ export interface DirEntry {
 
 /** `details` of a `list_dir` result. */
 export interface ListDirDetails {
+	/** The directory, relative to the workspace root (`.` for the root). */
 	path: string;
+	/** The entries shown, sorted by name, at most `maxListEntries`. */
 	entries: DirEntry[];
 	/** Entries in the directory, including those left out by the cap. */
 	total: number;
+	/** True when the cap left entries out. */
 	truncated: boolean;
 }
 

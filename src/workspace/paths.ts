@@ -3,6 +3,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 
 /** Thrown when a tool is asked to touch a path outside its workspace (after resolving symlinks). */
 export class WorkspaceEscapeError extends Error {
+	/** Always `"WorkspaceEscapeError"`. */
 	override readonly name = "WorkspaceEscapeError";
 	/** The path as the caller gave it. */
 	readonly path: string;

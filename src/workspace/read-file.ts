@@ -14,6 +14,7 @@ import { resolveInWorkspace, workspaceRelative } from "./paths.js";
 
 /** Arguments of `read_file`. */
 export interface ReadFileArgs {
+	/** The file to read, relative to the working directory. */
 	path: string;
 	/** First line to return, 1-based (default 1). */
 	start_line?: number;
@@ -25,6 +26,7 @@ export interface ReadFileArgs {
 export interface ReadFileDetails {
 	/** The path relative to the workspace root. */
 	path: string;
+	/** The first line returned, 1-based. */
 	startLine: number;
 	/** The last line returned (`startLine - 1` when none was). */
 	endLine: number;

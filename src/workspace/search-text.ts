@@ -21,6 +21,7 @@ export interface SearchTextArgs {
 	path?: string;
 	/** Only files whose path matches this gitignore-style glob, e.g. `*.ts` or `src/**\/*.md`. */
 	include?: string;
+	/** Match case-insensitively (default false). */
 	ignore_case?: boolean;
 	/** Stop after this many matches (at most the configured cap). */
 	max_matches?: number;
@@ -28,6 +29,7 @@ export interface SearchTextArgs {
 
 /** One matching line. */
 export interface SearchMatch {
+	/** The file, relative to the workspace root. */
 	path: string;
 	/** 1-based line number. */
 	line: number;
@@ -37,13 +39,19 @@ export interface SearchMatch {
 
 /** `details` of a `search_text` result. */
 export interface SearchTextDetails {
+	/** The pattern as given. */
 	pattern: string;
+	/** What was searched, relative to the workspace root (`.` for the root). */
 	path: string;
+	/** The matching lines found, in search order. */
 	matches: SearchMatch[];
+	/** Files whose text was matched against the pattern. */
 	filesSearched: number;
 	/** True when the match cap stopped the search early. */
 	truncated: boolean;
+	/** Files skipped because they look binary. */
 	skippedBinary: number;
+	/** Files skipped because they are larger than `maxSearchFileBytes`. */
 	skippedLarge: number;
 }
 

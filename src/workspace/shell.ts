@@ -8,6 +8,7 @@ import { runInProcessGroup } from "./process-group.js";
 
 /** Arguments of `shell`. */
 export interface ShellArgs {
+	/** The command line, run with `<shell> -c` in the working directory. */
 	command: string;
 	/** Run time limit in ms; capped by the configured timeout. */
 	timeout_ms?: number;
@@ -15,11 +16,15 @@ export interface ShellArgs {
 
 /** `details` of a `shell` result. */
 export interface ShellDetails {
+	/** The command line that ran. */
 	command: string;
 	/** The shell's exit code; null when a signal ended it. */
 	exitCode: number | null;
+	/** The signal that ended the shell, such as `SIGKILL`; null when it exited. */
 	signal: string | null;
+	/** True when the time limit ended the command; its process group was killed. */
 	timedOut: boolean;
+	/** True when the call was aborted while the command ran; its process group was killed. */
 	aborted: boolean;
 	/** True when output was dropped from the middle. */
 	truncated: boolean;

@@ -12,6 +12,7 @@ import { textResult, throwIfAborted, type WorkspaceToolsOptions } from "./option
 
 /** `details` of a `write_file` or `edit_file` result. */
 export interface FileChangeDetails {
+	/** The file, relative to the workspace root. */
 	path: string;
 	/** True when `write_file` created the file. */
 	created: boolean;
@@ -19,7 +20,9 @@ export interface FileChangeDetails {
 	bytes: number;
 	/** Unified diff of the change (empty when the content was already the same). */
 	diff: string;
+	/** Lines the change added. */
 	added: number;
+	/** Lines the change removed. */
 	removed: number;
 }
 
