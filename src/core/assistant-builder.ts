@@ -27,15 +27,21 @@ import { IncrementalJsonParser, type JsonParseResult, parseJsonText, wholeObject
 
 /** Identity of the reply being built; copied onto the message. */
 export interface AssistantBuilderInit {
+	/** The wire API, copied to `AssistantMessage.api`. */
 	api: string;
+	/** The provider, copied to `AssistantMessage.provider`. */
 	provider: string;
+	/** The model id, copied to `AssistantMessage.model`. */
 	model: string;
+	/** The message's timestamp, in milliseconds since the Unix epoch. */
 	timestamp: number;
 }
 
 /** Where the builder sends its events; an `AssistantMessageEventStream` is one. */
 export interface AssistantEventSink {
+	/** Receives each event as it is built. */
 	push(event: AssistantMessageEvent): void;
+	/** Receives the final message, once, after the terminal event. */
 	end(message: AssistantMessage): void;
 }
 

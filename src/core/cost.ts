@@ -7,9 +7,13 @@ import type { ModelCost } from "./model.js";
 
 /** Raw token counts, already normalized: `input` excludes `cacheRead` and `cacheWrite`. */
 export interface TokenCounts {
+	/** Uncached input tokens. */
 	input?: number;
+	/** Output tokens, reasoning included. */
 	output?: number;
+	/** Input tokens read from the prompt cache. */
 	cacheRead?: number;
+	/** Input tokens written to the prompt cache. */
 	cacheWrite?: number;
 	/** Reasoning tokens, when reported; informational (already part of `output`). */
 	reasoning?: number;

@@ -35,7 +35,10 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024;
 /** Default bytes read of an HTTP error body: the message keeps 500 characters of it. */
 export const DEFAULT_MAX_ERROR_BODY_BYTES = 64 * 1024;
-/** @deprecated The first response bytes are the headers: use {@link DEFAULT_HEADERS_TIMEOUT_MS}. */
+/**
+ * The former name of {@link DEFAULT_HEADERS_TIMEOUT_MS}, with the same value.
+ * @deprecated The first response bytes are the headers: use {@link DEFAULT_HEADERS_TIMEOUT_MS}.
+ */
 export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = DEFAULT_HEADERS_TIMEOUT_MS;
 
 /** Stream options every built-in provider understands, beyond the core `StreamOptions`. */
@@ -47,7 +50,10 @@ export interface ProviderStreamOptions extends StreamOptions, RetryPolicy {
 	 * processes the prompt before answering.
 	 */
 	headersTimeoutMs?: number;
-	/** @deprecated Alias of {@link headersTimeoutMs}, which wins when both are set. */
+	/**
+	 * The former name of `headersTimeoutMs`.
+	 * @deprecated Alias of {@link headersTimeoutMs}, which wins when both are set.
+	 */
 	firstByteTimeoutMs?: number;
 	/**
 	 * ms of silence allowed once the headers arrived, before the first chunk and between chunks (0, `Infinity` or
@@ -71,7 +77,9 @@ export interface ProviderStreamOptions extends StreamOptions, RetryPolicy {
 
 /** One HTTP request that answers with server-sent events. */
 export interface SseRequest {
+	/** The absolute URL to send the request to. */
 	url: string;
+	/** The HTTP method. Default `"POST"`. */
 	method?: "POST" | "GET";
 	/** Provider headers (auth, versions). Model headers and `options.headers` are layered on top. */
 	headers?: Record<string, string>;
@@ -85,7 +93,9 @@ export interface SseRequest {
 
 /** What `run` gets besides the builder: one per attempt. */
 export interface ProviderCallContext {
+	/** The model being called. */
 	readonly model: Model;
+	/** The options the stream function was called with. */
 	readonly options: ProviderStreamOptions;
 	/** The resolved key (`options.apiKey` or the environment); `undefined` only when the model needs none. */
 	readonly apiKey: string | undefined;

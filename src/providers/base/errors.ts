@@ -8,6 +8,7 @@ import type { ErrorKind } from "../../core/messages.js";
 
 /** A classified provider failure. Thrown inside provider code, never out of a stream function. */
 export class ProviderError extends Error {
+	/** Always `"ProviderError"`. */
 	override readonly name = "ProviderError";
 	/** The classified kind carried onto the message as `errorKind`. */
 	readonly kind: ErrorKind;
@@ -38,7 +39,9 @@ export function isProviderError(value: unknown): value is ProviderError {
 
 /** What an API-specific body classifier may decide; `undefined` falls back to the generic status rules. */
 export interface BodyClassification {
+	/** The failure's kind. */
 	kind: ErrorKind;
+	/** Overrides whether the kind is retried (rule A8); default: the kind decides. */
 	retryable?: boolean;
 }
 

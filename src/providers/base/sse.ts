@@ -9,8 +9,11 @@ import { ProviderError } from "./errors.js";
 
 /** One SSE event: `event` is the `event:` name when the server sent one, `data` the joined `data:` lines. */
 export interface SseEvent {
+	/** The `event:` name, when the server sent one. */
 	event: string | undefined;
+	/** The event's `data:` lines, joined with newlines. */
 	data: string;
+	/** The `id:` field, when the server sent one. */
 	id?: string;
 }
 

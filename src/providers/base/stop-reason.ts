@@ -9,7 +9,9 @@ import type { ErrorKind, StopDetails } from "../../core/messages.js";
 
 /** The mapped outcome of one provider stop value. */
 export interface MappedStop {
+	/** The stop reason the reply ends with (rule M4). */
 	reason: "stop" | "toolUse" | "length" | "error";
+	/** Finer details put on the message as `stopDetails`. */
 	details?: StopDetails;
 	/** For `error`: the message to put on the assistant message. */
 	errorMessage?: string;
