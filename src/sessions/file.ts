@@ -15,7 +15,9 @@ import { parseSession } from "./load.js";
 
 /** An open session file: entries are written synchronously, so a `kill -9` loses nothing already appended. */
 export interface SessionFile {
+	/** The file's path. */
 	readonly path: string;
+	/** The file's first line. */
 	readonly header: SessionHeader;
 	/** Messages in the file so far (the index the next appended message gets). */
 	readonly messageCount: number;
@@ -34,6 +36,7 @@ export interface SessionFile {
 	append(message: AgentMessage): void;
 	/** Replace message `index` (a reply whose tool arguments `beforeToolCall` revised, rule T4). */
 	revise(index: number, message: AgentMessage): void;
+	/** Close the file; appending afterwards throws. Calling it again does nothing. */
 	close(): void;
 }
 

@@ -8,8 +8,11 @@ export const CAPSTAN_VERSION = "0.1.0";
 
 /** Which model a session was started with: names only, never options, headers or keys. */
 export interface SessionModel {
+	/** The model's `provider`. */
 	provider: string;
+	/** The model's `id`. */
 	id: string;
+	/** The model's wire `api`. */
 	api: string;
 }
 
@@ -18,7 +21,9 @@ export interface SessionModel {
  * is one {@link SessionEntry} per line.
  */
 export interface SessionHeader {
+	/** Marks the file as a capstan session. */
 	type: "capstan-session";
+	/** The file's format version ({@link SESSION_FORMAT_VERSION} when this capstan wrote it). */
 	version: number;
 	/** Random id, also part of the file name. */
 	id: string;
@@ -26,13 +31,17 @@ export interface SessionHeader {
 	createdAt: string;
 	/** The working directory the session ran in. */
 	cwd: string;
+	/** The model the session started with. */
 	model: SessionModel;
+	/** The capstan version that created the file. */
 	capstanVersion: string;
 }
 
 /** One transcript message, appended when its `message_end` fired. */
 export interface MessageEntry {
+	/** Entry discriminator. */
 	type: "message";
+	/** The message, as the event carried it. */
 	message: AgentMessage;
 }
 
@@ -41,8 +50,11 @@ export interface MessageEntry {
  * (0-based among the file's messages) is replaced by this one, as the Agent replaced it in its transcript.
  */
 export interface RevisionEntry {
+	/** Entry discriminator. */
 	type: "revision";
+	/** The 0-based position, among the file's messages, of the message replaced. */
 	index: number;
+	/** The revised message. */
 	message: AgentMessage;
 }
 
@@ -58,6 +70,7 @@ export type SessionEntry = MessageEntry | RevisionEntry;
  * `\uXXXX` escapes, so printing it cannot send a crafted file's escape sequences to a terminal.
  */
 export class SessionFormatError extends Error {
+	/** Always `"SessionFormatError"`. */
 	override readonly name = "SessionFormatError";
 	/** The file. */
 	readonly path: string;

@@ -5,8 +5,11 @@ import { loadSession } from "./load.js";
 
 /** One session in a folder, for a picker or `--continue`. */
 export interface SessionSummary {
+	/** The session file's path. */
 	path: string;
+	/** The file's header. */
 	header: SessionHeader;
+	/** Messages in the transcript as loaded: revisions applied, repairs included. */
 	messageCount: number;
 	/**
 	 * The first user message's text on one line (line breaks and control characters as spaces), cut to

@@ -5,7 +5,9 @@ import { SESSION_FORMAT_VERSION, SessionFormatError, type SessionHeader, visible
 
 /** A session read back: the header, the transcript with revisions applied, and what was skipped and why. */
 export interface LoadedSession {
+	/** The file's header, validated. */
 	header: SessionHeader;
+	/** The transcript, revisions applied and pairing repaired where a line was lost. */
 	messages: AgentMessage[];
 	/**
 	 * Lines that were dropped (a torn last line after a crash, a corrupt line), and the tool results dropped or
