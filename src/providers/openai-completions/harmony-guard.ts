@@ -33,11 +33,15 @@ export type HarmonyLeakAction = "retry" | "recover" | "fail";
 
 /** One occurrence, as reported to the host. */
 export interface HarmonyLeakReport {
+	/** Where in the reply the leak was found. */
 	location: HarmonyLeakLocation;
+	/** The first leaked marker found, such as `<|channel|>` or `to=functions.x`. */
 	marker: string;
+	/** What the guard did about it (rule X4). */
 	action: HarmonyLeakAction;
 	/** 0 for the first reply of the turn, 1 for the first retry, … */
 	attempt: number;
+	/** The id of the tool call that leaked, for a leak in a tool name or arguments. */
 	toolCallId?: string;
 }
 

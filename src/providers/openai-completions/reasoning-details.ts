@@ -8,13 +8,21 @@ import type { JsonValue, ProviderBlock } from "../../core/messages.js";
 
 /** One `reasoning_details` entry, as it streams and as it is replayed. */
 export interface ReasoningDetail {
+	/** The entry's kind: readable text, a summary, or an encrypted blob. */
 	type: "reasoning.text" | "reasoning.summary" | "reasoning.encrypted" | (string & {});
+	/** Reasoning text (`reasoning.text`); streamed pieces are appended. */
 	text?: string;
+	/** Summary text (`reasoning.summary`); streamed pieces are appended. */
 	summary?: string;
+	/** The encrypted reasoning (`reasoning.encrypted`); streamed pieces are appended. */
 	data?: string;
+	/** The provider's signature over the entry; streamed pieces are appended. */
 	signature?: string;
+	/** The provider's format name for the entry. */
 	format?: string;
+	/** The provider's id for the entry. */
 	id?: string;
+	/** The key that joins an entry's streamed pieces; an entry without one stands alone. */
 	index?: number;
 }
 

@@ -12,8 +12,11 @@ import { safeCallId } from "../base/call-id.js";
 
 /** What we keep of an output item to replay it. */
 export interface ItemRef {
+	/** The output item's id (`msg_…`, `fc_…`), which a replayed reasoning item is paired with. */
 	id?: string;
+	/** A message item's `phase`, sent back for models that want it. */
 	phase?: string;
+	/** A function call item's `namespace`, sent back with the call. */
 	namespace?: string;
 }
 
