@@ -27,6 +27,7 @@ export type ScriptedBlock =
 
 /** One reply of the script, and how it is delivered. */
 export interface ScriptedReply {
+	/** The reply's blocks, streamed in order. Default: none. */
 	content?: ScriptedBlock[];
 	/** Default: `toolUse` when the reply has tool calls, else `stop`. */
 	stopReason?: "stop" | "toolUse" | "length";
@@ -67,8 +68,11 @@ export interface ScriptedReply {
 export interface ScriptedCall {
 	/** 0-based number of this call. */
 	index: number;
+	/** The model the call was made with. */
 	model: Model;
+	/** The context the call was made with. */
 	context: Context;
+	/** The options the call was made with. */
 	options: StreamOptions;
 }
 
@@ -92,7 +96,9 @@ export interface ScriptedModelOptions {
 
 /** A scripted model: the `model` to put in your config, the `stream` function, and a record of every call. */
 export interface ScriptedModel {
+	/** The scripted model (`provider: "scripted"`, zero prices), with the `model` overrides applied. */
 	model: Model;
+	/** The stream function that plays the script, one reply per call. */
 	stream: StreamFunction;
 	/** Every call, in order: context with a copied `messages` array, options shallow-copied. */
 	calls: ScriptedCall[];

@@ -7,6 +7,7 @@ import type { PartialArg } from "./wire.js";
 
 /** Arguments being assembled for one streamed call. */
 export interface PartialArgsState {
+	/** The arguments assembled so far. */
 	args: Record<string, unknown>;
 	/** Paths whose last string fragment said `willContinue`. */
 	continuing: Set<string>;

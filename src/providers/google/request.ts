@@ -59,10 +59,15 @@ export type WireToolConfig = Omit<ToolConfig, "functionCallingConfig"> & {
 
 /** The JSON body of one `streamGenerateContent` call. */
 export interface GeminiRequestBody {
+	/** The system prompt, when there is one. */
 	systemInstruction?: Content;
+	/** The function declarations, when the context has tools. */
 	tools?: Tool[];
+	/** The tool choice and `streamFunctionCallArguments`, when either is set. */
 	toolConfig?: WireToolConfig;
+	/** Output cap, temperature and thinking, when any is set. */
 	generationConfig?: Omit<GenerationConfig, "thinkingConfig"> & { thinkingConfig?: WireThinkingConfig };
+	/** The conversation, as Gemini contents. */
 	contents: Content[];
 }
 
