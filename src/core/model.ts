@@ -1,5 +1,5 @@
 import type { AssistantMessageEventStream } from "./events.js";
-import type { Message } from "./messages.js";
+import type { ErrorKind, Message } from "./messages.js";
 
 /** Wire APIs capstan speaks. Any other string names a host-registered API. */
 export type KnownApi =
@@ -100,7 +100,7 @@ export interface RetryInfo {
 	/** ms to wait before the next attempt. */
 	delayMs: number;
 	/** The failed attempt's `ErrorKind`. */
-	errorKind: string;
+	errorKind: ErrorKind;
 	/** The failed attempt's error text, with secrets masked. */
 	errorMessage: string;
 }

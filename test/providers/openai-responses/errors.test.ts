@@ -2,7 +2,8 @@
  * Error paths of the OpenAI Responses provider over the loopback server (SPEC E3, A1, A2, A8): failures are
  * data, never throws; transient failures before content are retried.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import type { ErrorKind } from "../../../src/core/messages.js";
 import {
 	buildResponsesRequest,
 	streamOpenAIResponses,
@@ -44,7 +45,11 @@ describe("error paths (SPEC E3, A8): failures are data, never throws", () => {
 		);
 		const retries: unknown[] = [];
 		const { message } = await collect(responsesModel(s.baseUrl), HI, {
-			onRetry: (info) => retries.push(info),
+			onRetry: (info) => {
+				// Typed as the message's own ErrorKind, so a host can switch on it exhaustively.
+				expectTypeOf(info.errorKind).toEqualTypeOf<ErrorKind>();
+				retries.push(info);
+			},
 		});
 		expect(message.stopReason).toBe("stop");
 		expect(textOf(message)).toBe("hi");
