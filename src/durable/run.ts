@@ -186,17 +186,22 @@ export async function runDurableAgent(
 	const controller = new AbortController();
 	const control =
 		settings.deadline === undefined ? { controller } : { controller, deadline: settings.deadline };
+	// Once the body has failed (an event consumer threw, the engine failed), the loop must not go on behind
+	// it: no new step, no inbox read, no further event delivered.
+	let failed: { error: unknown } | undefined;
+	const fail = (error: unknown): void => {
+		failed ??= { error };
+	};
 	const tools = agent.tools ?? [];
 	const steps = new DurableSteps(engine.journal, {
 		tools,
 		clock,
 		control,
 		wallClock,
+		onEngineFailure: fail,
 		...(agent.onInterrupted ? { onInterrupted: agent.onInterrupted } : {}),
 	});
-	const inbox = new BoundaryInbox(engine.inbox, controller, clock, settings.deadline);
-	// Once the body has failed, the loop must not go on behind it: no new step, no inbox read.
-	let failed: { error: unknown } | undefined;
+	const inbox = new BoundaryInbox(engineInbox(engine.inbox, fail), controller, clock, settings.deadline);
 	const config: AgentLoopConfig = {
 		...agent.config,
 		model: agent.model,
@@ -223,31 +228,54 @@ export async function runDurableAgent(
 					controller.signal,
 					input.approvals ? { approvals: input.approvals } : undefined,
 				);
-	let outcome: RunOutcome;
+	let outcome: RunOutcome = { type: "completed" };
 	try {
-		outcome = await forwardEvents(stream, engine.onEvent);
+		outcome = await forwardEvents(stream, engine.onEvent, () => failed !== undefined);
 	} catch (error) {
-		// An event consumer failed (the engine's event log, the host's `onEvent`): the body fails with its error,
-		// after the loop wound down and the steps already running recorded. Nothing is aborted, so no abort is
-		// journaled: a retry replays the finished steps and goes on from there.
-		failed = { error };
+		fail(error);
+	}
+	if (failed) {
+		// An event consumer failed (the engine's event log, the host's `onEvent`), or the engine itself did
+		// (a journal write or an inbox read threw): the body fails with that error, untouched, after the loop
+		// wound down and the steps already running recorded. What the loop made of the failure (an error tool
+		// result, an error reply) is neither delivered nor returned, and nothing is aborted, so no abort is
+		// journaled: the engine's retry replays the finished steps and goes on from there.
 		await stream.result().catch(() => {});
 		await steps.idle();
-		throw error;
+		throw failed.error;
 	}
 	const added = await stream.result();
 	await steps.idle();
+	// A step still running when the loop ended may have met the engine failure last.
+	if (steps.engineFailure) throw steps.engineFailure.error;
 	return { messages: [...messages, ...added], added, outcome };
 }
 
+/** The engine's inbox, with a failed read (an engine failure) reported before the loop closes it as data. */
+function engineInbox(inbox: DurableInbox, fail: (error: unknown) => void): DurableInbox {
+	return {
+		take: async (topic) => {
+			try {
+				return await inbox.take(topic);
+			} catch (error) {
+				fail(error);
+				throw error;
+			}
+		},
+	};
+}
+
+/** Deliver each event with its position until the stream ends or `stopped()` (the body failed). */
 async function forwardEvents(
 	stream: AsyncIterable<AgentEvent>,
 	onEvent: DurableEngine["onEvent"],
+	stopped: () => boolean,
 ): Promise<RunOutcome> {
 	let outcome: RunOutcome = { type: "completed" };
 	let seq = -1;
 	let delta = 0;
 	for await (const event of stream) {
+		if (stopped()) break;
 		if (event.type === "message_update" || event.type === "tool_execution_update") delta++;
 		else {
 			seq++;

@@ -41,6 +41,12 @@ export interface DurableStepOptions {
 	control?: DurableRunControl;
 	/** The wall clock for step completion times. Default `Date.now`. */
 	wallClock?: () => number;
+	/**
+	 * Called once, with the first error the journal itself threw (see `DurableSteps.engineFailure`). The step
+	 * that met it rejects with that error too, but the loop closes a failed step as data (a tool error
+	 * result, an error reply), so the host must stop the run and fail the workflow with this error instead.
+	 */
+	onEngineFailure?: (error: unknown) => void;
 }
 
 /** What the journal records for one step: a JSON result or an error text, when it settled, and any abort. */
@@ -55,6 +61,11 @@ interface StepRecord {
  * The steps of one durable run. `runStep` is the loop's step runner; `idle()` waits for steps still running
  * after the loop stopped waiting for them (a tool that outlived an abort), so their records land before the
  * workflow ends.
+ *
+ * A step's own failure (its tool or model call threw) is journaled as the step's result. An error thrown by
+ * the journal call itself (the engine lost its database, cancelled the workflow, refused a write) is an engine
+ * failure: the step rejects with that error, untouched, nothing about it is journaled, and it is reported
+ * through `onEngineFailure` and `engineFailure`, so the host fails the attempt and the engine can retry it.
  */
 export class DurableSteps {
 	/** The run's journaled clock, advanced by every step record (pass `() => clock.now()` as the loop's `now`). */
@@ -68,6 +79,7 @@ export class DurableSteps {
 	/** Journal reads whose outcome (a record, or a live run) is not known yet. */
 	#reading = 0;
 	#quietWaiters: (() => void)[] = [];
+	#engineFailure: { error: unknown } | undefined;
 
 	constructor(journal: DurableJournal, options: DurableStepOptions) {
 		this.#journal = journal;
@@ -87,6 +99,14 @@ export class DurableSteps {
 		);
 		return pending;
 	};
+
+	/**
+	 * The first error the journal itself threw during this run, if one did: an engine failure, not a step's
+	 * own. The run must not go on from it (the loop has closed the step as an error); fail the workflow with it.
+	 */
+	get engineFailure(): { error: unknown } | undefined {
+		return this.#engineFailure;
+	}
 
 	/** Resolves once no step is running. */
 	async idle(): Promise<void> {
@@ -117,14 +137,28 @@ export class DurableSteps {
 		const tool = this.#options.tools.find((candidate) => candidate.name === step.name);
 		if (tool?.idempotent === true) return this.#record(name, fn);
 		let fresh = false;
-		const started = this.#journal.run(`${name}:started`, async () => {
-			fresh = true;
-			return true;
-		});
-		return this.#record(name, async () => {
-			await started;
-			return fresh ? fn() : this.#interrupted(step, tool, fn);
-		});
+		// Settled as a value: a replay that finds the result recorded never waits for the marker.
+		const started = this.#journal
+			.run(`${name}:started`, async () => {
+				fresh = true;
+				return true;
+			})
+			.then(
+				() => undefined,
+				(error: unknown) => {
+					this.#engineFailed(error);
+					return { error };
+				},
+			);
+		return this.#record(
+			name,
+			() => (fresh ? fn() : this.#interrupted(step, tool, fn)),
+			async () => {
+				const failure = await started;
+				// The marker was not written: the tool must not run, and its step must not record an error result.
+				if (failure) throw failure.error;
+			},
+		);
 	}
 
 	async #interrupted<T>(step: Step, tool: AgentTool | undefined, fn: () => Promise<T>): Promise<T> {
@@ -145,17 +179,25 @@ export class DurableSteps {
 		return decided as T;
 	}
 
-	/** Journal one step: the result is JSON on the first attempt too, so live and replayed runs see equal data. */
-	async #record<T>(name: string, fn: () => Promise<T>): Promise<T> {
+	/**
+	 * Journal one step: the result is JSON on the first attempt too, so live and replayed runs see equal data.
+	 * The step's own errors become its record inside the journaled call; whatever the journal call throws is
+	 * the engine's (so is `gate`'s, which runs first inside the call: a non-idempotent tool's start marker).
+	 */
+	async #record<T>(name: string, fn: () => Promise<T>, gate?: () => Promise<void>): Promise<T> {
 		let live = false;
 		this.#reading++;
 		let record: StepRecord;
 		try {
-			record = await this.#journal.run<StepRecord>(name, () => {
+			record = await this.#journal.run<StepRecord>(name, async () => {
 				live = true;
 				this.#readSettled();
+				if (gate) await gate();
 				return this.#live(fn);
 			});
+		} catch (error) {
+			this.#engineFailed(error);
+			throw error;
 		} finally {
 			if (!live) this.#readSettled();
 		}
@@ -212,6 +254,13 @@ export class DurableSteps {
 		await this.#quiet();
 		if (controller.signal.aborted) return;
 		controller.abort(record.abort.deadline ? new DeadlineExceededError() : record.abort.reason);
+	}
+
+	/** The journal itself failed: remember the first such error and report it once. */
+	#engineFailed(error: unknown): void {
+		if (this.#engineFailure) return;
+		this.#engineFailure = { error };
+		this.#options.onEngineFailure?.(error);
 	}
 
 	/** One journal read fewer in flight (its record came back, or its step started running live). */

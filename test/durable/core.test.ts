@@ -404,6 +404,129 @@ describe("durable core: a run whose event sink fails", () => {
 	});
 });
 
+/** The engine's own failure: the database went away while it wrote a step's record. */
+class EngineDown extends Error {
+	override readonly name = "EngineDown";
+}
+
+/**
+ * One attempt over a real `MemoryJournal` whose engine refuses the first write of the record `name`: the step
+ * runs, then its record cannot be written, so the journal call throws the engine's error (nothing recorded).
+ * An inbox read named `inbox:<topic>:<n>` fails instead after the engine took the messages.
+ */
+function refusingWrite(journal: MemoryJournal, name: string, error: Error): MemoryAttempt {
+	const attempt = journal.attempt();
+	let refused = false;
+	const refuseOnce = (step: string): void => {
+		if (step !== name || refused) return;
+		refused = true;
+		throw error;
+	};
+	const takes = new Map<string, number>();
+	return {
+		...attempt,
+		journal: {
+			run: (step, fn) =>
+				attempt.journal.run(step, async () => {
+					const value = await fn();
+					refuseOnce(step);
+					return value;
+				}),
+		},
+		inbox: {
+			async take(topic) {
+				const n = takes.get(topic) ?? 0;
+				takes.set(topic, n + 1);
+				const messages = await attempt.inbox.take(topic);
+				refuseOnce(`inbox:${topic}:${n}`);
+				return messages;
+			},
+		},
+	};
+}
+
+describe("durable core: the engine itself fails during a step", () => {
+	/** Run over an attempt whose engine refuses `name`'s record; collect the events delivered. */
+	async function failOnce(name: string, options: Partial<CountingAgentOptions> = {}) {
+		const { counts, count } = counter();
+		const journal = new MemoryJournal();
+		const down = new EngineDown("connection to the journal lost");
+		const delivered: AgentEvent[] = [];
+		const attempt = refusingWrite(journal, name, down);
+		const failing = runDurableAgent(countingAgent({ count, ...options }), input, {
+			...attempt,
+			onEvent: (event) => void delivered.push(event),
+		});
+		return { counts, count, journal, down, delivered, failing };
+	}
+
+	it("a tool's record refused: the body fails with the engine's error, nothing of it is delivered, the retry goes on", async () => {
+		const { counts, count, journal, down, delivered, failing } = await failOnce("t1");
+		// The very error, untouched: an engine tells its own errors (a cancel, a lost lease) by identity.
+		await expect(failing).rejects.toBe(down);
+		expect(delivered.some((event) => event.type === "agent_end")).toBe(false);
+		expect(JSON.stringify(delivered)).not.toContain("connection to the journal lost");
+		expect(journal.recorded).not.toContain("t1");
+		// Nothing of the run went on behind the failure.
+		expect([...counts.keys()]).toEqual(["model:0", "tool:t1"]);
+		// The engine retries: t1 (idempotent) runs again, the rest once, and the transcript is an uninterrupted one.
+		const retried = await runDurableAgent(countingAgent({ count }), input, journal.attempt());
+		expect(withoutTimestamps(retried.messages)).toEqual(withoutTimestamps((await uninterrupted()).messages));
+		expect(counts.get("tool:t1")).toBe(2);
+		expect(counts.get("model:1")).toBe(1);
+	});
+
+	it("a model reply's record refused: the body fails with the engine's error, not with an error reply", async () => {
+		const { count, journal, down, delivered, failing } = await failOnce("model:1");
+		await expect(failing).rejects.toBe(down);
+		expect(
+			delivered.some((event) =>
+				event.type === "message_end" && event.message.role === "assistant"
+					? event.message.stopReason === "error"
+					: false,
+			),
+		).toBe(false);
+		const retried = await runDurableAgent(countingAgent({ count }), input, journal.attempt());
+		expect(withoutTimestamps(retried.messages)).toEqual(withoutTimestamps((await uninterrupted()).messages));
+	});
+
+	it("a non-idempotent tool's start marker refused: the tool does not run and no error result is recorded for it", async () => {
+		const { counts, count, journal, down, failing } = await failOnce("t2:started");
+		await expect(failing).rejects.toBe(down);
+		expect(counts.get("tool:t2")).toBeUndefined();
+		expect(journal.recorded).not.toContain("t2");
+		// The retry finds neither the marker nor a result: the charge runs, once, as if nothing had happened.
+		const retried = await runDurableAgent(countingAgent({ count }), input, journal.attempt());
+		expect(withoutTimestamps(retried.messages)).toEqual(withoutTimestamps((await uninterrupted()).messages));
+		expect(counts.get("tool:t2")).toBe(1);
+	});
+
+	it("a non-idempotent tool that ran but whose record was refused is reported as interrupted on the retry (SPEC T6)", async () => {
+		const { counts, count, journal, down, failing } = await failOnce("t2");
+		await expect(failing).rejects.toBe(down);
+		const retried = await runDurableAgent(countingAgent({ count }), input, journal.attempt());
+		// Its side effect happened and its result is lost: exactly a crash after the charge.
+		expect(toolResult(retried, "t2")?.details).toEqual({ interrupted: true, executed: "unknown" });
+		expect(counts.get("tool:t2")).toBe(1);
+	});
+
+	it("an inbox read the engine refuses fails the body too, not the run", async () => {
+		const { journal, down, failing } = await failOnce("inbox:abort:0");
+		await expect(failing).rejects.toBe(down);
+		expect(journal.recorded).not.toContain("model:1");
+	});
+
+	it("a step's own failure is still the step's result: a throwing tool is an error result the model reads", async () => {
+		const result = await uninterrupted({
+			insideCharge: async () => {
+				throw new Error("card declined");
+			},
+		});
+		expect(result.outcome).toEqual({ type: "completed" });
+		expect(toolResult(result, "t2")).toMatchObject({ isError: true, content: [{ text: "card declined" }] });
+	});
+});
+
 describe("durable core: a deadline inside a concurrent batch", () => {
 	afterEach(() => {
 		vi.useRealTimers();
