@@ -1,4 +1,5 @@
 // The worker and client API of capstan/dbos in one process, against a real PostgreSQL.
+import { DBOS } from "@dbos-inc/dbos-sdk";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
@@ -8,7 +9,12 @@ import {
 	launchDbosWorker,
 	registerDbosAgent,
 } from "../../src/dbos/index.js";
-import { type DurableAgent, MemoryJournal, runDurableAgent } from "../../src/durable/index.js";
+import {
+	type DurableAgent,
+	type DurableRunResult,
+	MemoryJournal,
+	runDurableAgent,
+} from "../../src/durable/index.js";
 import type { AgentTool } from "../../src/index.js";
 import { scriptedModel } from "../../src/testing/index.js";
 import { countingAgent, withoutTimestamps } from "../durable/support/agent.js";
@@ -69,6 +75,38 @@ function brokenEventsAgent(databaseUrl: string, count: (key: string) => void): D
 	return { model: scripted.model, streamFn: scripted.stream, tools: [waitForRefusal, charge] };
 }
 
+/** A gate a tool waits at in its first run: `reached` once it is inside, `open()` lets it return. */
+function gate(): { reached: Promise<void>; inside(): void; opened: Promise<void>; open(): void } {
+	let inside!: () => void;
+	let open!: () => void;
+	const reached = new Promise<void>((resolve) => (inside = resolve));
+	const opened = new Promise<void>((resolve) => (open = resolve));
+	return { reached, inside, opened, open };
+}
+
+/** An agent whose one tool waits at `waitAt` (the test cancels the run meanwhile), then a text reply. */
+function cancellableAgent(waitAt: ReturnType<typeof gate>): DurableAgent {
+	const scripted = scriptedModel(
+		(call) =>
+			call.context.messages.some((message) => message.role === "toolResult")
+				? { content: [{ type: "text", text: "done" }] }
+				: { content: [{ type: "toolCall", id: "s1", name: "slow", arguments: {} }] },
+		{ now: () => 0 },
+	);
+	const slow: AgentTool = {
+		name: "slow",
+		description: "Take a while.",
+		parameters: { type: "object", properties: {} },
+		idempotent: true,
+		async execute() {
+			waitAt.inside();
+			await waitAt.opened;
+			return { content: [{ type: "text", text: "slept" }] };
+		},
+	};
+	return { model: scripted.model, streamFn: scripted.stream, tools: [slow] };
+}
+
 describeWithPostgres("capstan/dbos: a worker and a client in one process", (serverUrl) => {
 	let database: Awaited<ReturnType<typeof createDatabase>>;
 	let worker: DbosWorker;
@@ -76,6 +114,8 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 	let agent: DbosAgentWorkflow;
 	let broken: DbosAgentWorkflow;
 	let nul: DbosAgentWorkflow;
+	let cancellable: DbosAgentWorkflow;
+	const slowGate = gate();
 	const counts: string[] = [];
 	const brokenCounts: string[] = [];
 
@@ -97,6 +137,7 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 				return { model: scripted.model, streamFn: scripted.stream };
 			},
 		});
+		cancellable = registerDbosAgent({ name: "cancellable", agent: () => cancellableAgent(slowGate) });
 		worker = await launchDbosWorker({
 			applicationName: "capstan-worker-test",
 			databaseUrl: database.url,
@@ -188,6 +229,37 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 			await admin.query("DROP SEQUENCE capstan.test_refusals");
 			await admin.end();
 		}
+	});
+
+	it("a cancel mid-tool fails the body with DBOS's error: no error result or agent_end is logged, and a resume finishes the run", async () => {
+		const runId = "cancelled-mid-tool";
+		const first = cancellable.run(input, { runId }).then(
+			() => undefined,
+			(error: unknown) => error,
+		);
+		await slowGate.reached;
+		await DBOS.cancelWorkflow(runId);
+		slowGate.open();
+		// Settles once the body has ended: DBOS parks a cancelled execution until its outcome is recorded.
+		expect(await first).toBeInstanceOf(Error);
+		expect(await runs.status(runId)).toMatchObject({ status: "CANCELLED" });
+		const cancelled = [];
+		for await (const { event } of runs.events(runId)) cancelled.push(event);
+		// Nothing the loop made of the engine's refusal reached the event log.
+		expect(cancelled.map((event) => event.type)).not.toContain("agent_end");
+		expect(cancelled.map((event) => event.type)).not.toContain("tool_execution_end");
+		// DBOS's resume replays what was recorded and runs the rest: the log then tells the run as it happened.
+		const result = await (await DBOS.resumeWorkflow<DurableRunResult>(runId)).getResult();
+		expect(result.outcome).toEqual({ type: "completed" });
+		const events = [];
+		for await (const { event } of runs.events(runId)) events.push(event);
+		const ends = events.filter((event) => event.type === "agent_end");
+		expect(ends).toHaveLength(1);
+		expect(ends[0]).toMatchObject({ outcome: { type: "completed" } });
+		expect(events.find((event) => event.type === "tool_execution_end")).toMatchObject({
+			isError: false,
+			result: { content: [{ type: "text", text: "slept" }] },
+		});
 	});
 
 	it("an event with a NUL character is written, the character replaced (jsonb holds none)", async () => {
