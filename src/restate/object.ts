@@ -212,8 +212,9 @@ async function runConversation(
 		inbox: runInbox,
 		...(onEvent ? { onEvent: (event, position) => onEvent(event, position, source) } : {}),
 	});
-	// Cancelled (or suspended) mid-run: the loop saw its steps fail and wound down, but the invocation is over;
-	// it ends with Restate's error and without a transcript, as a cancel promises (docs/durable.md).
+	// Cancelled (or suspended) mid-run: a journal entry or inbox call that met it made `runDurableAgent` reject
+	// with Restate's error, untouched (an engine failure). Should the attempt have ended with none of the run's
+	// waits seeing it, it still ends with that error and without a transcript, as a cancel promises.
 	awaiter.throwIfOver();
 	ctx.set(TRANSCRIPT, result.messages);
 	if (result.outcome.type === "awaiting_approval") ctx.set(PENDING_APPROVALS, result.outcome.pending);

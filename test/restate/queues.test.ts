@@ -5,7 +5,14 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type AgentMessage, userMessage } from "../../src/index.js";
 import { RestateAgentClient, RestateRequestError } from "../../src/restate/index.js";
-import { countLines, FOLLOW_UP_TEXT, gateFile, PARALLEL_TEXT, STEER_TEXT } from "./support/agent.js";
+import {
+	countLines,
+	eventsFile,
+	FOLLOW_UP_TEXT,
+	gateFile,
+	PARALLEL_TEXT,
+	STEER_TEXT,
+} from "./support/agent.js";
 import {
 	describeWithRestate,
 	freePort,
@@ -113,7 +120,7 @@ describeWithRestate("capstan/restate: steering, follow-up and abort through the 
 		expect(await client.pending("abort-1")).toEqual({ steer: 0, followUp: 0, abort: 0, active: null });
 	});
 
-	it("a cancel through the admin API ends the run: no model call after it, no result, no transcript written", {
+	it("a cancel through the admin API ends the run: no model call after it, no result, no transcript, no events made of it", {
 		timeout: 60_000,
 	}, async () => {
 		const { run, open } = await runUntilGate("cancel-1");
@@ -131,6 +138,12 @@ describeWithRestate("capstan/restate: steering, follow-up and abort through the 
 		expect(failed).toBeInstanceOf(Error);
 		expect(modelCalls()).toBe(before);
 		expect(await client.transcript("cancel-1")).toEqual([]);
+		// The handler failed with Restate's own error: the host's onEvent saw no error result and no run end
+		// made of the cancelled step (written before the invocation ended, had there been any).
+		const seen = countLines(eventsFile(countFile)).filter((line) => line.startsWith("cancel-1 "));
+		expect(seen).toContain("cancel-1 tool_execution_start");
+		expect(seen).not.toContain("cancel-1 tool_execution_end error");
+		expect(seen).not.toContain("cancel-1 agent_end");
 	});
 
 	it("refuses what it cannot deliver, with a clear error and nothing queued", {

@@ -70,6 +70,11 @@ function note(countFile: string, line: string): void {
 	appendFileSync(countFile, `${line}\n`);
 }
 
+/** Where a worker writes the events its `onEvent` saw, one `<key> <type>` line each (see worker.ts). */
+export function eventsFile(countFile: string): string {
+	return `${countFile}.events`;
+}
+
 /** The count file's lines. */
 export function countLines(countFile: string): string[] {
 	if (!existsSync(countFile)) return [];
