@@ -171,6 +171,8 @@ export const DURABLE_ABORT_REASON = "aborted by request";
 /**
  * Run an agent durably: call it as the body of an engine's workflow. On a replay the engine calls it again
  * with the same input and journal; finished steps return their records, so nothing finished runs twice.
+ * It rejects, after the steps still running have settled, with the first error `onEvent` or the engine
+ * itself (a journal or inbox call) threw, untouched: the attempt failed and the engine's retry replays it.
  */
 export async function runDurableAgent(
 	agent: DurableAgent,
