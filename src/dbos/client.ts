@@ -46,6 +46,7 @@ export type RunMessage = AgentMessage | string;
 export class DbosAgentRuns {
 	readonly #client: DBOSClient;
 	readonly #pool: pg.Pool;
+	#closing: Promise<void> | undefined;
 
 	private constructor(client: DBOSClient, pool: pg.Pool) {
 		this.#client = client;
@@ -204,8 +205,13 @@ export class DbosAgentRuns {
 		return runs.map(({ id }) => id);
 	}
 
-	/** Close the connections. */
-	async close(): Promise<void> {
+	/** Close the connections. A second call returns the first call's promise. */
+	close(): Promise<void> {
+		this.#closing ??= this.#close();
+		return this.#closing;
+	}
+
+	async #close(): Promise<void> {
 		try {
 			await this.#client.destroy();
 		} finally {

@@ -155,7 +155,7 @@ export interface DbosWorkerOptions {
 export interface DbosWorker {
 	/** The DBOS executor id this worker runs under (what `DbosAgentRuns.takeOver` names when it dies). */
 	readonly executorId: string;
-	/** Stop taking work and close the connections. */
+	/** Stop taking work and close the connections. A second call returns the first call's promise. */
 	shutdown(): Promise<void>;
 }
 
@@ -189,15 +189,21 @@ export async function launchDbosWorker(options: DbosWorkerOptions): Promise<Dbos
 		await pool.end().catch(() => {});
 		throw error;
 	}
+	// Once only: a second call must not shut down a worker launched after this one, nor end the pool twice.
+	let stopping: Promise<void> | undefined;
+	const stop = async () => {
+		try {
+			await DBOS.shutdown();
+		} finally {
+			eventsPool = undefined;
+			await pool.end();
+		}
+	};
 	return {
 		executorId: DBOS.executorID,
-		async shutdown() {
-			try {
-				await DBOS.shutdown();
-			} finally {
-				eventsPool = undefined;
-				await pool.end();
-			}
+		shutdown: () => {
+			stopping ??= stop();
+			return stopping;
 		},
 	};
 }

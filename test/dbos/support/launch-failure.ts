@@ -48,8 +48,11 @@ if (process.env.CAPSTAN_CASE === "launch") {
 	await first.shutdown().catch((error: unknown) => say(`shutdown failed: ${errorText(error)}`));
 	DBOS.shutdown = shutdown;
 	const second = await launch("capstan-launch-test");
+	// The failed worker's shutdown again: the same failure, and the worker launched since keeps running.
+	await first.shutdown().catch((error: unknown) => say(`shutdown again: ${errorText(error)}`));
 	const result = await agent.run({ prompts: [user("pay the bill")] });
 	say(`run: ${result.outcome.type}`);
+	await second.shutdown();
 	await second.shutdown();
 } else if (process.env.CAPSTAN_CASE === "concurrent") {
 	registerDbosAgent({ name: "concurrent-ok", agent: () => countingAgent({ count: () => {} }) });
