@@ -210,12 +210,16 @@ function toolResultParts(model: Model, message: ToolResultMessage): Part[] {
 		.filter((block): block is TextContent => block.type === "text")
 		.map((block) => block.text)
 		.join("\n");
-	const images = message.content.filter((block): block is ImageContent => block.type === "image");
-	const shown = text.length > 0 ? text : images.length > 0 ? "(see the attached image)" : "";
+	const images = message.content
+		.filter((block): block is ImageContent => block.type === "image")
+		.map((image) => imagePart(model, image));
+	// With no text, point at what follows: the images, or the notes that say why they were left out.
+	const pointer = images.some((part) => part.inlineData) ? "(see the attached image)" : "(see below)";
+	const shown = text.length > 0 ? text : images.length > 0 ? pointer : "";
 	const response = message.isError ? { error: shown } : { output: shown };
 	const functionResponse: NonNullable<Part["functionResponse"]> = { name: message.toolName, response };
 	if (model.compat?.toolCallIds === true) functionResponse.id = message.toolCallId;
-	return [{ functionResponse }, ...images.map((image) => imagePart(model, image))];
+	return [{ functionResponse }, ...images];
 }
 
 /**

@@ -350,6 +350,13 @@ describe("SPEC C4: replay across models and providers", () => {
 				],
 			},
 		]);
+		// A type Gemini does not take: the response points at the note that replaces the image, not at an image.
+		const bmp: Message = { ...result, content: [{ type: "image", data: "AAAA", mimeType: "image/bmp" }] };
+		const [content] = buildGeminiRequest(model, { messages: [bmp] }).contents;
+		expect(content?.parts?.[0]).toEqual({
+			functionResponse: { name: "screenshot", response: { output: "(see below)" } },
+		});
+		expect(content?.parts?.[1]?.text).toMatch(/^\(image omitted: its type "image\/bmp"/);
 	});
 });
 
