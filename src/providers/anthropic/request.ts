@@ -16,7 +16,12 @@ import type {
 	UserContent,
 } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
-import { ANTHROPIC_IMAGE_TYPES, sendableImageType, unsupportedImageText } from "../base/images.js";
+import {
+	ANTHROPIC_IMAGE_TYPES,
+	IMAGE_OMITTED_TEXT,
+	sendableImageType,
+	unsupportedImageText,
+} from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import { anthropicToolCallId } from "./tool-ids.js";
@@ -332,9 +337,6 @@ function userBlocks(model: Model, content: string | UserContent[]): ContentBlock
 function hasText(text: string): boolean {
 	return text.trim().length > 0;
 }
-
-/** Text sent in place of an image to a model that does not take images. */
-export const IMAGE_OMITTED_TEXT = "(image omitted: this model does not accept image input)";
 
 function imageBlock(model: Model, image: ImageContent): ImageBlockParam | TextBlockParam {
 	if (!model.input.includes("image")) return { type: "text", text: IMAGE_OMITTED_TEXT };

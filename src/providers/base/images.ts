@@ -6,6 +6,9 @@
  */
 import type { Model } from "../../core/model.js";
 
+/** What a request carries in place of an image, for a model that takes no image input at all. */
+export const IMAGE_OMITTED_TEXT = "(image omitted: this model does not accept images)";
+
 /** Anthropic Messages: `image.source.media_type` is one of these. */
 export const ANTHROPIC_IMAGE_TYPES: readonly string[] = [
 	"image/jpeg",

@@ -25,7 +25,12 @@ import type {
 	UserContent,
 } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
-import { GEMINI_IMAGE_TYPES, sendableImageType, unsupportedImageText } from "../base/images.js";
+import {
+	GEMINI_IMAGE_TYPES,
+	IMAGE_OMITTED_TEXT,
+	sendableImageType,
+	unsupportedImageText,
+} from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import type {
@@ -197,7 +202,7 @@ function userParts(model: Model, content: string | UserContent[]): Part[] {
 }
 
 function imagePart(model: Model, image: ImageContent): Part {
-	if (!model.input.includes("image")) return { text: "(image omitted: this model does not accept images)" };
+	if (!model.input.includes("image")) return { text: IMAGE_OMITTED_TEXT };
 	const mimeType = sendableImageType(model, image.mimeType, GEMINI_IMAGE_TYPES);
 	if (mimeType === undefined)
 		return { text: unsupportedImageText(model, image.mimeType, GEMINI_IMAGE_TYPES) };

@@ -9,7 +9,12 @@
  */
 import type { AssistantMessage, ImageContent, ToolResultMessage, UserContent } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
-import { OPENAI_IMAGE_TYPES, sendableImageType, unsupportedImageText } from "../base/images.js";
+import {
+	IMAGE_OMITTED_TEXT,
+	OPENAI_IMAGE_TYPES,
+	sendableImageType,
+	unsupportedImageText,
+} from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import { type OpenAICompletionsCompat, type ReasoningEffortValue, resolveCompat } from "./compat.js";
@@ -66,8 +71,6 @@ export type OpenAICompletionsRequest = Omit<
 	messages: WireMessage[];
 };
 
-/** Text sent in place of an image the model cannot take. */
-export const IMAGE_OMITTED_TEXT = "(image omitted: this model does not accept images)";
 /** Inserted between tool messages and a user message for servers that require it. */
 export const TOOL_RESULTS_ACK_TEXT = "I have processed the tool results.";
 

@@ -23,7 +23,12 @@ import type {
 	UserContent,
 } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
-import { OPENAI_IMAGE_TYPES, sendableImageType, unsupportedImageText } from "../base/images.js";
+import {
+	IMAGE_OMITTED_TEXT,
+	OPENAI_IMAGE_TYPES,
+	sendableImageType,
+	unsupportedImageText,
+} from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import { decodeItemRef, responsesCallId } from "./item-refs.js";
@@ -152,7 +157,7 @@ function userContent(model: Model, content: string | UserContent[]): ResponseInp
 		if (block.type === "text") {
 			if (block.text.length > 0) out.push({ type: "input_text", text: block.text });
 		} else if (model.input.includes("image")) out.push(inputImage(model, block));
-		else out.push({ type: "input_text", text: "(image omitted: this model does not accept images)" });
+		else out.push({ type: "input_text", text: IMAGE_OMITTED_TEXT });
 	}
 	return out;
 }
@@ -176,8 +181,12 @@ function toolResultItems(model: Model, message: ToolResultMessage): ResponseInpu
 		.map((block) => block.text)
 		.join("\n");
 	const images = message.content.filter((block): block is ImageContent => block.type === "image");
-	if (images.length === 0 || !model.input.includes("image"))
-		return [{ type: "function_call_output", call_id: callId, output: text }];
+	if (images.length === 0) return [{ type: "function_call_output", call_id: callId, output: text }];
+	if (!model.input.includes("image")) {
+		// Said, as the other builders say it: the model should not take a result that had an image for all of it.
+		const output = text ? `${text}\n${IMAGE_OMITTED_TEXT}` : IMAGE_OMITTED_TEXT;
+		return [{ type: "function_call_output", call_id: callId, output }];
+	}
 	if (model.compat?.toolResultImages !== false) {
 		const output: ResponseFunctionCallOutputItem[] = [];
 		if (text.length > 0) output.push({ type: "input_text", text });

@@ -233,7 +233,7 @@ describe("Anthropic request body", () => {
 		);
 		expect(body.messages[0]?.content).toEqual([
 			{ type: "text", text: "Look at this" },
-			{ type: "text", text: "(image omitted: this model does not accept image input)" },
+			{ type: "text", text: "(image omitted: this model does not accept images)" },
 		]);
 	});
 

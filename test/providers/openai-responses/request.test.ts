@@ -395,7 +395,13 @@ describe("tool results with images", () => {
 
 	it("are replaced by a note for a text-only model", () => {
 		const input = buildResponsesRequest({ ...model, input: ["text"] }, { messages: [withImage] }).input;
-		expect(input).toEqual([{ type: "function_call_output", call_id: "call_1", output: "done" }]);
+		expect(input).toEqual([
+			{
+				type: "function_call_output",
+				call_id: "call_1",
+				output: "done\n(image omitted: this model does not accept images)",
+			},
+		]);
 	});
 });
 
