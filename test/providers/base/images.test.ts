@@ -12,6 +12,7 @@ import { buildAnthropicRequest } from "../../../src/providers/anthropic/index.js
 import { buildGeminiRequest } from "../../../src/providers/google/request.js";
 import { buildOpenAICompletionsRequest } from "../../../src/providers/openai-completions/request.js";
 import { buildResponsesRequest } from "../../../src/providers/openai-responses/request.js";
+import { assistant } from "../../support/run.js";
 import { firstBodyMatching } from "../support/fixtures.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
 import { type TestApi, testModel } from "../support/models.js";
@@ -24,23 +25,7 @@ const image = (mimeType: string, data = "QUJD"): ImageContent => ({ type: "image
 function conversation(mimeType: string): Message[] {
 	return [
 		{ role: "user", content: [{ type: "text", text: "Look" }, image(mimeType, "VVNFUg==")], timestamp: 1 },
-		{
-			role: "assistant",
-			content: [{ type: "toolCall", id: "call_1", name: "screenshot", arguments: {} }],
-			api: "x",
-			provider: "x",
-			model: "x",
-			usage: {
-				input: 0,
-				output: 0,
-				cacheRead: 0,
-				cacheWrite: 0,
-				totalTokens: 0,
-				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-			},
-			stopReason: "toolUse",
-			timestamp: 2,
-		},
+		assistant([{ type: "toolCall", id: "call_1", name: "screenshot", arguments: {} }], "toolUse"),
 		{
 			role: "toolResult",
 			toolCallId: "call_1",

@@ -4,7 +4,7 @@
  * a clear `invalid_request` reply and nothing is sent; earlier blank user messages are still left out.
  */
 import { describe, expect, it } from "vitest";
-import type { Message, UserMessage } from "../../../src/core/messages.js";
+import type { UserMessage } from "../../../src/core/messages.js";
 import type { Context, Model } from "../../../src/core/model.js";
 import { agentLoop } from "../../../src/index.js";
 import { buildAnthropicRequest } from "../../../src/providers/anthropic/index.js";
@@ -12,6 +12,7 @@ import { isProviderError } from "../../../src/providers/base/index.js";
 import { buildGeminiRequest } from "../../../src/providers/google/request.js";
 import { buildOpenAICompletionsRequest } from "../../../src/providers/openai-completions/request.js";
 import { buildResponsesRequest } from "../../../src/providers/openai-responses/request.js";
+import { assistant } from "../../support/run.js";
 import { testModel as anthropicModel } from "../anthropic/helpers.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
 import { testModel } from "../support/models.js";
@@ -19,23 +20,7 @@ import { testModel } from "../support/models.js";
 closeServersAfterEach();
 
 const user = (content: UserMessage["content"]): UserMessage => ({ role: "user", content, timestamp: 0 });
-const HELLO_REPLY: Message = {
-	role: "assistant",
-	content: [{ type: "text", text: "Hello!" }],
-	api: "anthropic-messages",
-	provider: "anthropic",
-	model: "m",
-	usage: {
-		input: 1,
-		output: 1,
-		cacheRead: 0,
-		cacheWrite: 0,
-		totalTokens: 2,
-		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-	},
-	stopReason: "stop",
-	timestamp: 0,
-};
+const HELLO_REPLY = assistant([{ type: "text", text: "Hello!" }]);
 const afterHello = (last: UserMessage): Context => ({ messages: [user("hi"), HELLO_REPLY, last] });
 
 const BUILDERS: [string, (context: Context) => unknown][] = [
