@@ -2,6 +2,7 @@
  * The `mcpServers` configuration (the shape Claude Desktop, Cursor and others use), checked with errors that say
  * which server and field is wrong. Values are never echoed: `env` and `headers` usually hold secrets.
  */
+import { redactSecrets } from "../providers/base/redact.js";
 
 /** A server started as a child process, spoken to over stdio. */
 export interface McpStdioServerConfig {
@@ -47,12 +48,12 @@ export function isHttpServer(config: McpServerConfig): config is McpHttpServerCo
  */
 export function secretRedactor(config: McpServerConfig): (text: string) => string {
 	const values = Object.values((isHttpServer(config) ? config.headers : config.env) ?? {});
-	const secrets = new Set<string>();
-	for (const value of values)
-		for (const candidate of [value, ...value.split(/\s+/)]) if (candidate.length >= 8) secrets.add(candidate);
-	// Longest first, so a whole value goes before the token inside it.
-	const ordered = [...secrets].sort((a, b) => b.length - a.length);
-	return (text) => ordered.reduce((out, secret) => out.split(secret).join("[redacted]"), text);
+	const secrets = values
+		.flatMap((value) => [value, ...value.split(/\s+/)])
+		.filter((candidate) => candidate.length >= 8)
+		// Longest first, so a whole value goes before the token inside it.
+		.sort((a, b) => b.length - a.length);
+	return (text) => redactSecrets(text, secrets);
 }
 
 /**
