@@ -207,8 +207,8 @@ class LazySessionFile implements SessionFile {
 		return this.real?.messageCount ?? 0;
 	}
 
-	get lastMessage(): AgentMessage | undefined {
-		return this.real?.lastMessage;
+	firstDifference(messages: readonly AgentMessage[]): number | undefined {
+		return this.real?.firstDifference?.(messages);
 	}
 
 	append(message: AgentMessage): void {

@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { closeSync, ftruncateSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { fnv1a } from "../core/fnv1a.js";
 import type { AgentMessage } from "../core/messages.js";
 import {
 	CAPSTAN_VERSION,
+	type MessageEntry,
+	type RevisionEntry,
 	SESSION_FORMAT_VERSION,
-	type SessionEntry,
 	SessionFormatError,
 	type SessionHeader,
 	type SessionModel,
@@ -22,12 +24,15 @@ export interface SessionFile {
 	/** Messages in the file so far (the index the next appended message gets). */
 	readonly messageCount: number;
 	/**
-	 * The file's last message (message `messageCount - 1`, revisions applied), or undefined when it holds none.
-	 * {@link recordSession} compares it with the agent's message at that index, to refuse recording an agent
-	 * into a file that holds another conversation. Optional for other implementations: without it only the
-	 * counts are compared.
+	 * The index of the first of the file's messages (revisions applied) that `messages` does not hold at that
+	 * index — it is shorter, or its message there is other JSON than the file's — or undefined when `messages`
+	 * starts with every message of the file. {@link recordSession} asks it before writing, to refuse recording
+	 * an agent into a file that holds another conversation, or this one edited. The files
+	 * {@link createSessionFile} and {@link openSessionFile} return keep a 32-bit digest of each message's JSON:
+	 * an append costs the one message, and this check one pass over `messages`. Optional for other
+	 * implementations: without it only the counts are compared.
 	 */
-	readonly lastMessage?: AgentMessage | undefined;
+	firstDifference?(messages: readonly AgentMessage[]): number | undefined;
 	/**
 	 * Append one transcript message as a complete line. Throws after `close()`, and once a write has failed
 	 * (a full disk): the failed entry is cut back off, and nothing is written after it, so the file never
@@ -86,7 +91,7 @@ export function createSessionFile(options: CreateSessionOptions): SessionFile {
 		rmSync(path, { force: true });
 		throw error;
 	}
-	return new AppendingSessionFile(path, header, fd, 0, Buffer.byteLength(line));
+	return new AppendingSessionFile(path, header, fd, [], Buffer.byteLength(line));
 }
 
 /**
@@ -115,14 +120,8 @@ export function openSessionFile(path: string): SessionFile {
 		throw error;
 	}
 	const appendFd = openSync(path, "a");
-	const file = new AppendingSessionFile(
-		path,
-		parsed.header,
-		appendFd,
-		parsed.messages.length,
-		parsed.completeBytes,
-		parsed.messages.at(-1),
-	);
+	const digests = parsed.messages.map((message) => fnv1a(JSON.stringify(message)));
+	const file = new AppendingSessionFile(path, parsed.header, appendFd, digests, parsed.completeBytes);
 	if (parsed.missingFinalNewline) {
 		try {
 			file.writeLine("\n");
@@ -148,26 +147,39 @@ class AppendingSessionFile implements SessionFile {
 		readonly path: string,
 		readonly header: SessionHeader,
 		fd: number,
-		public messageCount: number,
+		/** The FNV-1a of each of the file's messages' JSON, revisions applied: one per message. */
+		private readonly digests: number[],
 		/** The file's length in bytes: where a failed entry is cut back to. */
 		private size: number,
-		public lastMessage: AgentMessage | undefined = undefined,
 	) {
 		this.fd = fd;
 	}
 
+	get messageCount(): number {
+		return this.digests.length;
+	}
+
 	append(message: AgentMessage): void {
-		this.write({ type: "message", message });
-		this.messageCount++;
-		this.lastMessage = message;
+		const json = JSON.stringify(message);
+		this.writeLine(entryLine({ type: "message" }, json));
+		this.digests.push(fnv1a(json));
 	}
 
 	revise(index: number, message: AgentMessage): void {
 		if (!Number.isInteger(index) || index < 0 || index >= this.messageCount) {
 			throw new RangeError(`Cannot revise message ${index}: the session has ${this.messageCount} messages.`);
 		}
-		this.write({ type: "revision", index, message });
-		if (index === this.messageCount - 1) this.lastMessage = message;
+		const json = JSON.stringify(message);
+		this.writeLine(entryLine({ type: "revision", index }, json));
+		this.digests[index] = fnv1a(json);
+	}
+
+	firstDifference(messages: readonly AgentMessage[]): number | undefined {
+		const digests = this.digests;
+		for (let i = 0; i < digests.length; i++) {
+			if (i >= messages.length || fnv1a(JSON.stringify(messages[i])) !== digests[i]) return i;
+		}
+		return undefined;
 	}
 
 	close(): void {
@@ -176,12 +188,10 @@ class AppendingSessionFile implements SessionFile {
 		this.fd = undefined;
 	}
 
-	/** One `writeSync` per entry: the line reaches the kernel before the event that caused it is shown. */
-	private write(entry: SessionEntry): void {
-		this.writeLine(`${JSON.stringify(entry)}\n`);
-	}
-
-	/** Write a whole line or nothing: a failed or short write is cut back off and ends the file's writing. */
+	/**
+	 * Write a whole line or nothing, in one `writeSync` (the line reaches the kernel before the event that
+	 * caused it is shown): a failed or short write is cut back off and ends the file's writing.
+	 */
 	writeLine(line: string): void {
 		if (this.failure) throw this.failure;
 		if (this.fd === undefined) throw new Error(`Session ${visible(this.path)} is closed.`);
@@ -203,4 +213,15 @@ class AppendingSessionFile implements SessionFile {
 			throw this.failure;
 		}
 	}
+}
+
+/**
+ * The line of an entry whose message is already serialized as `json` (the file's digest is taken of the same
+ * text): what `JSON.stringify` makes of the whole entry, without serializing the message a second time.
+ */
+function entryLine(
+	entry: Omit<MessageEntry, "message"> | Omit<RevisionEntry, "message">,
+	json: string,
+): string {
+	return `${JSON.stringify(entry).slice(0, -1)},"message":${json}}\n`;
 }

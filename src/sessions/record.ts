@@ -8,12 +8,14 @@ import { visible } from "./format.js";
  * revised in the file too, so the file always reads back as `agent.state.messages`. Messages the agent
  * already has beyond what the file holds are written first. Returns the unsubscribe function. Only what
  * reaches the agent's transcript is written: not the closing messages of a run `agent.reset()` cut short.
- * Once the transcript no longer continues the file (`agent.reset()`, `agent.replaceMessages()`), the
- * recording ends and the file keeps the conversation it holds: start a new file.
+ * Once the transcript no longer continues the file (`agent.reset()`, `agent.replaceMessages()` with other
+ * messages), the recording ends and the file keeps the conversation it holds: start a new file.
  *
- * A file that does not hold the start of the agent's transcript (it has more messages than the agent, or its
- * last message is not the agent's message at that index: an opened file of another conversation) is refused
- * before anything is written: the error goes to `options.onError`, or without one is thrown from here.
+ * A file that does not hold the start of the agent's transcript (it has more messages than the agent, or one
+ * of its messages is not the agent's message at that index: an opened file of another conversation, or of
+ * this one edited) is refused before anything is written: the error goes to `options.onError`, or without
+ * one is thrown from here. The whole prefix is compared ({@link SessionFile.firstDifference}): once here, and
+ * again only when the agent's transcript was replaced; each message written costs only itself.
  *
  * A write that fails (a full disk) ends the recording: the file keeps every message before it, and the error
  * goes to `options.onError` once — by default it is thrown from the subscriber, so the `Agent` reports it
@@ -44,6 +46,8 @@ export function recordSession(
 	for (let i = existing.length - 1; i >= 0 && lastReply === undefined; i--)
 		if ((existing[i] as { role?: unknown }).role === "assistant")
 			lastReply = { message: existing[i] as AgentMessage, index: i };
+	/** The transcript array the file continues: the Agent swaps it on `reset()` and `replaceMessages()`. */
+	let recorded = existing;
 	let unsubscribe: (() => void) | undefined;
 	let failed = false;
 	/** End the recording: the file keeps what it holds. */
@@ -57,10 +61,14 @@ export function recordSession(
 			// The Agent has already added a message of its transcript; one it did not add is not written.
 			if (transcript[transcript.length - 1] !== event.message) return;
 			// Reset, replaced, or already written by another recorder of this file: not the file's conversation.
-			if (transcript.length !== file.messageCount + 1) {
+			if (
+				transcript.length !== file.messageCount + 1 ||
+				(transcript !== recorded && foreignFile(transcript, file) !== undefined)
+			) {
 				stop();
 				return;
 			}
+			recorded = transcript;
 			if ((event.message as { role?: unknown }).role === "assistant") {
 				lastReply = { message: event.message, index: file.messageCount };
 			}
@@ -96,18 +104,14 @@ export interface RecordSessionOptions {
 
 /**
  * Why `file` does not hold the start of `transcript`, or undefined when it may: the agent must have at least
- * the file's messages, and its message at the file's last index must be the file's last message. Comparing
- * that one message (as JSON, what the file holds) keeps the check cheap; another conversation differs there.
+ * the file's messages, each the same (as JSON, what the file holds) as the file's message at its index.
  */
 function foreignFile(transcript: readonly AgentMessage[], file: SessionFile): string | undefined {
 	const count = file.messageCount;
 	if (count === 0) return undefined;
 	if (transcript.length < count) return `it holds ${count} messages, the agent ${transcript.length}`;
-	const last = file.lastMessage;
-	const theirs = transcript[count - 1];
-	if (last === undefined || last === theirs || JSON.stringify(last) === JSON.stringify(theirs))
-		return undefined;
-	return `its message ${count - 1} is not the agent's message ${count - 1}`;
+	const index = file.firstDifference?.(transcript);
+	return index === undefined ? undefined : `its message ${index} is not the agent's message ${index}`;
 }
 
 /** The Agent's own test for "the same reply, revised": the same tool call ids (rule T4). */

@@ -222,6 +222,23 @@ describe("recordSession", () => {
 		expect(loadSession(file.path).messages).toEqual(before);
 	});
 
+	it("replaceMessages() with an edited transcript as long as the file's ends the recording too", async () => {
+		const cwd = tempCwd();
+		const { agent } = agentIn(cwd, [textReply("one"), textReply("two"), textReply("three")]);
+		const file = createSessionFile({ cwd, model: MODEL });
+		recordSession(agent, file);
+		await agent.prompt("first");
+		// The same messages, copied: the transcript still continues the file, and the recording goes on.
+		agent.replaceMessages(structuredClone(agent.state.messages));
+		await agent.prompt("second");
+		const before = loadSession(file.path).messages;
+		expect(before).toEqual(agent.state.messages);
+		// Its first message edited, its last the same: the next messages would follow another history.
+		agent.replaceMessages([user("edited"), ...agent.state.messages.slice(1)]);
+		await agent.prompt("third");
+		expect(loadSession(file.path).messages).toEqual(before);
+	});
+
 	it("two recorders of one file write each message once", async () => {
 		const cwd = tempCwd();
 		const { agent } = agentIn(cwd, [textReply("one")]);
@@ -273,12 +290,26 @@ describe("resuming a session (SPEC L6, Q4)", () => {
 			{
 				name: "longer, its first messages another conversation's",
 				messages: [user("other"), assistant([{ type: "text", text: "reply" }]), user("more")],
-				problem: "its message 1 is not the agent's message 1",
+				problem: "its message 0 is not the agent's message 0",
 			},
 			{
 				name: "as long, another conversation",
 				messages: [user("other"), assistant([{ type: "text", text: "reply" }])],
-				problem: "its message 1 is not the agent's message 1",
+				problem: "its message 0 is not the agent's message 0",
+			},
+			{
+				name: "this conversation with its first message edited, ending the same way",
+				messages: [user("edited"), first.agent.state.messages[1]!],
+				problem: "its message 0 is not the agent's message 0",
+			},
+			{
+				name: "this conversation edited one character, as a copy",
+				messages: [
+					{ ...first.agent.state.messages[0]!, content: "first conversatioN" } as AgentMessage,
+					structuredClone(first.agent.state.messages[1]!),
+					user("more"),
+				],
+				problem: "its message 0 is not the agent's message 0",
 			},
 			{
 				name: "shorter than the file",
