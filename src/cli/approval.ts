@@ -67,7 +67,9 @@ export class ApprovalDesk {
 	}
 
 	private async decide(pending: readonly PendingApproval[]): Promise<void> {
-		await this.agent.waitForIdle();
+		// Asked at once (an answer is accepted from the paused run's agent_end on, rule Q8), unless a run a
+		// subscriber started there (an abort, rule T17) already settled the calls: nobody is asked about those.
+		if (!pending.some(({ toolCallId }) => this.awaits(toolCallId))) return;
 		const asking = new AbortController();
 		this.asking = asking;
 		const decisions = await Promise.all(pending.map((approval) => this.ask(approval, asking.signal)));
@@ -76,7 +78,7 @@ export class ApprovalDesk {
 		for (const [index, { toolCallId }] of pending.entries()) {
 			const decision = decisions[index];
 			// An abort or /clear meanwhile already settled the paused run: nothing is left to decide.
-			if (!decision || !this.agent.state.pendingApprovals.some((p) => p.toolCallId === toolCallId)) return;
+			if (!decision || !this.awaits(toolCallId)) return;
 			try {
 				if (decision.approved) await this.agent.approve(toolCallId);
 				else await this.agent.deny(toolCallId, decision.reason);
@@ -85,6 +87,10 @@ export class ApprovalDesk {
 				return;
 			}
 		}
+	}
+
+	private awaits(toolCallId: string): boolean {
+		return this.agent.state.pendingApprovals.some((p) => p.toolCallId === toolCallId);
 	}
 
 	private async ask(approval: PendingApproval, signal: AbortSignal): Promise<ApprovalDecision> {

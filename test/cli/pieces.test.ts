@@ -168,6 +168,35 @@ describe("approval of mutating tools (SPEC T14–T16 needsApproval)", () => {
 		expect(writes).toEqual(["a.txt"]);
 	});
 
+	it("SPEC T17, Q8: a paused run a subscriber aborts at its agent_end is not asked about", async () => {
+		const asked: ApprovalRequest[] = [];
+		const policy: ApprovalPolicy = {
+			autoApprove: false,
+			// At the TTY such a question would stay up, about a call that no longer waits, until answered.
+			approver: async (request) => {
+				asked.push(request);
+				return false;
+			},
+		};
+		const scripted = scriptedModel([toolReply("write_file", { path: "a.txt" })]);
+		const agent = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools: [askBeforeRunning(writeTool, policy)],
+		});
+		const desk = new ApprovalDesk(agent, policy);
+		// A host's budget guard: the paused run ends as aborted instead of waiting for an answer.
+		agent.subscribe((event) => {
+			if (event.type === "agent_end" && event.outcome.type === "awaiting_approval")
+				agent.abort("over budget");
+		});
+		await agent.prompt("write");
+		await desk.idle();
+		expect(asked).toEqual([]);
+		expect(agent.state.pendingApprovals).toEqual([]);
+		expect(agent.state.messages.at(-1)).toMatchObject({ role: "toolResult", isError: true });
+	});
+
 	it("runs without asking with --yes", async () => {
 		writes.length = 0;
 		let asked = false;
