@@ -21,7 +21,12 @@ import type {
 } from "@ai-sdk/provider";
 import type { AssistantMessageEventStream } from "../core/events.js";
 import type { Context, Model, StreamFunction, ThinkingLevel } from "../core/model.js";
-import { type ProviderStreamOptions, runProviderStream } from "../providers/base/run-stream.js";
+import { optionalMaxTokens } from "../providers/base/max-tokens.js";
+import {
+	type ProviderCallContext,
+	type ProviderStreamOptions,
+	runProviderStream,
+} from "../providers/base/run-stream.js";
 import { type AnyStreamPart, StreamPartDecoder } from "./decode.js";
 import { classifyAiSdkError } from "./errors.js";
 import { AI_SDK_API } from "./metadata.js";
@@ -39,7 +44,9 @@ export type AiSdkProviderOptions = SharedV3ProviderOptions;
 export interface AiSdkModelOptions {
 	/**
 	 * Model facts capstan cannot read from an AI SDK model (limits, prices for cost, image input, reasoning).
-	 * Defaults: text and image input, no reasoning, 128k context, 16k output, prices unknown (cost zero).
+	 * Defaults: text and image input, no reasoning, 128k context, 16k output, prices unknown (cost zero). As for
+	 * every provider, a call sends `maxOutputTokens` only when `maxTokens` or `compat.defaultMaxTokens` is set;
+	 * otherwise the AI SDK provider's own default applies.
 	 */
 	model?: Partial<Omit<Model, "api" | "provider" | "id">>;
 	/** Provider options sent on every call (`providerOptions` of the AI SDK call). */
@@ -101,7 +108,7 @@ export function aiSdkStreamFunction(
 			model,
 			streamOptions,
 			async (builder, ctx) => {
-				const call = callOptions(languageModel, context, ctx.options, ctx.signal, options);
+				const call = callOptions(languageModel, context, ctx, options);
 				const result = await doStream(languageModel, call).catch((error: unknown) => {
 					throw classifyAiSdkError(error);
 				});
@@ -140,20 +147,21 @@ function specVersion(languageModel: AiSdkLanguageModel): SpecVersion {
 function callOptions(
 	languageModel: AiSdkLanguageModel,
 	context: Context,
-	streamOptions: ProviderStreamOptions,
-	signal: AbortSignal,
+	ctx: ProviderCallContext,
 	options: Omit<AiSdkModelOptions, "model">,
 ): LanguageModelV3CallOptions {
+	const { model, options: streamOptions } = ctx;
 	const call: LanguageModelV3CallOptions = {
 		prompt: toPrompt(context, languageModel.provider, specVersion(languageModel)),
-		abortSignal: signal,
+		abortSignal: ctx.signal,
 	};
 	const tools = toTools(context.tools);
 	if (tools) call.tools = tools;
 	const toolChoice = toToolChoice(streamOptions.toolChoice);
 	if (toolChoice && tools) call.toolChoice = toolChoice;
 	if (streamOptions.temperature !== undefined) call.temperature = streamOptions.temperature;
-	if (streamOptions.maxTokens !== undefined) call.maxOutputTokens = streamOptions.maxTokens;
+	const maxTokens = optionalMaxTokens(model, streamOptions.maxTokens);
+	if (maxTokens !== undefined) call.maxOutputTokens = maxTokens;
 	if (streamOptions.headers) call.headers = streamOptions.headers;
 	const thinking =
 		streamOptions.thinkingLevel === undefined ? undefined : options.thinking?.(streamOptions.thinkingLevel);

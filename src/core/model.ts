@@ -47,7 +47,10 @@ export interface Model {
 	input: ("text" | "image")[];
 	/** The context window in tokens; informational, the loop does not trim to it. */
 	contextWindow: number;
-	/** The output cap Anthropic and Chat Completions requests send when `StreamOptions.maxTokens` is unset. */
+	/**
+	 * The model's output ceiling in tokens. Only Anthropic, whose API requires a cap, sends it, and only when
+	 * neither `StreamOptions.maxTokens` nor `compat.defaultMaxTokens` is set; the other APIs then send no cap.
+	 */
 	maxTokens: number;
 	/** The price table usage is costed with (rule M5). */
 	cost: ModelCost;
@@ -127,7 +130,12 @@ export interface StreamOptions {
 	apiKey?: string;
 	/** Sampling temperature; providers leave it out for models that reject it. */
 	temperature?: number;
-	/** Cap on output tokens; overrides `Model.maxTokens`. */
+	/**
+	 * Cap on output tokens. Unset: the model's `compat.defaultMaxTokens` (a whole number, a cap for every
+	 * request to that model), else Anthropic sends `Model.maxTokens` (its API requires a cap) and OpenAI, Gemini
+	 * and AI SDK models send none, so the server's default applies: the model's whole output, within what fits
+	 * the context window.
+	 */
 	maxTokens?: number;
 	/** Which tool the model must call. */
 	toolChoice?: ToolChoice;

@@ -197,6 +197,17 @@ describe("context conversion", () => {
 		expect(lm.doStreamCalls[1]?.providerOptions).toEqual({ anthropic: { sendReasoning: true } });
 	});
 
+	it("the output cap follows the providers' rule: maxTokens, else compat.defaultMaxTokens, else none", async () => {
+		const lm = mockV3([finishV3("stop")], [finishV3("stop")], [finishV3("stop")]);
+		const plain = aiSdkModel(lm);
+		const capped = aiSdkModel(lm, { model: { compat: { defaultMaxTokens: 4000 } } });
+		await collectStream(plain.streamFn(plain.model, { messages: [] }));
+		await collectStream(capped.streamFn(capped.model, { messages: [] }));
+		await collectStream(capped.streamFn(capped.model, { messages: [] }, { maxTokens: 300 }));
+		// The model's 16k `maxTokens` is its ceiling, not a cap: the AI SDK provider's own default applies.
+		expect(lm.doStreamCalls.map((call) => call.maxOutputTokens)).toEqual([undefined, 4000, 300]);
+	});
+
 	it("a reply round-trips: what the decoder stored is what the next prompt sends back", async () => {
 		const lm = mockV3(
 			[

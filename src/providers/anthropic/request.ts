@@ -23,6 +23,7 @@ import {
 	unsupportedImageText,
 } from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
+import { requiredMaxTokens } from "../base/max-tokens.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import { anthropicToolCallId } from "./tool-ids.js";
 import type {
@@ -87,7 +88,7 @@ export function buildAnthropicRequest(
 	checkLastUserTurn(context.messages);
 	const cache = cacheControl(options.cacheTtl);
 	const automatic = usesAutomaticTail(model, options);
-	const maxTokens = options.maxTokens ?? model.maxTokens;
+	const maxTokens = requiredMaxTokens(model, options.maxTokens);
 	const tools = context.tools ?? [];
 	const choice = effectiveToolChoice(model, options.toolChoice);
 	const forcesTool = tools.length > 0 && choice !== undefined && choice !== "auto" && choice !== "none";

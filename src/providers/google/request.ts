@@ -32,6 +32,7 @@ import {
 	unsupportedImageText,
 } from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
+import { optionalMaxTokens } from "../base/max-tokens.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import type {
 	Content,
@@ -110,7 +111,8 @@ export function buildGeminiRequest(
 		if (Object.keys(calling).length > 0) body.toolConfig = { functionCallingConfig: calling };
 	}
 	const generation: NonNullable<GeminiRequestBody["generationConfig"]> = {};
-	if (options.maxTokens !== undefined) generation.maxOutputTokens = options.maxTokens;
+	const maxTokens = optionalMaxTokens(model, options.maxTokens);
+	if (maxTokens !== undefined) generation.maxOutputTokens = maxTokens;
 	if (options.temperature !== undefined) generation.temperature = options.temperature;
 	const thinking = thinkingConfig(model, options.thinkingLevel);
 	if (thinking) generation.thinkingConfig = thinking;

@@ -70,7 +70,10 @@ export interface OpenAICompatibleOptions {
 	name?: string;
 	/** Context window in tokens, for the host's own bookkeeping. Default 32768. */
 	contextWindow?: number;
-	/** Output-token cap sent on every request. Default 0: none sent, the server's own limit applies. */
+	/**
+	 * Output-token cap sent on every request that sets no `maxTokens` of its own (the model's
+	 * `compat.defaultMaxTokens` and `maxTokens`). Default 0: none sent, the server's own limit applies.
+	 */
 	maxTokens?: number;
 	/** The model reasons (thinking levels are sent where the preset supports an effort). Default false. */
 	reasoning?: boolean;
@@ -123,9 +126,11 @@ export function openaiCompatible(options: OpenAICompatibleOptions): OpenAICompat
 	const provider = options.provider ?? preset ?? "openai-compatible";
 	const hasKey = nonEmpty(options.apiKey) || nonEmpty(options.apiKeyEnv);
 	const hosted = preset !== undefined && COMPAT_PRESETS[preset].requiresApiKey !== false;
+	const maxTokens = tokenCount("maxTokens", options.maxTokens, 0);
 	const compat: Record<string, unknown> = {
 		...(preset === undefined ? {} : { preset }),
 		...(nonEmpty(options.apiKeyEnv) ? { apiKeyEnv: options.apiKeyEnv } : {}),
+		...(maxTokens > 0 ? { defaultMaxTokens: maxTokens } : {}),
 		...options.compat,
 		// A key given (or a hosted server, whose key comes from its variable) is required: a lost key then fails
 		// before sending, with advice, instead of as the server's 401.
@@ -139,7 +144,7 @@ export function openaiCompatible(options: OpenAICompatibleOptions): OpenAICompat
 		reasoning: options.reasoning ?? false,
 		input: options.input ? [...options.input] : ["text"],
 		contextWindow: tokenCount("contextWindow", options.contextWindow, DEFAULT_CONTEXT_WINDOW),
-		maxTokens: tokenCount("maxTokens", options.maxTokens, 0),
+		maxTokens,
 		cost: { ...(options.cost ?? FREE) },
 		compat,
 		...(options.name === undefined ? {} : { name: options.name }),

@@ -16,6 +16,7 @@ import {
 	unsupportedImageText,
 } from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
+import { optionalMaxTokens } from "../base/max-tokens.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import { type OpenAICompletionsCompat, type ReasoningEffortValue, resolveCompat } from "./compat.js";
 import { type ReasoningDetail, replayableDetails } from "./reasoning-details.js";
@@ -93,8 +94,8 @@ export function buildOpenAICompletionsRequest(
 	// `messages` is added last so every earlier key keeps its place and the message prefix stays stable.
 	const head: Omit<OpenAICompletionsRequest, "messages"> = { model: model.id, stream: true };
 	if (compat.supportsUsageInStreaming) head.stream_options = { include_usage: true };
-	const maxTokens = options.maxTokens ?? model.maxTokens;
-	if (maxTokens > 0) head[compat.maxTokensField] = maxTokens;
+	const maxTokens = optionalMaxTokens(model, options.maxTokens);
+	if (maxTokens !== undefined) head[compat.maxTokensField] = maxTokens;
 	if (options.temperature !== undefined && takesTemperature(model, compat))
 		head.temperature = options.temperature;
 	const effort = reasoningEffort(model, compat, options.thinkingLevel);

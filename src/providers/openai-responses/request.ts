@@ -30,6 +30,7 @@ import {
 	unsupportedImageText,
 } from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
+import { optionalMaxTokens } from "../base/max-tokens.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import { decodeItemRef, responsesCallId } from "./item-refs.js";
 import type {
@@ -84,7 +85,8 @@ export function buildResponsesRequest(
 		body.include = ["reasoning.encrypted_content"];
 	}
 	if (options.sessionId) body.prompt_cache_key = options.sessionId;
-	if (options.maxTokens !== undefined) body.max_output_tokens = options.maxTokens;
+	const maxTokens = optionalMaxTokens(model, options.maxTokens);
+	if (maxTokens !== undefined) body.max_output_tokens = maxTokens;
 	// Reasoning models reject sampling parameters.
 	if (options.temperature !== undefined && !model.reasoning) body.temperature = options.temperature;
 	if (options.serviceTier) body.service_tier = options.serviceTier;

@@ -95,6 +95,8 @@ describe("openaiCompatible: the model it builds", () => {
 			headers: { "x-team": "infra" },
 		});
 		expect(model.compat).toEqual({
+			// The cap every request sends unless it sets its own (a model's maxTokens alone is its ceiling).
+			defaultMaxTokens: 2048,
 			supportsUsageInStreaming: false,
 			reasoningField: "reasoning_content",
 			requiresApiKey: false,
