@@ -46,7 +46,10 @@ export interface AiSdkModelOptions {
 	 * Model facts capstan cannot read from an AI SDK model (limits, prices for cost, image input, reasoning).
 	 * Defaults: text and image input, no reasoning, 128k context, 16k output, prices unknown (cost zero). As for
 	 * every provider, a call sends `maxOutputTokens` only when `maxTokens` or `compat.defaultMaxTokens` is set;
-	 * otherwise the AI SDK provider's own default applies.
+	 * otherwise the AI SDK provider's own default applies. Images go only as PNG, JPEG or WebP, the types every
+	 * major API takes (another type goes as a short text saying it was left out, rule C4); list the types the
+	 * model's API takes in `compat.imageMimeTypes` to send others, e.g.
+	 * `{ compat: { imageMimeTypes: ["image/png", "image/jpeg", "image/webp", "image/gif"] } }`.
 	 */
 	model?: Partial<Omit<Model, "api" | "provider" | "id">>;
 	/** Provider options sent on every call (`providerOptions` of the AI SDK call). */
@@ -152,7 +155,11 @@ function callOptions(
 ): LanguageModelV3CallOptions {
 	const { model, options: streamOptions } = ctx;
 	const call: LanguageModelV3CallOptions = {
-		prompt: toPrompt(context, languageModel.provider, specVersion(languageModel)),
+		prompt: toPrompt(context, {
+			model,
+			provider: languageModel.provider,
+			version: specVersion(languageModel),
+		}),
 		abortSignal: ctx.signal,
 	};
 	const tools = toTools(context.tools);

@@ -1,6 +1,11 @@
 /**
  * capstan `Context` → AI SDK prompt, tools and tool choice. One converter serves V2 and V3: their prompts differ
  * only in how a tool result carries an image (`media` in V2, `image-data` in V3), chosen by `version`.
+ *
+ * Rule C4, as the native request builders do it: an image the model cannot take (a text-only model, or a type
+ * outside the model's `compat.imageMimeTypes`, by default {@link AI_SDK_IMAGE_TYPES}) goes as a short text
+ * saying it was left out. The AI SDK providers pass any image type on, and an API that refuses one fails the
+ * request and every later one, since the image stays in the transcript.
  */
 import type {
 	JSONSchema7,
@@ -19,7 +24,13 @@ import type {
 	ToolResultMessage,
 	UserContent,
 } from "../core/messages.js";
-import type { Context, ToolChoice, ToolSpec } from "../core/model.js";
+import type { Context, Model, ToolChoice, ToolSpec } from "../core/model.js";
+import {
+	AI_SDK_IMAGE_TYPES,
+	IMAGE_OMITTED_TEXT,
+	sendableImageType,
+	unsupportedImageText,
+} from "../providers/base/images.js";
 import {
 	decodeMetadata,
 	isOwnReply,
@@ -35,26 +46,34 @@ type AssistantPart = Extract<LanguageModelV3Message, { role: "assistant" }>["con
 type ToolResultPart = Extract<LanguageModelV3Message, { role: "tool" }>["content"][number];
 type ContentOutputPart = Extract<LanguageModelV3ToolResultOutput, { type: "content" }>["value"][number];
 
+/** Who the prompt is for: the capstan model (its image input), the AI SDK provider and its spec version. */
+export interface PromptTarget {
+	/** The capstan model: `input` and `compat.imageMimeTypes` say which images it takes. */
+	model: Model;
+	/** The AI SDK model's provider id: opaque data goes back only to it. */
+	provider: string;
+	/** The AI SDK specification the prompt is for. */
+	version: SpecVersion;
+}
+
 /**
  * The prompt for `context`. Typed as the V3 prompt; for `v2` the only difference (tool-result images) is
  * already in V2's shape, which is why the caller may hand it to a V2 model.
  */
-export function toPrompt(context: Context, provider: string, version: SpecVersion): LanguageModelV3Prompt {
+export function toPrompt(context: Context, target: PromptTarget): LanguageModelV3Prompt {
 	const prompt: LanguageModelV3Prompt = [];
 	if (context.systemPrompt) prompt.push({ role: "system", content: context.systemPrompt });
-	for (const message of context.messages) appendMessage(prompt, message, provider, version);
+	for (const message of context.messages) appendMessage(prompt, message, target);
 	return prompt;
 }
 
-function appendMessage(
-	prompt: LanguageModelV3Prompt,
-	message: Message,
-	provider: string,
-	version: SpecVersion,
-): void {
+function appendMessage(prompt: LanguageModelV3Prompt, message: Message, target: PromptTarget): void {
+	const { model, provider, version } = target;
 	if (message.role === "user") {
 		const parts = typeof message.content === "string" ? [textContent(message.content)] : message.content;
-		const content = parts.map(userPart).filter((part) => part.type !== "text" || part.text.length > 0);
+		const content = sendableContent(model, parts)
+			.map(userPart)
+			.filter((part) => part.type !== "text" || part.text.length > 0);
 		if (content.length > 0) prompt.push({ role: "user", content });
 		return;
 	}
@@ -63,7 +82,9 @@ function appendMessage(
 		if (content.length > 0) prompt.push({ role: "assistant", content });
 		return;
 	}
-	const part = toolResultPart(message, version);
+	// An error result goes as its text alone (the AI SDK has no error output with images): no notes either.
+	const content = message.isError ? message.content : sendableContent(model, message.content);
+	const part = toolResultPart(message, content, version);
 	// Results of one batch travel in one `tool` message, as the AI SDK builds them itself.
 	const last = prompt[prompt.length - 1];
 	if (last?.role === "tool") last.content.push(part);
@@ -72,6 +93,20 @@ function appendMessage(
 
 function textContent(text: string): TextContent {
 	return { type: "text", text };
+}
+
+/** `content` with each image the model cannot take replaced by a text saying so (rule C4). */
+function sendableContent(model: Model, content: UserContent[]): UserContent[] {
+	return content.map((part) => (part.type === "image" ? sendableImage(model, part) : part));
+}
+
+/** The image with its type spelled as APIs know it (`image/jpg` → `image/jpeg`), or the note sent instead. */
+function sendableImage(model: Model, image: ImageContent): UserContent {
+	if (!model.input.includes("image")) return textContent(IMAGE_OMITTED_TEXT);
+	const mimeType = sendableImageType(model, image.mimeType, AI_SDK_IMAGE_TYPES);
+	if (mimeType === undefined)
+		return textContent(unsupportedImageText(model, image.mimeType, AI_SDK_IMAGE_TYPES));
+	return mimeType === image.mimeType ? image : { ...image, mimeType };
 }
 
 function userPart(content: UserContent) {
@@ -138,12 +173,17 @@ function replayedPart(data: unknown): AssistantPart | undefined {
 	} as AssistantPart;
 }
 
-function toolResultPart(message: ToolResultMessage, version: SpecVersion): ToolResultPart {
+/** A tool result's part; `content` is the result's content with the images the model cannot take as notes. */
+function toolResultPart(
+	message: ToolResultMessage,
+	content: UserContent[],
+	version: SpecVersion,
+): ToolResultPart {
 	return {
 		type: "tool-result",
 		toolCallId: message.toolCallId,
 		toolName: message.toolName,
-		output: toolOutput(message.content, message.isError, version),
+		output: toolOutput(content, message.isError, version),
 	};
 }
 

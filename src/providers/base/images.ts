@@ -30,6 +30,13 @@ export const GEMINI_IMAGE_TYPES: readonly string[] = [
 ];
 
 /**
+ * AI SDK models: the types Anthropic, OpenAI and Gemini all take. The bridge cannot tell which API is behind an
+ * AI SDK model, and its providers pass any image type on, so it sends only the types every major API takes;
+ * a model's `compat.imageMimeTypes` widens the list (GIF for Anthropic, OpenAI, Bedrock or Mistral, say).
+ */
+export const AI_SDK_IMAGE_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/webp"];
+
+/**
  * The types `model` takes: its `compat.imageMimeTypes` (a server that takes other types than its API's
  * usual ones, e.g. a local OpenAI-compatible server), else the API's list.
  */
