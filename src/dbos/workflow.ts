@@ -2,7 +2,7 @@
  * The worker side of `capstan/dbos`: a DBOS workflow whose body is the durable core's `runDurableAgent`.
  * Every model call and tool execution is a DBOS step named by its step id; the queues are DBOS messages.
  */
-import { DBOS } from "@dbos-inc/dbos-sdk";
+import { DBOS, DBOSWorkflowConflictError } from "@dbos-inc/dbos-sdk";
 import type pg from "pg";
 import { errorText } from "../core/abort.js";
 import {
@@ -122,10 +122,44 @@ async function flushBeforeFailing(events: RunEventWriter, error: unknown): Promi
 /** The queues of the registered agents, with their DBOS queue options. */
 const queues = new Map<string, { minPollingIntervalMs?: number }>();
 
-/** Every step is a DBOS step named by its step id; DBOS numbers steps by call order, checked on replay. */
+/**
+ * Every step is a DBOS step named by its step id; DBOS numbers steps by call order, checked on replay.
+ *
+ * The core's `fn` throws only to pass an engine failure on (a tool whose start marker could not be written),
+ * and such an error must not become the step's record (`DurableJournal`). DBOS records whatever a step throws
+ * unless the workflow was cancelled or the error is a `DBOSWorkflowConflictError` (a lost lease, on which it
+ * neither retries nor records), so the error crosses `DBOS.runStep` as one of those and comes out as itself:
+ * the step stays unrecorded, and a replay runs the tool as if it never started instead of failing forever.
+ */
 const dbosJournal: DurableJournal = {
-	run: (name, fn) => DBOS.runStep(fn, { name }),
+	async run(name, fn) {
+		try {
+			return await DBOS.runStep(
+				async () => {
+					try {
+						return await fn();
+					} catch (error) {
+						throw new UnrecordedStepError(error);
+					}
+				},
+				{ name },
+			);
+		} catch (error) {
+			if (error instanceof UnrecordedStepError) throw error.passed;
+			throw error;
+		}
+	},
 };
+
+/** Carries an error a step passes on through `DBOS.runStep` without DBOS recording it as the step's result. */
+class UnrecordedStepError extends DBOSWorkflowConflictError {
+	readonly passed: unknown;
+
+	constructor(passed: unknown) {
+		super(DBOS.workflowID ?? "");
+		this.passed = passed;
+	}
+}
 
 /** `DBOS.recv` is checkpointed by DBOS itself: a replay receives what the first attempt received. */
 const dbosInbox: DurableInbox = {

@@ -115,8 +115,10 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 	let broken: DbosAgentWorkflow;
 	let nul: DbosAgentWorkflow;
 	let cancellable: DbosAgentWorkflow;
+	let markerRefused: DbosAgentWorkflow;
 	const slowGate = gate();
 	const counts: string[] = [];
+	const markerCounts: string[] = [];
 	const brokenCounts: string[] = [];
 
 	beforeAll(async () => {
@@ -138,6 +140,10 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 			},
 		});
 		cancellable = registerDbosAgent({ name: "cancellable", agent: () => cancellableAgent(slowGate) });
+		markerRefused = registerDbosAgent({
+			name: "marker-refused",
+			agent: () => countingAgent({ count: (key) => markerCounts.push(key) }),
+		});
 		worker = await launchDbosWorker({
 			applicationName: "capstan-worker-test",
 			databaseUrl: database.url,
@@ -260,6 +266,46 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 			isError: false,
 			result: { content: [{ type: "text", text: "slept" }] },
 		});
+	});
+
+	it("a start marker the database refuses fails the attempt and is not recorded as the tool's result: a rewind keeping every recorded step runs the tool once", async () => {
+		const runId = "marker-refused";
+		const admin = new pg.Client({ connectionString: database.url });
+		await admin.connect();
+		// A real refusal of DBOS's write of the marker of `charge` (call t2, not idempotent), and of nothing else.
+		await admin.query(`CREATE FUNCTION capstan.test_refuse_marker() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN
+				IF NEW.workflow_uuid = '${runId}' AND NEW.function_name = 't2:started' THEN
+					RAISE EXCEPTION 'marker refused by the test';
+				END IF;
+				RETURN NEW;
+			END $$`);
+		await admin.query(
+			"CREATE TRIGGER test_refuse_marker BEFORE INSERT ON dbos.operation_outputs FOR EACH ROW EXECUTE FUNCTION capstan.test_refuse_marker()",
+		);
+		try {
+			// SPEC L13 / host rule 8: the journal's own failure fails the attempt with that very error.
+			await expect(markerRefused.run(input, { runId })).rejects.toThrow(/^marker refused by the test$/);
+			expect(await runs.status(runId)).toMatchObject({ status: "ERROR" });
+			// The tool whose marker was not written did not run.
+			expect(markerCounts).not.toContain("tool:t2");
+		} finally {
+			await admin.query("DROP TRIGGER test_refuse_marker ON dbos.operation_outputs");
+			await admin.query("DROP FUNCTION capstan.test_refuse_marker()");
+			await admin.end();
+		}
+		// The database is fine again. ERROR is final for DBOS (resumeWorkflow leaves it alone); a rewind that keeps
+		// every recorded step replays the run in place, and `charge`, never recorded, runs as if it never started.
+		const steps = (await DBOS.listWorkflowSteps(runId)) ?? [];
+		expect(steps.map((step) => step.name)).not.toContain("t2");
+		const startStep = Math.max(...steps.map((step) => step.functionID)) + 1;
+		const result = await (await DBOS.rewindWorkflow<DurableRunResult>(runId, { startStep })).getResult();
+		expect(result.outcome).toEqual({ type: "completed" });
+		expect(markerCounts.filter((key) => key === "tool:t2")).toEqual(["tool:t2"]);
+		const charged = result.messages.find(
+			(message) => message.role === "toolResult" && message.toolCallId === "t2",
+		);
+		expect(charged).toMatchObject({ isError: false });
 	});
 
 	it("an event with a NUL character is written, the character replaced (jsonb holds none)", async () => {
