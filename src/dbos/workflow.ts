@@ -2,7 +2,7 @@
  * The worker side of `capstan/dbos`: a DBOS workflow whose body is the durable core's `runDurableAgent`.
  * Every model call and tool execution is a DBOS step named by its step id; the queues are DBOS messages.
  */
-import { DBOS, DBOSWorkflowConflictError } from "@dbos-inc/dbos-sdk";
+import { DBOS, Error as DBOSErrors, DBOSWorkflowConflictError } from "@dbos-inc/dbos-sdk";
 import type pg from "pg";
 import { errorText } from "../core/abort.js";
 import {
@@ -104,19 +104,33 @@ export function registerDbosAgent(options: DbosAgentOptions): DbosAgentWorkflow 
 
 /**
  * A failed run still writes the events it emitted before failing, and before the workflow's ERROR status:
- * a reader stops once the run has finished, so a row written after that is never read. A write failure that
- * is not the run's own error is reported with it.
+ * a reader stops once the run has finished, so a row written after that is never read. Resolves when the
+ * body is to reject with the run's error itself. A write failure that is not the run's own error is reported
+ * with it (rejects with an `AggregateError` of both), except beside a cancel or a lost lease
+ * (`isDbosControlError`): DBOS tells those by class and parks the attempt instead of recording an outcome, so
+ * they must leave as themselves, and the write failure goes to DBOS's log. Nothing a reader needs is lost:
+ * the run's outcome is then the cancel's or the new owner's, and the replay of a resumed or taken-over run
+ * writes the same rows again.
  */
-async function flushBeforeFailing(events: RunEventWriter, error: unknown): Promise<void> {
+export async function flushBeforeFailing(events: RunEventWriter, error: unknown): Promise<void> {
 	try {
 		await events.flush();
 	} catch (writeError) {
 		if (writeError === error) return;
+		if (isDbosControlError(error)) {
+			DBOS.logger.warn(`${errorText(writeError)} (the run ended with: ${errorText(error)})`);
+			return;
+		}
 		throw new AggregateError(
 			[error, writeError],
 			`${errorText(error)}; and the run's events were not all written: ${errorText(writeError)}`,
 		);
 	}
+}
+
+/** DBOS's errors it parks an attempt on rather than recording them: the workflow was cancelled, or lost. */
+function isDbosControlError(error: unknown): boolean {
+	return error instanceof DBOSErrors.DBOSWorkflowCancelledError || error instanceof DBOSWorkflowConflictError;
 }
 
 /** The queues of the registered agents, with their DBOS queue options. */
