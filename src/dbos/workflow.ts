@@ -144,6 +144,8 @@ const queues = new Map<string, { minPollingIntervalMs?: number }>();
  * unless the workflow was cancelled or the error is a `DBOSWorkflowConflictError` (a lost lease, on which it
  * neither retries nor records), so the error crosses `DBOS.runStep` as one of those and comes out as itself:
  * the step stays unrecorded, and a replay runs the tool as if it never started instead of failing forever.
+ * DBOS passes that error through `runStep` from 5.2 on (5.0 and 5.1 record it), hence the peer range ^5.3.0,
+ * the version the tests run.
  */
 const dbosJournal: DurableJournal = {
 	async run(name, fn) {
