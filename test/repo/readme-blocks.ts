@@ -93,10 +93,18 @@ export function scratchDir(): { dir: string; remove(): void } {
 export function runBlock(block: FencedBlock, dir: string, timeoutMs: number): Promise<BlockRun> {
 	const file = join(dir, `line-${block.line}.ts`);
 	writeFileSync(file, `${block.code}\n`);
+	return runTypeScript(file, [], timeoutMs);
+}
+
+/**
+ * Run a TypeScript file of the repo with tsx, offline, from the repo root. Never rejects: every failure is
+ * in the returned record.
+ */
+export function runTypeScript(file: string, args: readonly string[], timeoutMs: number): Promise<BlockRun> {
 	return new Promise((resolve) => {
 		execFile(
 			process.execPath,
-			["--import", "tsx", file],
+			["--import", "tsx", file, ...args],
 			{ cwd: REPO_ROOT, env: offlineEnv(), timeout: timeoutMs, killSignal: "SIGKILL", encoding: "utf8" },
 			(error, stdout, stderr) => {
 				const failure = error as (Error & { code?: unknown; signal?: unknown; killed?: boolean }) | null;
