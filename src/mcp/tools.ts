@@ -14,6 +14,7 @@ import { fnv1aHex } from "../core/fnv1a.js";
 import type { JsonSchema } from "../core/model.js";
 import type { AgentTool, ToolResult } from "../tools/types.js";
 import { type McpToolDetails, type RawCallToolResult, rawResultToCapstan } from "./content.js";
+import { outputCheck } from "./output.js";
 
 /** Progress reported by a server while a call runs, as `details` of an `onUpdate` partial result. */
 export interface McpProgressDetails extends McpToolDetails {
@@ -196,6 +197,9 @@ type LenientCallToolResult = { content?: unknown } & Omit<RawCallToolResult, "co
 
 const INVALID_RESULT = "the server's result is not a valid tools/call result";
 
+const TASK_REQUIRED =
+	"the server runs this tool only as an MCP task (execution.taskSupport: required), which capstan does not support";
+
 function isRecord(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -273,6 +277,7 @@ export function toAgentTool(
 	redact: Redact = (text) => text,
 ): McpAgentTool {
 	const names = { server: options.prefix, tool: tool.name };
+	const checkOutput = outputCheck(tool);
 	const mcp: McpAgentTool["mcp"] = tool.annotations
 		? { ...names, annotations: tool.annotations }
 		: { ...names };
@@ -287,22 +292,26 @@ export function toAgentTool(
 		parameters: tool.inputSchema as JsonSchema,
 		mcp,
 		async execute(_id, args, signal, onUpdate) {
+			// The SDK's `callTool` refuses such a tool itself, but only while its cache knows it (output.ts).
+			if (tool.execution?.taskSupport === "required") return errorResult(names, TASK_REQUIRED);
 			try {
-				// `callTool` still checks `structuredContent` against the tool's `outputSchema`.
-				const result = (await client.callTool(
-					{ name: tool.name, arguments: args },
-					// `callTool` is typed for the SDK's two result schemas; this is the first less its `content` check.
-					LENIENT_RESULT_SCHEMA as unknown as typeof CallToolResultSchema,
+				// A plain request, not `callTool`: its output-schema check uses a cache that a paged listing leaves
+				// knowing only the last page's tools; `checkOutput` is this tool's own.
+				const result: LenientCallToolResult = await client.request(
+					{ method: "tools/call", params: { name: tool.name, arguments: args } },
+					LENIENT_RESULT_SCHEMA,
 					{
 						signal,
 						resetTimeoutOnProgress: true,
 						...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
 						onprogress: (progress) => onUpdate(progressUpdate(names, progress)),
 					},
-				)) as LenientCallToolResult;
+				);
 				// No content list is an empty one, as the SDK's own schema defaults it (a structured-only result).
 				const content = result.content ?? [];
 				if (!Array.isArray(content)) return errorResult(names, `${INVALID_RESULT}: content is not a list`);
+				const offSchema = checkOutput?.(result);
+				if (offSchema !== undefined) return errorResult(names, `${INVALID_RESULT}: ${offSchema}`);
 				return rawResultToCapstan({ ...result, content }, names);
 			} catch (error) {
 				// An abort is the loop's business: it writes the aborted placeholder (rule A3).

@@ -59,10 +59,19 @@ function schemaKey(schema: JsonSchema, schemaUri: unknown): string | undefined {
 	return plain === NOT_PLAIN ? undefined : `${draftOf(schemaUri)}\n${JSON.stringify(plain)}`;
 }
 
+/**
+ * What is wrong with `schema` as a JSON Schema (its `$schema` already removed; `schemaUri` is what it said), or
+ * undefined when nothing is: the problem {@link compileJsonSchemaValidator}'s validator would report for every
+ * value.
+ */
+export function jsonSchemaProblem(schema: JsonSchema, schemaUri: unknown): string | undefined {
+	// Draft-04 differs in shape where it matters here (boolean `exclusiveMinimum`); it is not meta-checked.
+	return draftOf(schemaUri) === "4" ? undefined : schemaProblem(schema);
+}
+
 function buildValidator(schema: JsonSchema, schemaUri: unknown): JsonSchemaValidator {
 	const draft = draftOf(schemaUri);
-	// Draft-04 differs in shape where it matters here (boolean `exclusiveMinimum`); it is not meta-checked.
-	const broken = draft === "4" ? undefined : schemaProblem(schema);
+	const broken = jsonSchemaProblem(schema, schemaUri);
 	if (broken) return () => ({ ok: false, errors: [invalidSchemaText(broken)] });
 	// The validator annotates the schema nodes it is given (non-enumerable ref bookkeeping), so it gets a
 	// private copy: the tool's schema stays untouched and may even be frozen.

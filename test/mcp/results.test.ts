@@ -109,12 +109,12 @@ describe("tools/call results the SDK's schema refuses", () => {
 		});
 		// No content list at all: the structured content is what the model reads (the SDK's default of []).
 		expect((await call("structured_only")).content).toEqual([{ type: "text", text: '{"n":1}' }]);
-		// The SDK still checks structured content against the tool's outputSchema.
+		// Structured content is still checked against the tool's outputSchema (output-schema.test.ts).
 		const offSchema = await call("off_schema");
 		expect(offSchema.isError).toBe(true);
 		expect(offSchema.content[0]).toMatchObject({
 			text: expect.stringMatching(
-				/^MCP tool "off_schema" on server "raw" failed: .*Structured content does not match the tool's output schema/,
+				/^MCP tool "off_schema" on server "raw" failed: .*structuredContent does not match the tool's output schema/,
 			),
 		});
 	});
