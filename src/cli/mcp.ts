@@ -48,8 +48,8 @@ export interface AttachMcpOptions {
 	/** Wraps each tool that needs approval (the command makes it ask, rule T14). Default: as it is. */
 	guard?: (tool: McpAgentTool) => McpAgentTool;
 	/**
-	 * Told, once each, of what a server's listing left out and of a re-listing that failed (its previous tools
-	 * stay offered). Default: nobody.
+	 * Told, once each, of what a server's listing left out, of a re-listing that failed (its previous tools
+	 * stay offered), and of a server whose connection was lost. Default: nobody.
 	 */
 	warn?: (text: string) => void;
 }
@@ -96,6 +96,13 @@ export async function attachMcpTools(
 	update(connection.tools());
 	// Called after every listing, failed ones too.
 	connection.onToolsChanged(update);
+	// Its tools stay offered: a model that calls one is told the server is gone (mcp/tools.ts), which a tool
+	// vanishing from the list would not tell it.
+	connection.onConnectionLost((server) =>
+		warn(
+			`MCP server "${server.name}": connection lost (the server exited or closed the connection); calls to its tools fail until capstan is restarted`,
+		),
+	);
 	return connection;
 }
 

@@ -31,7 +31,10 @@ export interface McpServerHandle {
 	client: Client;
 	/** This server's current tools. */
 	tools: McpAgentTool[];
-	/** False once the connection closed (the server exited or the host closed it). */
+	/**
+	 * False once the connection closed (the server exited or the host closed it). Its tools stay listed; a call
+	 * to one is an error result saying the connection is closed.
+	 */
 	connected: boolean;
 	/** The message of the last failed `tools/list` refresh; the previous list stays in use. */
 	lastRefreshError?: string;
@@ -67,6 +70,11 @@ export interface McpConnection {
 	servers: ReadonlyMap<string, McpServerHandle>;
 	/** Called with the live list after it changed; returns an unsubscribe function. */
 	onToolsChanged(listener: (tools: readonly McpAgentTool[]) => void): () => void;
+	/**
+	 * Called once with a server whose connection closed before the host closed it (a stdio server's process
+	 * exited); not for the closing of `close()` or `terminate()`. Returns an unsubscribe function.
+	 */
+	onConnectionLost(listener: (server: McpServerHandle) => void): () => void;
 }
 
 /** A handle with what the bridge keeps for itself: the entry's secret redactor. */
@@ -91,6 +99,9 @@ export async function connectMcpServers(
 ): Promise<McpConnection> {
 	const live: McpAgentTool[] = [];
 	const listeners = new Set<(tools: readonly McpAgentTool[]) => void>();
+	const lostListeners = new Set<(server: McpServerHandle) => void>();
+	// Set once the host closes the connection: a server closing then is not lost.
+	let closing = false;
 	const servers = new Map<string, Server>();
 	const pending = new Map<string, Promise<void>>();
 	// Each tool's name in the live list, so a tool keeps it when another's comes to collide with it.
@@ -150,7 +161,10 @@ export async function connectMcpServers(
 		options.timeoutMs === undefined ? { prefix } : { prefix, timeoutMs: options.timeoutMs };
 
 	const close = async () => {
+		closing = true;
 		await Promise.allSettled([...servers.values()].map((server) => server.client.close()));
+		// The client says so a macrotask later (transport.ts); the caller may look now.
+		for (const server of servers.values()) server.connected = false;
 	};
 	// Each stdio server's process id, taken when it connected: the transport forgets it as soon as `close()`
 	// starts, but the process may outlive that by seconds (it is given time to exit on the end of its input).
@@ -159,6 +173,7 @@ export async function connectMcpServers(
 	const terminate = () => {
 		if (terminated) return;
 		terminated = true;
+		closing = true;
 		// Only while connected: the connection closes when the process has exited, and its pid may be reused.
 		for (const [server, pid] of pids) if (server.connected) signalProcess(pid);
 	};
@@ -180,6 +195,8 @@ export async function connectMcpServers(
 			server.connected = true;
 			client.onclose = () => {
 				server.connected = false;
+				if (closing) return;
+				for (const listener of lostListeners) listener(server);
 			};
 			servers.set(name, server);
 			client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -205,6 +222,10 @@ export async function connectMcpServers(
 		onToolsChanged(listener) {
 			listeners.add(listener);
 			return () => listeners.delete(listener);
+		},
+		onConnectionLost(listener) {
+			lostListeners.add(listener);
+			return () => lostListeners.delete(listener);
 		},
 	};
 }

@@ -197,6 +197,9 @@ type LenientCallToolResult = { content?: unknown } & Omit<RawCallToolResult, "co
 
 const INVALID_RESULT = "the server's result is not a valid tools/call result";
 
+const CONNECTION_CLOSED =
+	"the connection to the server is closed (the server exited, or its connection was lost or closed); none of its tools can be called now";
+
 const TASK_REQUIRED =
 	"the server runs this tool only as an MCP task (execution.taskSupport: required), which capstan does not support";
 
@@ -294,6 +297,7 @@ export function toAgentTool(
 		async execute(_id, args, signal, onUpdate) {
 			// The SDK's `callTool` refuses such a tool itself, but only while its cache knows it (output.ts).
 			if (tool.execution?.taskSupport === "required") return errorResult(names, TASK_REQUIRED);
+			if (!client.transport) return errorResult(names, CONNECTION_CLOSED);
 			try {
 				// A plain request, not `callTool`: its output-schema check uses a cache that a paged listing leaves
 				// knowing only the last page's tools; `checkOutput` is this tool's own.
@@ -316,6 +320,8 @@ export function toAgentTool(
 			} catch (error) {
 				// An abort is the loop's business: it writes the aborted placeholder (rule A3).
 				if (signal.aborted) throw error;
+				// The SDK's "Connection closed" says less than the bridge knows: the server, not this call, is gone.
+				if (!client.transport) return errorResult(names, CONNECTION_CLOSED);
 				// The schema's error message is its issues as pretty-printed JSON: kilobytes the model cannot use.
 				if (isSchemaError(error)) return errorResult(names, `${INVALID_RESULT}: ${firstIssue(error)}`);
 				return errorResult(names, redact(error instanceof Error ? error.message : String(error)));

@@ -13,6 +13,7 @@ import { EXIT } from "../../src/cli/outcome.js";
 import { MUTATING_TOOLS } from "../../src/workspace/index.js";
 import { eventually, hasEnded, isRunning, stdioServerConfig } from "../mcp/support/harness.js";
 import { type HttpMcpServer, startHttpMcpServer } from "../mcp/support/http-server.js";
+import { chunk, DONE, textReply, usageChunk } from "../providers/openai-completions/synthetic.js";
 import { firstBodyMatching } from "../providers/support/fixtures.js";
 import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
 import { cleanUpAfterEach, RpcClient, runCli, startCli, tempProject } from "./support.js";
@@ -47,6 +48,18 @@ async function oddMcpServer(listing = { fails: false }): Promise<HttpMcpServer> 
 	});
 	mcpServers.push(http);
 	return http;
+}
+
+/** A SYNTHETIC Chat Completions reply calling `name`. */
+function toolCall(name: string, args: Record<string, unknown>): string {
+	const call = { index: 0, id: `call_${name}`, type: "function", function: { name, arguments: "" } };
+	return (
+		chunk({ role: "assistant", content: null, tool_calls: [call] }) +
+		chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify(args) } }] }) +
+		chunk({}, "tool_calls") +
+		usageChunk(10, 5) +
+		DONE
+	);
 }
 
 async function toolsSent(args: string[], cwd: string): Promise<string[]> {
@@ -162,6 +175,41 @@ describe("capstan with MCP servers", () => {
 		} finally {
 			await connection.close();
 		}
+	}, 30_000);
+
+	it("a server that exits is said once on stderr, and a call to its tools is an error result saying so", async () => {
+		const cwd = tempProject();
+		writeFileSync(join(cwd, "mcp.json"), JSON.stringify(stdioServerConfig("t")));
+		const server = await serve(
+			{ type: "sse", body: toolCall("t__die", {}), split: false },
+			{ type: "sse", body: toolCall("t__echo", { text: "still there?" }), split: false },
+			{ type: "sse", body: textReply("It is gone."), split: false },
+		);
+		const run = await runCli(
+			[
+				"-p",
+				"hi",
+				"--yes",
+				"--base-url",
+				`${server.baseUrl}/v1`,
+				"--model",
+				"m",
+				"--no-session",
+				"--mcp",
+				"mcp.json",
+			],
+			{ cwd },
+		);
+		expect(run.code).toBe(0);
+		expect(run.stderr).toBe(
+			`capstan: MCP server "t": connection lost (the server exited or closed the connection); calls to its tools fail until capstan is restarted\n`,
+		);
+		const closed =
+			"the connection to the server is closed (the server exited, or its connection was lost or closed); none of its tools can be called now";
+		const lastMessage = (i: number) =>
+			(JSON.parse(server.requests[i]?.body ?? "{}") as { messages: { content: unknown }[] }).messages.at(-1);
+		expect(lastMessage(1)?.content).toBe(`MCP tool "die" on server "t" failed: ${closed}`);
+		expect(lastMessage(2)?.content).toBe(`MCP tool "echo" on server "t" failed: ${closed}`);
 	}, 30_000);
 
 	it("MCP tools ask for approval unless the server marks them readOnlyHint", async () => {

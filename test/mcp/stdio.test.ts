@@ -157,6 +157,8 @@ describe("capstan/mcp over stdio", () => {
 describe("a server that dies mid-call", () => {
 	it("gives a clear error result; the run goes on and later calls fail cleanly", async () => {
 		const dying = await connectMcpServers(stdioServerConfig("doomed"), { stderr: "ignore" });
+		const lost: string[] = [];
+		dying.onConnectionLost((server) => lost.push(server.name));
 		try {
 			const { agent, scripted, toolResults } = agentWith(dying.tools(), [
 				callReply("doomed__die"),
@@ -165,16 +167,31 @@ describe("a server that dies mid-call", () => {
 			]);
 			await agent.prompt("die");
 			const [died, after] = toolResults();
+			const closed =
+				"the connection to the server is closed (the server exited, or its connection was lost or closed); none of its tools can be called now";
 			expect(died?.isError).toBe(true);
-			expect(resultText(died!)).toMatch(/^MCP tool "die" on server "doomed" failed: .*closed/i);
+			expect(resultText(died!)).toBe(`MCP tool "die" on server "doomed" failed: ${closed}`);
 			expect(after?.isError).toBe(true);
-			expect(resultText(after!)).toMatch(/^MCP tool "echo" on server "doomed" failed: /);
+			expect(resultText(after!)).toBe(`MCP tool "echo" on server "doomed" failed: ${closed}`);
 			expect(scripted.calls).toHaveLength(3);
 			expect(agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
 			expect(dying.servers.get("doomed")?.connected).toBe(false);
+			// Its tools stay listed, so the model is told why a call fails rather than that the tool is unknown.
+			expect(dying.tools().map((t) => t.name)).toContain("doomed__echo");
+			expect(lost).toEqual(["doomed"]);
 		} finally {
 			await dying.close();
 		}
+		expect(lost).toEqual(["doomed"]);
+	}, 30_000);
+
+	it("closing the connection is no lost connection", async () => {
+		const connection = await connectMcpServers(stdioServerConfig("closed"), { stderr: "ignore" });
+		const lost: string[] = [];
+		connection.onConnectionLost((server) => lost.push(server.name));
+		await connection.close();
+		expect(connection.servers.get("closed")?.connected).toBe(false);
+		expect(lost).toEqual([]);
 	}, 30_000);
 });
 
