@@ -10,6 +10,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { isHttpServer, type McpServerConfig, type McpServersConfig, secretRedactor } from "./config.js";
 import { type RequestId, unansweredStreamFetch } from "./http-fetch.js";
+import { answerInvalidLines, keepInvalidLines } from "./stdio-lines.js";
 import { listAllTools, type McpAgentTool, mcpToolKey, toAgentTools, uniqueMcpToolNames } from "./tools.js";
 import { inWireOrder } from "./transport.js";
 
@@ -246,7 +247,9 @@ function createTransport(
 			...(entry.cwd ? { cwd: entry.cwd } : {}),
 			...(options.stderr ? { stderr: options.stderr } : {}),
 		});
-		return { transport: inWireOrder(stdio), stdio };
+		// A line the server meant as a call's answer but wrote as no valid message fails that call at once.
+		const lines = keepInvalidLines(stdio) ? answerInvalidLines(stdio) : stdio;
+		return { transport: inWireOrder(lines), stdio };
 	}
 	// A call whose response stream ended unanswered is answered here with an error, after what the stream
 	// carried was handed on, instead of waiting out its timeout (http-fetch.ts).

@@ -1,0 +1,180 @@
+/**
+ * A stdio server's answer written as a line that is not a JSON-RPC message (invalid JSON — `NaN`, a raw control
+ * character — or JSON that breaks the message schema) fails its call at once, instead of leaving it to wait out
+ * the request timeout.
+ *
+ * The SDK's stdio transport reports such a line as an error and drops it, with nothing to tie it to a call. The
+ * bridge keeps the line (its buffer below) and looks for the id of a call still waiting: in the parsed JSON's
+ * top-level `id`, or for text that is not JSON, where a JSON-RPC response's `id` stands (right after `"jsonrpc"`
+ * at the start, or as its last member). A line that names no waiting call — a server's log line, a banner — is
+ * dropped as before: failing the calls in flight on it would break servers that log to stdout and otherwise
+ * work, and the SDK's other clients accept them. The line itself never leaves this module: it may hold anything.
+ */
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ReadBuffer, STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestId } from "./http-fetch.js";
+
+/** A line of a stdio server's output that is not a JSON-RPC message. */
+export class InvalidLineError extends Error {
+	/**
+	 * @param line - the line as written (kept for finding its id; never put in a message)
+	 * @param json - the line parsed, when it is JSON
+	 */
+	constructor(
+		readonly line: string,
+		readonly json: { value: unknown } | undefined,
+	) {
+		super(`the server wrote a line that is ${json ? "not a JSON-RPC message" : "not valid JSON"}`);
+		this.name = "InvalidLineError";
+	}
+}
+
+/**
+ * The SDK's `ReadBuffer` (newline-delimited messages, the same size limit), but a line that is not a message is
+ * thrown as an {@link InvalidLineError} carrying it.
+ */
+class LineKeepingBuffer {
+	private buffer: Buffer | undefined;
+
+	append(chunk: Buffer): void {
+		if ((this.buffer?.length ?? 0) + chunk.length > STDIO_DEFAULT_MAX_BUFFER_SIZE) {
+			this.clear();
+			throw new Error(`ReadBuffer exceeded maximum size of ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes`);
+		}
+		this.buffer = this.buffer ? Buffer.concat([this.buffer, chunk]) : chunk;
+	}
+
+	readMessage(): JSONRPCMessage | null {
+		const end = this.buffer?.indexOf("\n") ?? -1;
+		if (!this.buffer || end === -1) return null;
+		const line = this.buffer.toString("utf8", 0, end).replace(/\r$/, "");
+		this.buffer = this.buffer.subarray(end + 1);
+		let value: unknown;
+		try {
+			value = JSON.parse(line);
+		} catch {
+			throw new InvalidLineError(line, undefined);
+		}
+		const parsed = JSONRPCMessageSchema.safeParse(value);
+		if (!parsed.success) throw new InvalidLineError(line, { value });
+		return parsed.data;
+	}
+
+	clear(): void {
+		this.buffer = undefined;
+	}
+}
+
+/**
+ * Give `stdio` a buffer that keeps the lines it cannot read. The buffer is the transport's private field: with
+ * an SDK that no longer has it, nothing changes (such lines are dropped, as the SDK does) and this returns false.
+ */
+export function keepInvalidLines(stdio: StdioClientTransport): boolean {
+	const target = stdio as unknown as { _readBuffer?: unknown };
+	if (!(target._readBuffer instanceof ReadBuffer)) return false;
+	target._readBuffer = new LineKeepingBuffer();
+	return true;
+}
+
+/**
+ * Wrap `inner` (a stdio transport given {@link keepInvalidLines}) so that a line naming a call still waiting is
+ * answered as that call's error; every other error is handed on as it came.
+ */
+export function answerInvalidLines(inner: Transport): Transport {
+	const waiting = new Set<RequestId>();
+	const outer: Transport = {
+		start() {
+			inner.onmessage = (message, extra) => {
+				if ("id" in message && !("method" in message) && message.id !== undefined) waiting.delete(message.id);
+				outer.onmessage?.(message, extra);
+			};
+			inner.onerror = (error) => {
+				const answer = error instanceof InvalidLineError ? errorAnswer(error, waiting) : undefined;
+				if (!answer) {
+					outer.onerror?.(error);
+					return;
+				}
+				waiting.delete(answer.id);
+				outer.onmessage?.(answer);
+			};
+			inner.onclose = () => {
+				waiting.clear();
+				outer.onclose?.();
+			};
+			return inner.start();
+		},
+		send(message: JSONRPCMessage, options?: TransportSendOptions) {
+			if ("method" in message) {
+				if ("id" in message) waiting.add(message.id);
+				else if (message.method === "notifications/cancelled") {
+					const id = cancelledId(message.params);
+					if (id !== undefined) waiting.delete(id);
+				}
+			}
+			return inner.send(message, options);
+		},
+		close: () => inner.close(),
+		setProtocolVersion: (version: string) => inner.setProtocolVersion?.(version),
+	};
+	return outer;
+}
+
+/** The error answer of the waiting call that `error`'s line was meant to answer, if it names one. */
+function errorAnswer(
+	error: InvalidLineError,
+	waiting: ReadonlySet<RequestId>,
+): { jsonrpc: "2.0"; id: RequestId; error: { code: number; message: string } } | undefined {
+	const id = answeredId(error, waiting);
+	if (id === undefined) return undefined;
+	const what = error.json
+		? "JSON but not a valid JSON-RPC message"
+		: "not valid JSON (a stdio server writes each message as one line of JSON)";
+	return {
+		jsonrpc: "2.0",
+		id,
+		error: { code: ErrorCode.ParseError, message: `the server answered with a line that is ${what}` },
+	};
+}
+
+function cancelledId(params: unknown): RequestId | undefined {
+	const id = (params as { requestId?: unknown } | undefined)?.requestId;
+	return typeof id === "string" || typeof id === "number" ? id : undefined;
+}
+
+/** A JSON-RPC id: a number or a JSON string, as text. */
+const ID = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
+/** `{"jsonrpc":"2.0","id":…,"result"` — a response with `id` near its start (most encoders' order). */
+const ID_FIRST = new RegExp(
+	String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID}\s*,\s*"(?:result|error)"\s*:`,
+);
+/** `{"result":…,"jsonrpc":"2.0","id":…}` — a response with `id` last (the TypeScript SDK's order). */
+const RESPONSE_START = /^\s*\{\s*"(?:result|error)"\s*:/;
+const ID_LAST = new RegExp(String.raw`"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*${ID}\s*\}\s*$`);
+
+/**
+ * The id of a waiting call that `error`'s line answers, or undefined when it names none. Exported for the tests.
+ */
+export function answeredId(error: InvalidLineError, waiting: ReadonlySet<RequestId>): RequestId | undefined {
+	const id = error.json ? topLevelId(error.json.value) : idInText(error.line);
+	return id !== undefined && waiting.has(id) ? id : undefined;
+}
+
+/** The `id` of a JSON object that is no request (a server's request has ids of its own numbering). */
+function topLevelId(value: unknown): RequestId | undefined {
+	if (typeof value !== "object" || value === null || Array.isArray(value) || "method" in value)
+		return undefined;
+	const id = (value as { id?: unknown }).id;
+	return typeof id === "string" || typeof id === "number" ? id : undefined;
+}
+
+function idInText(line: string): RequestId | undefined {
+	const text = ID_FIRST.exec(line)?.[1] ?? (RESPONSE_START.test(line) ? ID_LAST.exec(line)?.[1] : undefined);
+	if (text === undefined) return undefined;
+	try {
+		return JSON.parse(text) as RequestId;
+	} catch {
+		return undefined;
+	}
+}
