@@ -24,6 +24,7 @@ const RESULTS: Record<string, unknown> = {
 	},
 	ok_page1: { content: [{ type: "text", text: "1" }], structuredContent: { n: 1 } },
 	off_page2: { content: [{ type: "text", text: "two" }], structuredContent: { n: "two" } },
+	task_only: { content: [{ type: "text", text: "ran without a task" }] },
 	off_repaired: { content: [{ type: "text", text: "three" }], structuredContent: { n: "three" } },
 };
 
@@ -37,7 +38,13 @@ const PAGES = [
 		})),
 		nextCursor: "2",
 	},
-	{ tools: [{ name: "off_page2", inputSchema: { type: "object" }, outputSchema: COUNT }], nextCursor: "3" },
+	{
+		tools: [
+			{ name: "off_page2", inputSchema: { type: "object" }, outputSchema: COUNT },
+			{ name: "task_only", inputSchema: { type: "object" }, execution: { taskSupport: "required" } },
+		],
+		nextCursor: "3",
+	},
 	{
 		tools: [
 			{ name: "untyped", inputSchema: { properties: {} } },
@@ -98,6 +105,14 @@ describe("structuredContent against the tool's outputSchema, on every page of to
 		expect(missing.isError).toBe(true);
 		expect(text(missing)).toBe(
 			`MCP tool "missing_page1" on server "paged" ${prefix}the tool has an output schema, but its result has no structuredContent`,
+		);
+	});
+
+	it("a tool the server runs only as a task is refused with a reason, whichever page listed it", async () => {
+		const result = await call("task_only");
+		expect(result.isError).toBe(true);
+		expect(text(result)).toBe(
+			'MCP tool "task_only" on server "paged" failed: the server runs this tool only as an MCP task (execution.taskSupport: required), which capstan does not support',
 		);
 	});
 
