@@ -76,10 +76,32 @@ export class RestateAwaiter {
 	}
 }
 
-/** A `DurableJournal` over a Restate context: one `ctx.run` entry per step, named by the step's name. */
+/**
+ * A `DurableJournal` over a Restate context: one `ctx.run` entry per step, named by the step's name.
+ *
+ * The core's `fn` throws only to pass an engine failure on (a tool whose start marker met the cancel that
+ * ended the attempt), and such an error must not become the step's record (`DurableJournal`). Restate records
+ * a `TerminalError` thrown in a `ctx.run` action as the entry's result, and a cancel is one
+ * (`CancelledError`, 409): the tool's entry would say it failed with "Cancelled", though it never ran. Any
+ * other error would end the attempt as a retryable failure instead of the error the core passes on. So the
+ * action hands the error to the step, which rejects with it as itself, and never settles: Restate gets no
+ * result for the entry, exactly as if the attempt had ended while the step ran, and the handler fails with
+ * the error the core rejects with (rule 8).
+ */
 export function restateJournal(ctx: restate.Context, awaiter: RestateAwaiter): DurableJournal {
 	return {
-		run: <T>(name: string, fn: () => Promise<T>): Promise<T> => awaiter.wait(ctx.run<T>(name, fn)),
+		run: <T>(name: string, fn: () => Promise<T>): Promise<T> =>
+			new Promise<T>((resolve, reject) => {
+				const entry = ctx.run<T>(name, async () => {
+					try {
+						return await fn();
+					} catch (error) {
+						reject(error);
+						return new Promise<T>(() => {});
+					}
+				});
+				awaiter.wait(entry).then(resolve, reject);
+			}),
 	};
 }
 

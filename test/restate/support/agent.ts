@@ -20,6 +20,11 @@ export interface WorkerConfig {
 	hangAt?: string;
 	/** Whether `charge` needs a person's approval (rule T14): a run then pauses before it. */
 	approveCharge?: boolean;
+	/**
+	 * A tool call id: on the first attempt, Restate's answer to its start marker is held back until the run
+	 * has failed (see worker.ts), so a cancel sent meanwhile reaches the tool while it waits for its marker.
+	 */
+	holdMarkerOf?: string;
 }
 
 /** The steer text the script answers differently (steering test). */

@@ -4,10 +4,68 @@
  * `node --import tsx test/restate/support/worker.ts '<WorkerConfig JSON>'`; the tests SIGKILL it.
  */
 import { appendFileSync } from "node:fs";
-import { registerRestateDeployment, restateAgent, serveRestateAgents } from "../../../src/restate/index.js";
+import type * as restate from "@restatedev/restate-sdk";
+import {
+	type RestateObjectOptions,
+	registerRestateDeployment,
+	restateAgent,
+	serveRestateAgents,
+} from "../../../src/restate/index.js";
 import { eventsFile, testAgent, type WorkerConfig } from "./agent.js";
 
 const config = JSON.parse(process.argv[2] ?? "{}") as WorkerConfig;
+
+/**
+ * With `holdMarkerOf`, the SDK's own interceptors (`hooks`, passed through `objectOptions`) hold back the
+ * result of that call's `<id>:started` entry on the first attempt: its action has run, but Restate gets the
+ * result only once the handler has failed, just before the handler's failure goes out. Meanwhile the tool's
+ * own entry has started and waits for its marker (`run <id> start` in the count file), so a cancel sent then
+ * reaches the tool as it would when the cancel overtakes the marker's answer on the wire; the marker's result
+ * is still recorded, as it would be had the server taken it before the cancel.
+ */
+function holdMarker(id: string): restate.HooksProvider {
+	let heldOnce = false;
+	return () => {
+		let release = () => {};
+		const released = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		let markerReturned: Promise<void> | undefined;
+		return {
+			interceptor: {
+				run: async (name, next) => {
+					if (name === id) appendFileSync(config.countFile, `run ${id} start\n`);
+					if (name !== `${id}:started` || heldOnce) return next();
+					heldOnce = true;
+					markerReturned = next().then(async () => {
+						appendFileSync(config.countFile, `marker ${id} held\n`);
+						await released;
+					});
+					return markerReturned;
+				},
+				handler: async (next) => {
+					try {
+						await next();
+					} catch (error) {
+						if (markerReturned) {
+							release();
+							await markerReturned;
+							// The SDK proposes the marker's result right after its interceptor returns.
+							await new Promise((resolve) => setImmediate(resolve));
+						}
+						throw error;
+					}
+				},
+			},
+		};
+	};
+}
+
+const objectOptions = {
+	// A killed worker's invocation is retried quickly: the tests wait for it.
+	retryPolicy: { initialInterval: 50, maxInterval: 500, exponentiationFactor: 2 },
+	...(config.holdMarkerOf ? { hooks: [holdMarker(config.holdMarkerOf)] } : {}),
+} as RestateObjectOptions;
 const definition = restateAgent({
 	name: config.name,
 	agent: testAgent(config),
@@ -17,8 +75,7 @@ const definition = restateAgent({
 		const failed = event.type === "tool_execution_end" && event.isError ? " error" : "";
 		appendFileSync(eventsFile(config.countFile), `${source.key} ${event.type}${failed}\n`);
 	},
-	// A killed worker's invocation is retried quickly: the tests wait for it.
-	objectOptions: { retryPolicy: { initialInterval: 50, maxInterval: 500, exponentiationFactor: 2 } },
+	objectOptions,
 });
 const worker = await serveRestateAgents([definition], { port: config.port });
 await registerRestateDeployment({ adminUrl: config.adminUrl, uri: worker.url });

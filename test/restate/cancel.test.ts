@@ -1,0 +1,97 @@
+// A cancel that reaches a non-idempotent tool while it waits for its start marker (docs/durable.md, host rule
+// 8), on a real Restate server: the run ends with Restate's own error, and Restate records no result for the
+// tool's entry (a crash's trace, not a tool that failed with "Cancelled").
+
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { userMessage } from "../../src/index.js";
+import { RestateAgentClient, RestateRequestError } from "../../src/restate/index.js";
+import { countLines, eventsFile, gateFile } from "./support/agent.js";
+import {
+	describeWithRestate,
+	freePort,
+	startWorker,
+	tempDir,
+	uniqueName,
+	type WorkerProcess,
+	waitForLine,
+} from "./support/services.js";
+
+const prompt = userMessage("Find alpha, pay, find beta, then wait for the gate.", 1);
+
+interface JournalRow {
+	index: number;
+	entry_type: string;
+	name: string | null;
+	entry_json: string;
+}
+
+describeWithRestate("capstan/restate: a cancel that reaches a tool waiting for its start marker", (urls) => {
+	const name = uniqueName("cancel");
+	const countFile = join(tempDir("restate-cancel"), "count");
+	let worker: WorkerProcess;
+	let client: RestateAgentClient;
+	beforeAll(async () => {
+		writeFileSync(gateFile(countFile, "gate"), "");
+		// call_2 is `charge`, not idempotent: a start marker is journaled before it runs.
+		const port = await freePort();
+		worker = await startWorker({ name, port, adminUrl: urls.adminUrl, countFile, holdMarkerOf: "call_2" });
+		client = new RestateAgentClient({ ingressUrl: urls.ingressUrl, name });
+	}, 40_000);
+	afterAll(async () => {
+		await worker?.kill();
+	});
+
+	async function journal(invocationId: string): Promise<JournalRow[]> {
+		const response = await fetch(`${urls.adminUrl}/query`, {
+			method: "POST",
+			headers: { "content-type": "application/json", accept: "application/json" },
+			body: JSON.stringify({
+				query: `SELECT index, entry_type, name, entry_json FROM sys_journal WHERE id = '${invocationId}' ORDER BY index`,
+			}),
+		});
+		expect(response.ok).toBe(true);
+		return ((await response.json()) as { rows: JournalRow[] }).rows;
+	}
+
+	/** The completion of the `ctx.run` entry named `step`, if Restate recorded one. */
+	function runResult(rows: readonly JournalRow[], step: string): unknown {
+		const command = rows.find((row) => row.entry_type === "Command: Run" && row.name === step);
+		expect(command).toBeDefined();
+		const id = JSON.parse(command?.entry_json ?? "{}").Command.Run.completion_id;
+		for (const row of rows) {
+			const run = JSON.parse(row.entry_json).Notification?.Completion?.Run;
+			if (run?.completion_id === id) return run.result;
+		}
+		return undefined;
+	}
+
+	it("SPEC L13 / host rule 8: the cancel ends the run and is not recorded as the tool's result; nothing runs after it", {
+		timeout: 90_000,
+	}, async () => {
+		const run = await client.start("cancel-marker-1", { prompt: [prompt] });
+		// The charge's own entry has started and waits for its marker, whose answer is held back.
+		await waitForLine(countFile, "marker call_2 held");
+		await waitForLine(countFile, "run call_2 start");
+		const cancel = await fetch(
+			`${urls.adminUrl}/invocations/${encodeURIComponent(run.invocationId)}/cancel`,
+			{ method: "PATCH" },
+		);
+		expect(cancel.ok).toBe(true);
+		const failed = await client.result(run).catch((error: unknown) => error);
+		expect(failed).toBeInstanceOf(RestateRequestError);
+		expect((failed as RestateRequestError).status).toBe(409);
+		// The charge never ran; its marker was recorded, its own entry has no result (not the cancel).
+		expect(countLines(countFile)).not.toContain("tool call_2 start");
+		const rows = await journal(run.invocationId);
+		expect(runResult(rows, "call_2:started")).toMatchObject({ Success: expect.anything() });
+		expect(runResult(rows, "call_2")).toBeUndefined();
+		// Nothing after the cancel: no model call, no transcript, and no event made of the cancelled step.
+		expect(countLines(countFile)).not.toContain("model 3 start");
+		expect(await client.transcript("cancel-marker-1")).toEqual([]);
+		const seen = countLines(eventsFile(countFile));
+		expect(seen).not.toContain("cancel-marker-1 tool_execution_end error");
+		expect(seen).not.toContain("cancel-marker-1 agent_end");
+	});
+});
