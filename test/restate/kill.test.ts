@@ -82,8 +82,11 @@ afterAll(async () => {
 	for (const worker of workers) await worker.kill();
 });
 
-async function worker(s: Scenario): Promise<WorkerProcess> {
-	const started = await startWorker(workerConfig(s));
+async function worker(s: Scenario & Pick<WorkerConfig, "holdMarkerOf">): Promise<WorkerProcess> {
+	const started = await startWorker({
+		...workerConfig(s),
+		...(s.holdMarkerOf ? { holdMarkerOf: s.holdMarkerOf } : {}),
+	});
 	workers.push(started);
 	return started;
 }
@@ -119,6 +122,30 @@ describeWithRestate("capstan/restate: a run survives SIGKILL (issue 11)", (urls)
 		expect(countLines(s.countFile).filter((line) => line.startsWith("tool call_2"))).toEqual([
 			"tool call_2 start",
 			"tool call_2 hang",
+		]);
+	});
+
+	it("SPEC L13: worker killed after a start marker's action ran but before Restate had its result; the new worker runs the tool once, as never started", {
+		timeout: 90_000,
+	}, async () => {
+		const s = await scenario(urls, "none");
+		const first = await worker({ ...s, holdMarkerOf: "call_2" });
+		const client = new RestateAgentClient({ ingressUrl: urls.ingressUrl, name: s.name });
+		const run = await client.start("conversation-4", { prompt: [prompt] });
+		// The charge waits for its marker, whose result the worker holds back: Restate has none.
+		await waitForLine(s.countFile, "marker call_2 held");
+		await waitForLine(s.countFile, "run call_2 start");
+		await first.kill();
+		await worker(s);
+		const result = await client.result(run);
+
+		expect(result.outcome).toEqual({ type: "completed" });
+		const expected = withoutTimestamps(await uninterruptedTranscript());
+		expect(withoutTimestamps(result.added)).toEqual(expected);
+		expect(finished(s.countFile)).toEqual({ ...ALL_FINISHED_ONCE, "tool call_2 end": 1 });
+		expect(countLines(s.countFile).filter((line) => line.startsWith("tool call_2"))).toEqual([
+			"tool call_2 start",
+			"tool call_2 end",
 		]);
 	});
 
