@@ -82,9 +82,6 @@ export async function main(proc: CliProcess): Promise<number> {
 			warn: (text) => out.stderr(`capstan: ${text}\n`),
 			projectServer: loaded.projectServer,
 		});
-		const resume =
-			(args.resume && resolve(proc.cwd, args.resume)) ??
-			(args.continue ? latestSessionPath(app.sessions) : undefined);
 		// The ways out that cannot wait for close() — the bin exits at once when its output is gone (a closed pipe),
 		// a second signal forces the exit — still end the stdio MCP servers and remove the demo's sandbox.
 		const closeOnExit = (): void => app.closeNow();
@@ -94,6 +91,11 @@ export async function main(proc: CliProcess): Promise<number> {
 		const signals = new SignalHandler(app.agent);
 		const offForcedExit = signals.onForcedExit(closeOnExit);
 		try {
+			// Inside the try: a --continue that finds no session ends the command like any other way out, with
+			// the app closed (its stdio MCP servers stopped, the demo's sandbox removed).
+			const resume =
+				(args.resume && resolve(proc.cwd, args.resume)) ??
+				(args.continue ? latestSessionPath(app.sessions) : undefined);
 			return await runMode(app, mode, args, resume, proc, out, signals);
 		} finally {
 			await app.close();

@@ -138,6 +138,16 @@ describe("the demo's sandbox", () => {
 		expect(sandboxes(cwd)).toEqual([]);
 	});
 
+	it("is removed when --continue finds no session to go on with", async () => {
+		// The README: removed when the command ends. --continue is checked once the app is assembled (the
+		// sandbox made, MCP servers started), so that check must close the app like every other way out.
+		const cwd = tempProject();
+		const { code, stderr } = await run(["--demo", "--continue", "-p", "hi"], cwd);
+		expect(stderr).toMatch(/no session to continue in /);
+		expect(code).toBe(2);
+		expect(sandboxes(cwd)).toEqual([]);
+	});
+
 	it("keeps only the session written in it, whose path was shown", async () => {
 		const cwd = tempProject();
 		const { code, stdout } = await run(["--demo", "-p", "hi"], cwd);
