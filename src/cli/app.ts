@@ -40,7 +40,7 @@ import {
 	type ScopedKey,
 	switchModel,
 } from "./models.js";
-import { explainEnd } from "./outcome.js";
+import { adviceFor } from "./outcome.js";
 import { type CliSessions, checkSessionFolder, openSessions } from "./session.js";
 import { codingSystemPrompt } from "./system-prompt.js";
 
@@ -207,7 +207,7 @@ export class CliApp implements InteractiveHost {
 	}
 
 	explainEnd(event: Extract<AgentEvent, { type: "agent_end" }>): string | undefined {
-		return explainEnd(event);
+		return adviceFor(event);
 	}
 }
 

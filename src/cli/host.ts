@@ -132,9 +132,10 @@ export interface InteractiveHost {
 	 */
 	setApprover(approver: ToolApprover | undefined): void;
 	/**
-	 * A one-line, user-facing explanation of how a run ended when it did not complete — e.g. for a context
-	 * overflow "the conversation no longer fits the model's context window: /clear or start a new session".
-	 * Undefined for a completed run.
+	 * One user-facing line of what to do about how a run ended, when there is more to say than its events
+	 * already did — e.g. for a context overflow "the conversation no longer fits the model's context window:
+	 * /clear or start a new session". Undefined for a completed, aborted or stopped run, and for an error with
+	 * no remedy to add (the error itself is shown).
 	 */
 	explainEnd(event: Extract<AgentEvent, { type: "agent_end" }>): string | undefined;
 	/** Present when running the scripted demo. */

@@ -51,6 +51,17 @@ export function explainEnd(end: AgentEnd): string | undefined {
 	if (outcome.type === "aborted") return `aborted: ${outcome.reason}`;
 	if (outcome.type === "deadline") return "stopped: the deadline passed";
 	if (outcome.type === "awaiting_approval") return `waiting for approval: ${approvalList(outcome.pending)}`;
+	return adviceFor(end) ?? `error: ${lastAssistant(end.messages)?.errorMessage ?? outcome.error}`;
+}
+
+/**
+ * What to do about a run that ended in an error of a kind with a remedy (a context overflow, a refused key, a
+ * busy provider, an unreachable server), in one line that names the error; undefined for any other end, where
+ * the error itself is all there is to say.
+ */
+export function adviceFor(end: AgentEnd): string | undefined {
+	const { outcome } = end;
+	if (outcome.type !== "error") return undefined;
 	const reply = lastAssistant(end.messages);
 	const detail = reply?.errorMessage ?? outcome.error;
 	switch (reply?.errorKind) {
@@ -65,7 +76,7 @@ export function explainEnd(end: AgentEnd): string | undefined {
 		case "timeout":
 			return `cannot reach the model (${detail}): check the network or the --base-url server`;
 		default:
-			return `error: ${detail}`;
+			return undefined;
 	}
 }
 

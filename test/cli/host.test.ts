@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CliApp } from "../../src/cli/app.js";
 import { parseCliArgs } from "../../src/cli/args.js";
+import type { AssistantMessage } from "../../src/core/messages.js";
 import { API_KEY_ENV_VARS } from "../../src/providers/base/env.js";
 import { textReply } from "../providers/openai-completions/synthetic.js";
 import { firstBodyMatching } from "../providers/support/fixtures.js";
@@ -122,13 +123,37 @@ describe("the InteractiveHost of the command", () => {
 		expect(host.sessions.current).toBe(saved?.path);
 	});
 
-	it("says how a run ended", async () => {
+	it("adds what to do about a run's end only when there is a remedy: the TTY shows the error itself", async () => {
 		const host = await app(["--demo"]);
+		const failed = (errorKind?: "context_overflow") => ({
+			type: "agent_end" as const,
+			messages: [failedReply("HTTP 500: boom", errorKind)],
+			outcome: { type: "error" as const, error: "HTTP 500: boom" },
+		});
+		expect(host.explainEnd(failed())).toBeUndefined();
+		expect(host.explainEnd(failed("context_overflow"))).toMatch(/no longer fits .* \/clear/);
 		expect(
 			host.explainEnd({ type: "agent_end", messages: [], outcome: { type: "aborted", reason: "Esc" } }),
-		).toBe("aborted: Esc");
+		).toBeUndefined();
 	});
 });
+
+/** A reply that ended in an error, as the loop leaves it. */
+function failedReply(errorMessage: string, errorKind?: "context_overflow"): AssistantMessage {
+	const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+	return {
+		role: "assistant",
+		content: [],
+		api: "openai-completions",
+		provider: "openai-compatible",
+		model: "m",
+		usage: { ...zero, totalTokens: 0, cost: { ...zero, total: 0 } },
+		stopReason: "error",
+		errorMessage,
+		...(errorKind ? { errorKind } : {}),
+		timestamp: 0,
+	};
+}
 
 /** One request that would have left the machine: where to, and the key it carried. */
 interface Outgoing {

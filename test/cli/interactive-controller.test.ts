@@ -122,7 +122,7 @@ function setup(
 	const warn = (text: string) => {
 		for (const listener of warnings) listener(text);
 	};
-	return { agent, vt, controller, scripted, type, answer, clock, retry, warn, desk };
+	return { agent, host, vt, controller, scripted, type, answer, clock, retry, warn, desk };
 }
 
 const stops: (() => void)[] = [];
@@ -488,6 +488,19 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		const screen = vt.screen().join("\n");
 		expect(screen).toContain("✗ model error (context_overflow): prompt is too long: 210000 tokens");
 		expect(screen).toMatch(/✗ run failed after \d+\.\d s/);
+	});
+
+	it("a failed reply's error is said once: the run's end does not repeat it, and no advice line restates it", async () => {
+		const { vt, type, controller, host } = setup([errorReply("HTTP 500 Internal Server Error: boom")]);
+		// No remedy to add (CliApp's answer for an error of no known kind): the error, once, and the run's time.
+		host.explainEnd = () => undefined;
+		type("hello");
+		controller.handle({ type: "submit" });
+		await until(vt, "✗ run failed after");
+		const screen = vt.screen().join("\n");
+		expect(screen).toContain("✗ model error: HTTP 500 Internal Server Error: boom");
+		expect(screen.match(/boom/g)).toHaveLength(1);
+		expect(screen).not.toContain("→");
 	});
 
 	it("thinking is collapsed to one line; Ctrl+T expands it, printing the last block in full", async () => {

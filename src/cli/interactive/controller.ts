@@ -190,15 +190,10 @@ export class InteractiveController {
 		this.view.onEvent(event);
 		if (event.type === "message_end" && (event.message as { role?: unknown }).role === "assistant")
 			this.totals.add(event.message as never);
-		// An abort is already said plainly by the view; errors and deadlines get the host's advice (e.g. /clear).
-		// A pause for approval is answered on screen right away; it needs no advice line.
-		if (
-			event.type === "agent_end" &&
-			event.outcome.type !== "aborted" &&
-			event.outcome.type !== "awaiting_approval"
-		) {
+		// The view says how a run failed; the host adds what to do about it when there is something (e.g. /clear).
+		if (event.type === "agent_end" && event.outcome.type === "error") {
 			const why = this.host.explainEnd(event);
-			if (why) this.screen.print([this.style.yellow(`  → ${why}`), ""]);
+			this.screen.print([...(why ? [this.style.yellow(`  → ${why}`)] : []), ""]);
 		}
 		this.updateTicker();
 	}

@@ -313,6 +313,9 @@ export class TranscriptView {
 			this.sink.print([s.yellow(`⏹ run stopped: deadline exceeded after ${took}`), ""]);
 		else if (outcome.type === "awaiting_approval")
 			this.sink.print([s.dim(`— waiting for approval (${outcome.pending.length}) after ${took}`)]);
+		// A reply that failed was said already ("✗ model error …"): the run's end does not say it again.
+		else if (lastReply(event.messages)?.stopReason === "error")
+			this.sink.print([s.red(`✗ run failed after ${took}`)]);
 		else this.sink.print([s.red(`✗ run failed after ${took}: ${oneLine(outcome.error, 300)}`)]);
 	}
 
@@ -335,6 +338,12 @@ export class TranscriptView {
 	private thinkingLines(text: string): string[] {
 		return text.split("\n").map((l) => this.style.dim(l));
 	}
+}
+
+/** The run's last message, when it is a reply. */
+function lastReply(messages: readonly AgentMessage[]): AssistantMessage | undefined {
+	const last = messages[messages.length - 1];
+	return last && isRole(last, "assistant") ? (last as AssistantMessage) : undefined;
 }
 
 function isRole(message: AgentMessage, role: string): boolean {
