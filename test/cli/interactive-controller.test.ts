@@ -146,7 +146,7 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		await until(vt, "— done");
 		const screen = vt.screen();
 		expect(screen).toContain("› hi");
-		expect(screen).toContain("Hello there.");
+		expect(screen).toContain("Hello **there**."); // no colour here: the markup stays
 		expect(screen.filter((l) => l === "• two")).toHaveLength(1);
 	});
 

@@ -6,7 +6,15 @@ import { MarkdownStream, renderInline } from "../../src/cli/interactive/markdown
 function tags(): Palette {
 	const plain = createPalette(false);
 	const tag = (name: string) => (text: string) => (text === "" ? "" : `<${name}>${text}</${name}>`);
-	return { ...plain, bold: tag("b"), dim: tag("d"), italic: tag("i"), underline: tag("u"), cyan: tag("c") };
+	return {
+		...plain,
+		styled: true,
+		bold: tag("b"),
+		dim: tag("d"),
+		italic: tag("i"),
+		underline: tag("u"),
+		cyan: tag("c"),
+	};
 }
 
 function renderAll(doc: string, chunk: number): string[] {
@@ -113,9 +121,17 @@ describe("MarkdownStream: line-based rendering of streamed text", () => {
 		]);
 	});
 
-	it("leaves text without markup as it is, and colourless output has no escapes", () => {
+	it("leaves text without markup as it is", () => {
 		expect(renderInline("2 * 3 * 4 = 24", tags())).toBe("2 * 3 * 4 = 24");
+	});
+
+	it("without colour (NO_COLOR) the markup stays: code, emphasis and headings are not flattened into prose", () => {
 		const md = new MarkdownStream(createPalette(false));
-		expect([...md.push("**a** `b`\n"), ...md.end()]).toEqual(["a b"]);
+		const doc = "# Setup\nRun `rm -rf build` **first**, see [docs](https://x.dev).\n- item `a`\n";
+		expect([...md.push(doc), ...md.end()]).toEqual([
+			"# Setup",
+			"Run `rm -rf build` **first**, see [docs](https://x.dev).",
+			"• item `a`",
+		]);
 	});
 });

@@ -8,6 +8,12 @@ export type Style = (text: string) => string;
 
 /** The styles the interactive mode uses. */
 export interface Palette {
+	/**
+	 * False when every style is the identity (`NO_COLOR`, a dumb terminal): what markup means can then only be
+	 * shown by keeping the markup, so the Markdown renderer leaves `` `code` ``, `**bold**` and `# heading` as
+	 * written rather than strip them into plain words.
+	 */
+	styled: boolean;
 	bold: Style;
 	dim: Style;
 	italic: Style;
@@ -32,6 +38,7 @@ const plain: Style = (text) => text;
 export function createPalette(color: boolean): Palette {
 	if (!color) {
 		return {
+			styled: false,
 			bold: plain,
 			dim: plain,
 			italic: plain,
@@ -47,6 +54,7 @@ export function createPalette(color: boolean): Palette {
 		};
 	}
 	return {
+		styled: true,
 		bold: sgr(1, 22),
 		dim: sgr(2, 22),
 		italic: sgr(3, 23),

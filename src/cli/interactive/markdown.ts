@@ -101,6 +101,8 @@ function closesFence(line: string, fence: Fence): boolean {
 /** One line outside code fences: headings, rules, lists, quotes, then inline styles. */
 function renderProse(line: string, s: Palette): string {
 	const heading = HEADING.exec(line);
+	// Without styles a heading's only mark is its #s.
+	if (heading && !s.styled) return renderInline(line, s);
 	if (heading) {
 		const text = renderInline(heading[2] ?? "", s);
 		return heading[1] === "#" ? s.bold(s.underline(text)) : s.bold(text);
@@ -120,8 +122,12 @@ function renderProse(line: string, s: Palette): string {
 	return renderInline(line, s);
 }
 
-/** Inline Markdown: `code` first (nothing inside it is styled), then links, bold and italic. */
+/**
+ * Inline Markdown: `code` first (nothing inside it is styled), then links, bold and italic. Without styles
+ * the text stays as written: stripped of its backticks and asterisks, code and emphasis would read as prose.
+ */
 export function renderInline(text: string, s: Palette): string {
+	if (!s.styled) return text;
 	return text
 		.split(/(`+[^`]+`+)/)
 		.map((part, i) => (i % 2 === 1 ? s.cyan(part.replace(/^`+|`+$/g, "")) : renderEmphasis(part, s)))
