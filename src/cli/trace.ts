@@ -122,13 +122,17 @@ function marker(status: string): string {
 	return "✗";
 }
 
-/** `usage: 5 model calls · 1,234 input · 567 output tokens · $0.0012`. */
+/**
+ * `usage: 5 model calls · 1,234 input · 567 output tokens · $0.0012`; `cost unknown` when the model has no
+ * price table (rule M5: its zero cost is no price), as the interactive status line says `cost n/a`.
+ */
 export function usageLine(messages: readonly AgentMessage[]): string {
 	let calls = 0;
 	let input = 0;
 	let output = 0;
 	let cacheRead = 0;
 	let cost = 0;
+	let priceUnknown = false;
 	for (const message of messages) {
 		const reply = message as AssistantMessage;
 		if (reply.role !== "assistant") continue;
@@ -137,9 +141,10 @@ export function usageLine(messages: readonly AgentMessage[]): string {
 		output += reply.usage.output;
 		cacheRead += reply.usage.cacheRead;
 		cost += reply.usage.cost.total;
+		if (reply.usage.priceUnknown) priceUnknown = true;
 	}
 	const cached = cacheRead > 0 ? ` (+${cacheRead.toLocaleString("en-US")} cached)` : "";
-	return `usage: ${calls} model call${calls === 1 ? "" : "s"} · ${input.toLocaleString("en-US")} input${cached} · ${output.toLocaleString("en-US")} output tokens · $${cost.toFixed(4)}`;
+	return `usage: ${calls} model call${calls === 1 ? "" : "s"} · ${input.toLocaleString("en-US")} input${cached} · ${output.toLocaleString("en-US")} output tokens · ${priceUnknown && cost === 0 ? "cost unknown" : `$${cost.toFixed(4)}`}`;
 }
 
 function userText(message: UserMessage): string {

@@ -350,4 +350,14 @@ describe("trace summaries", () => {
 			"usage: 2 model calls · 20 input · 4 output tokens · $0.0030",
 		);
 	});
+
+	it("SPEC M5: a model with no price table has an unknown cost, not a cost of $0.0000", () => {
+		const unpriced = (): AssistantMessage => {
+			const r = reply();
+			return { ...r, usage: { ...r.usage, cost: { ...r.usage.cost, total: 0 }, priceUnknown: true } };
+		};
+		expect(usageLine([user("a"), unpriced()])).toBe(
+			"usage: 1 model call · 10 input · 2 output tokens · cost unknown",
+		);
+	});
 });
