@@ -466,6 +466,22 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		await until(vt, "replies      0");
 	});
 
+	it("/tools gives each tool one row on a narrow terminal: a long description is cut to the width", async () => {
+		const wordy: AgentTool = {
+			...waitTool,
+			name: "search_text",
+			description: `Search the workspace's files for a regular expression, ${"line by line, ".repeat(10)}`,
+		};
+		const { vt, type, controller } = setup([], { columns: 50 }, [wordy]);
+		type("/tools");
+		controller.handle({ type: "submit" });
+		await until(vt, "write_file (asks first)");
+		const rows = vt.screen().filter((row) => /^ {2}(watch_build|write_file|search_text)/.test(row));
+		expect(rows).toHaveLength(3);
+		for (const row of rows) expect(row.length).toBeLessThanOrEqual(49);
+		expect(rows[2]).toMatch(/^ {2}search_text Search the workspace's .*…$/);
+	});
+
 	it("a prompt that starts with a path is sent, not refused as an unknown command", async () => {
 		const { vt, type, controller, scripted } = setup([textReply("a typo on line 2")]);
 		type("/etc/hosts has a typo?");

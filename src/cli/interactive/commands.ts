@@ -7,6 +7,7 @@ import { MUTATING_TOOLS } from "../../workspace/index.js";
 import type { InteractiveHost, SessionSummary } from "../host.js";
 import type { Palette } from "./ansi.js";
 import { formatCost, formatTokens, type UsageTotals } from "./status-line.js";
+import { displayWidth, truncate } from "./text-width.js";
 import { oneLine } from "./tool-lines.js";
 
 const LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
@@ -16,6 +17,8 @@ export interface CommandContext {
 	host: InteractiveHost;
 	style: Palette;
 	totals: UsageTotals;
+	/** Cells a printed line may take: wider lines are wrapped by the terminal (a cut one ends in "…"). */
+	width: number;
 	print(lines: readonly string[]): void;
 	/** Show a saved conversation after it was loaded, then run a batch it left without results (rule L6). */
 	showLoaded(): void;
@@ -135,13 +138,16 @@ function toolsCommand(_: string, ctx: CommandContext): void {
 		ctx.print([s.dim("no tools")]);
 		return;
 	}
-	const ask = host.autoApprove ? "" : s.yellow(" (asks first)");
+	const ask = host.autoApprove ? "" : " (asks first)";
 	ctx.print([
 		s.bold("Tools"),
-		...tools.map(
-			(t) =>
-				`  ${s.bold(t.name)}${MUTATING_TOOLS.has(t.name) ? ask : ""} ${s.dim(oneLine(t.description, 90))}`,
-		),
+		...tools.map((t) => {
+			const asks = MUTATING_TOOLS.has(t.name) ? ask : "";
+			// One row each, however narrow the terminal: the description takes what the name leaves.
+			const room = ctx.width - displayWidth(`  ${t.name}${asks} `);
+			const description = room > 1 ? ` ${s.dim(truncate(oneLine(t.description, Infinity), room))}` : "";
+			return `  ${s.bold(t.name)}${asks && s.yellow(asks)}${description}`;
+		}),
 	]);
 }
 

@@ -355,6 +355,7 @@ export class InteractiveController {
 			host: this.host,
 			style: this.style,
 			totals: this.totals,
+			width: Math.max(10, this.out.columns - 1),
 			print: (lines: readonly string[]) => {
 				this.screen.print(lines);
 				this.schedule();
