@@ -130,6 +130,15 @@ afterEach(() => {
 	for (const stop of stops.splice(0)) stop();
 });
 
+/** Waits (bounded) until `text` is no longer on the screen. */
+async function gone(vt: VirtualTerminal, text: string): Promise<void> {
+	for (let i = 0; i < 50; i++) {
+		if (!vt.screen().join("\n").includes(text)) return;
+		await new Promise((r) => setTimeout(r, 10));
+	}
+	throw new Error(`still see ${JSON.stringify(text)} on:\n${vt.screen().join("\n")}`);
+}
+
 async function until(vt: VirtualTerminal, text: string): Promise<void> {
 	for (let i = 0; i < 200; i++) {
 		if (vt.screen().join("\n").includes(text)) return;
@@ -422,6 +431,16 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		expect(agent.state.pendingApprovals).toEqual([]);
 		expect(agent.state.messages.at(-1)).toMatchObject({ role: "toolResult", details: { reason: "aborted" } });
 		expect(scripted.calls).toHaveLength(1);
+	});
+
+	it("Esc says 'aborting…' while the run winds down, and takes it down once the run has ended", async () => {
+		const { vt, type, controller } = setup([toolReply("watch_build", {})]);
+		type("watch");
+		controller.handle({ type: "submit" });
+		await until(vt, "watch_build");
+		controller.handle({ type: "escape" });
+		await until(vt, "run aborted");
+		await gone(vt, "aborting…");
 	});
 
 	it("Ctrl+C once warns, twice within 1.5 s exits with 0", async () => {

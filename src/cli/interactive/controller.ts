@@ -29,6 +29,8 @@ export const DOUBLE_CTRL_C_MS = 1500;
  */
 export const TYPING_GAP_MS = 300;
 const FRAME_MS = 16;
+/** The notice Esc shows while a run winds down. */
+const ABORTING = "aborting…";
 const TICK_MS = 100;
 
 /**
@@ -190,6 +192,8 @@ export class InteractiveController {
 		this.view.onEvent(event);
 		if (event.type === "message_end" && (event.message as { role?: unknown }).role === "assistant")
 			this.totals.add(event.message as never);
+		// "aborting…" stands until the run has wound down, not for its full notice time after.
+		if (event.type === "agent_end" && this.notice?.text === ABORTING) this.notice = undefined;
 		// The view says how a run failed; the host adds what to do about it when there is something (e.g. /clear).
 		if (event.type === "agent_end" && event.outcome.type === "error") {
 			const why = this.host.explainEnd(event);
@@ -284,7 +288,7 @@ export class InteractiveController {
 		if (this.host.agent.state.isStreaming || this.approvals.current) {
 			this.approvals.declineAll();
 			this.host.agent.abort("aborted by the user (Esc)");
-			this.say("aborting…");
+			this.say(ABORTING);
 		} else this.editor.set("");
 	}
 
