@@ -253,6 +253,22 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		await until(vt, "✓ write_file a.txt");
 	});
 
+	it("SPEC T15: a run paused for approval reads as one run: no line for the pause, its time counts from the prompt", async () => {
+		const { vt, type, answer, controller, clock } = setup([
+			toolReply("write_file", { path: "a.txt" }),
+			textReply("written"),
+		]);
+		type("write");
+		controller.handle({ type: "submit" });
+		await until(vt, "? Run write_file: a.txt? [y/N/a=always]");
+		clock.advance(4700); // the person reads the question (answer() adds the last 0.3 s)
+		answer("y");
+		await until(vt, "— done");
+		const screen = vt.screen().join("\n");
+		expect(screen).not.toContain("waiting for approval");
+		expect(screen).toContain("— done in 5.0 s");
+	});
+
 	it("a=always also allows the calls of that tool already waiting: no second question for them", async () => {
 		const { vt, type, answer, controller, agent, desk } = setup([
 			{

@@ -50,6 +50,11 @@ export class TranscriptView {
 	private preparing: string | undefined;
 	private readonly tools = new Map<string, RunningTool>();
 	private runStarted: number | undefined;
+	/**
+	 * When the run now paused for approval (rule T15) started: the batch it resumes with, once answered, is the
+	 * same run to the person who sent the prompt, so its time counts from there.
+	 */
+	private pausedRunStarted: number | undefined;
 	private readonly kinds = new WeakMap<object, UserMessageKind>();
 	/** Expanded: thinking streams in full (dimmed); collapsed: one summary line per block. */
 	showThinking = false;
@@ -74,7 +79,8 @@ export class TranscriptView {
 	onEvent(event: AgentEvent): void {
 		switch (event.type) {
 			case "agent_start":
-				this.runStarted = this.now();
+				this.runStarted = this.pausedRunStarted ?? this.now();
+				this.pausedRunStarted = undefined;
 				break;
 			case "message_start":
 				if (isRole(event.message, "user")) this.sink.print(this.userLines(event.message));
@@ -302,7 +308,8 @@ export class TranscriptView {
 
 	private onRunEnd(event: Extract<AgentEvent, { type: "agent_end" }>): void {
 		const s = this.style;
-		const took = formatElapsed(this.now() - (this.runStarted ?? this.now()));
+		const started = this.runStarted ?? this.now();
+		const took = formatElapsed(this.now() - started);
 		this.runStarted = undefined;
 		this.tools.clear();
 		const outcome = event.outcome;
@@ -311,8 +318,8 @@ export class TranscriptView {
 			this.sink.print([s.yellow(`⏹ run aborted after ${took}: ${outcome.reason}`), ""]);
 		else if (outcome.type === "deadline")
 			this.sink.print([s.yellow(`⏹ run stopped: deadline exceeded after ${took}`), ""]);
-		else if (outcome.type === "awaiting_approval")
-			this.sink.print([s.dim(`— waiting for approval (${outcome.pending.length}) after ${took}`)]);
+		// The question is on screen, and answering it resumes the run: no line for the pause.
+		else if (outcome.type === "awaiting_approval") this.pausedRunStarted = started;
 		// A reply that failed was said already ("✗ model error …"): the run's end does not say it again.
 		else if (lastReply(event.messages)?.stopReason === "error")
 			this.sink.print([s.red(`✗ run failed after ${took}`)]);
