@@ -339,6 +339,48 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		expect(agent.state.pendingApprovals).toEqual([]);
 	});
 
+	it("a file change to approve shows what it writes: edit_file's old and new text, write_file's content", async () => {
+		const edit: AgentTool = {
+			name: "edit_file",
+			description: "edits",
+			parameters: { type: "object", properties: { path: { type: "string" } } },
+			needsApproval: () => true,
+			execute: async () => ({ content: [{ type: "text", text: "edited" }] }),
+		};
+		const content = Array.from({ length: 30 }, (_, i) => `line ${i}`).join("\n");
+		const { vt, type, answer, controller } = setup(
+			[
+				toolReply("edit_file", {
+					path: "a.ts",
+					old_string: "let a = 1;\nlet b = 2;",
+					new_string: "const a = 1;",
+				}),
+				toolReply("write_file", { path: "b.txt", content }),
+				textReply("done"),
+			],
+			{ columns: 60, rows: 14 },
+			[edit],
+		);
+		type("change");
+		controller.handle({ type: "submit" });
+		await until(vt, "? Run edit_file: a.ts? [y/N/a=always]");
+		expect(vt.screen().slice(-4)).toEqual([
+			"- let a = 1;",
+			"- let b = 2;",
+			"+ const a = 1;",
+			"? Run edit_file: a.ts? [y/N/a=always]",
+		]);
+		answer("y");
+		await until(vt, "? Run write_file: b.txt (");
+		// As many lines as the screen has room for, the last saying how many more there are.
+		const screen = vt.screen();
+		expect(screen.at(-1)).toBe("? Run write_file: b.txt (229 bytes)? [y/N/a=always]");
+		expect(screen.at(-2)).toBe("… 21 more lines");
+		expect(screen.slice(-11, -2)).toEqual(Array.from({ length: 9 }, (_, i) => `+ line ${i}`));
+		answer("n");
+		await until(vt, "— done");
+	});
+
 	it("a command taller than the screen keeps its first rows, says how many are not shown, and ends with the keys", async () => {
 		const lines = Array.from({ length: 40 }, (_, i) => `echo line ${i}`).join("\n");
 		const { vt, type, controller } = setup([toolReply("write_file", { path: lines })], { rows: 12 });

@@ -15,7 +15,7 @@ import type { KeyAction } from "./keys.js";
 import { LineEditor } from "./line-editor.js";
 import type { LiveScreen, ScreenOutput } from "./screen.js";
 import { statusLine, UsageTotals } from "./status-line.js";
-import { displayWidth, truncateStyled, wrapRows } from "./text-width.js";
+import { displayWidth, truncate, truncateStyled, wrapRows } from "./text-width.js";
 import { oneLine } from "./tool-lines.js";
 import { TranscriptView } from "./transcript.js";
 
@@ -29,6 +29,8 @@ export const DOUBLE_CTRL_C_MS = 1500;
  */
 export const TYPING_GAP_MS = 300;
 const FRAME_MS = 16;
+/** At most this many rows show what a file change to approve would write. */
+const PREVIEW_ROWS = 16;
 /** The notice Esc shows while a run winds down. */
 const ABORTING = "aborting…";
 const TICK_MS = 100;
@@ -428,7 +430,9 @@ export class InteractiveController {
 					question.length - fit + 1,
 					s.dim(`… ${question.length - fit + 1} rows not shown …`),
 				);
-			rows.push(...question);
+			// What a file change would write, in the rows the question leaves: nobody should approve it blind.
+			const room = Math.min(PREVIEW_ROWS, this.out.rows - 2 - rows.length - question.length);
+			rows.push(...changePreview(request, width, room, s), ...question);
 			const last = question[question.length - 1] ?? "";
 			this.screen.setLive(rows, { row: rows.length - 1, col: Math.min(width, displayWidth(last)) });
 		} else {
@@ -451,6 +455,31 @@ export class InteractiveController {
  */
 function approvalSubject(request: ApprovalRequest): string {
 	return describeArgs(request.args, (text) => text.replace(/\t/g, "    "));
+}
+
+/**
+ * What an `edit_file` or `write_file` call to approve would write, one row per line cut to `width`: the text it
+ * replaces as `-` lines and its replacement as `+` lines, or the new file's content as `+` lines; at most `room`
+ * rows, the last saying how many lines are not shown. Nothing for other tools (a command is shown in full).
+ */
+function changePreview(request: ApprovalRequest, width: number, room: number, s: Palette): string[] {
+	const { toolName, args } = request;
+	const lines = (text: string, mark: "-" | "+") =>
+		text
+			.replace(/\n$/, "")
+			.split("\n")
+			.map((line) => {
+				const row = truncate(`${mark} ${line.replace(/\t/g, "    ")}`, width);
+				return mark === "-" ? s.red(row) : s.green(row);
+			});
+	let preview: string[] = [];
+	if (toolName === "edit_file" && typeof args.old_string === "string" && typeof args.new_string === "string")
+		preview = [...lines(args.old_string, "-"), ...lines(args.new_string, "+")];
+	else if (toolName === "write_file" && typeof args.content === "string" && args.content !== "")
+		preview = lines(args.content, "+");
+	if (room < 2) return [];
+	if (preview.length <= room) return preview;
+	return [...preview.slice(0, room - 1), s.dim(`… ${preview.length - room + 1} more lines`)];
 }
 
 function messageText(message: AgentMessage): string {
