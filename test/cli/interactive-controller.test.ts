@@ -537,6 +537,11 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		type("/tools");
 		controller.handle({ type: "submit" });
 		await until(vt, "write_file (asks first)");
+		type("/help");
+		controller.handle({ type: "submit" });
+		await until(vt, "/exit");
+		// The keys of a question are listed with the others: nothing else on screen says what "a" does.
+		expect(vt.screen().join("\n")).toMatch(/y \/ n \/ a +answer a question to run a tool: yes, no .*always/);
 		type("/us");
 		controller.handle({ type: "complete" });
 		controller.handle({ type: "submit" });

@@ -40,6 +40,7 @@ export const KEY_HELP: readonly (readonly [string, string])[] = [
 	["Ctrl+C twice", "exit (Ctrl+D on an empty line too)"],
 	["Ctrl+T", "expand or collapse thinking"],
 	["Up/Down", "input history; Tab completes a /command"],
+	["y / n / a", "answer a question to run a tool: yes, no (also Enter), always for that tool"],
 ];
 
 const COMMANDS: Record<string, Command> = {
