@@ -230,6 +230,10 @@ function loadOrExplain(path: string): ReturnType<typeof loadSession> {
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
 		if (code === "ENOENT") throw new SessionError(`no session file at ${path}`);
+		if (code === "EISDIR")
+			throw new SessionError(
+				`${path} is a folder, not a session file: --resume takes a .jsonl file (--continue picks the latest session)`,
+			);
 		throw new SessionError(`cannot resume ${path}: ${(error as Error).message}`);
 	}
 }

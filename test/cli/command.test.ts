@@ -68,6 +68,10 @@ describe("bad usage exits 2 with a clear line", () => {
 		[["--base-url", "not a url", "-p", "hi"], /--base-url must be an absolute URL/],
 		[["--api-key", "k", "-p", "hi"], /--api-key needs --model provider\/id \(or --base-url\)/],
 		[["--resume", "missing.jsonl", "--demo", "-p", "x"], /no session file at .*missing\.jsonl/],
+		[
+			["--resume", ".", "--demo", "-p", "x"],
+			/is a folder, not a session file: --resume takes a \.jsonl file/,
+		],
 		[["--continue", "--demo", "-p", "x", "--session-dir", "none"], /no session to continue in .*none/],
 	])("capstan %j", async (argv, message) => {
 		const { code, stderr } = await run(argv);
