@@ -24,6 +24,7 @@ describe("tool lines: one line per call", () => {
 
 	it("summarizes a result by its first line and how many followed", () => {
 		expect(summarizeResult(text("\n\nfirst\nsecond\nthird"))).toBe("first (+2 lines)");
+		expect(summarizeResult(text("done\n[exit code 0]"))).toBe("done (+1 line)");
 		expect(summarizeResult([])).toBe("no output");
 		expect(summarizeResult([{ type: "image", data: "", mimeType: "image/png" }])).toBe("[image image/png]");
 	});

@@ -66,7 +66,8 @@ export function summarizeResult(content: readonly UserContent[], limit = 70): st
 	const lines = text.split("\n").filter((line) => line.trim() !== "");
 	if (lines.length === 0) return "no output";
 	const first = oneLine(lines[0] ?? "", limit);
-	return lines.length > 1 ? `${first} (+${lines.length - 1} lines)` : first;
+	const more = lines.length - 1;
+	return more > 0 ? `${first} (+${more} line${more === 1 ? "" : "s"})` : first;
 }
 
 /** Seconds with one decimal, e.g. `0.3 s`, `12.0 s`; minutes past 100 s. */
