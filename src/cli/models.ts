@@ -225,8 +225,24 @@ async function firstServerModel(baseUrl: string, request: ModelRequest): Promise
 		if (typeof id === "string") return id;
 		throw new Error("it lists no model");
 	} catch (error) {
+		// Nobody answered: naming a model would not help, the server is not there (yet).
+		const unreachable = connectionProblem(error);
+		if (unreachable)
+			throw new ModelError(
+				`cannot reach ${baseUrl} (${unreachable}): is the server running at that address? (--model <id> names its model without asking it)`,
+			);
 		throw new ModelError(
 			`cannot ask ${baseUrl}/models which model to use (${(error as Error).message}): pass --model <id>`,
 		);
 	}
+}
+
+/** Why a request got no answer at all (`ECONNREFUSED`, `ENOTFOUND`, a timeout), or undefined when it got one. */
+function connectionProblem(error: unknown): string | undefined {
+	if (error instanceof Error && error.name === "TimeoutError") return "no answer within 5 s";
+	const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+	if (code === "ECONNREFUSED") return "connection refused";
+	return typeof code === "string" && /^(ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ECONNRESET)$/.test(code)
+		? code
+		: undefined;
 }

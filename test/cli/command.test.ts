@@ -3,6 +3,8 @@
  * bin calls): help, version, and every bad command line or settings file exits 2 with one clear line.
  */
 import { readdirSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { beforeEach, describe, expect, it, vi } from "vitest";
@@ -76,6 +78,18 @@ describe("bad usage exits 2 with a clear line", () => {
 	])("capstan %j", async (argv, message) => {
 		const { code, stderr } = await run(argv);
 		expect(stderr).toMatch(message);
+		expect(code).toBe(2);
+	});
+
+	it("a --base-url server that is not running is said to be unreachable, not to need --model", async () => {
+		const closed = createServer();
+		await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+		const { port } = closed.address() as AddressInfo;
+		await new Promise((resolve) => closed.close(resolve)); // nothing listens there now
+		const { code, stderr } = await run(["--base-url", `http://127.0.0.1:${port}/v1`, "-p", "hi"]);
+		expect(stderr).toBe(
+			`capstan: cannot reach http://127.0.0.1:${port}/v1 (connection refused): is the server running at that address? (--model <id> names its model without asking it)\n`,
+		);
 		expect(code).toBe(2);
 	});
 
