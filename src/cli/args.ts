@@ -122,7 +122,9 @@ export const HELP = `capstan — a coding agent on the capstan agent loop
 Usage:
   capstan                       interactive on a terminal; the scripted demo when no key is set
   capstan "prompt"              one run, shown as a readable trace
-  capstan -p "prompt"           print the final answer and exit (prompt from stdin when piped)
+  capstan -p "prompt"           print the final answer and exit; without "prompt", the prompt is read
+                                from stdin (a prompt given as words leaves stdin unread: to add a file,
+                                { echo "Review this:"; git diff; } | capstan -p)
   capstan -p "prompt" --json    every AgentEvent as one JSON line
   capstan --rpc                 JSON-line commands on stdin, events and responses on stdout (docs/rpc.md)
 
