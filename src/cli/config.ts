@@ -152,7 +152,12 @@ export function parseConfig(text: string, path: string, warnings: string[]): Cli
 	const config: Record<string, unknown> = {};
 	for (const [key, entry] of Object.entries(value)) {
 		if (!Object.hasOwn(CHECKS, key)) {
-			const hint = /key|token|secret/i.test(key) ? " (keys belong in the environment, not in files)" : "";
+			const near = nearestSetting(key);
+			const hint = /key|token|secret/i.test(key)
+				? " (keys belong in the environment, not in files)"
+				: near
+					? ` (did you mean "${near}"?)`
+					: "";
 			warnings.push(`${path}: unknown setting "${key}" ignored${hint}`);
 			continue;
 		}
@@ -161,4 +166,25 @@ export function parseConfig(text: string, path: string, warnings: string[]): Cli
 		config[key] = entry;
 	}
 	return config as CliConfig;
+}
+
+/** The known setting `key` is a typo of (case, or at most two letters off), if any. */
+function nearestSetting(key: string): string | undefined {
+	return Object.keys(CHECKS).find(
+		(name) => name.toLowerCase() === key.toLowerCase() || editDistance(name, key) <= 2,
+	);
+}
+
+/** Levenshtein distance: the fewest inserted, deleted or changed characters that turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+	let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+	for (let i = 1; i <= a.length; i++) {
+		const current = [i];
+		for (let j = 1; j <= b.length; j++) {
+			const change = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+			current.push(Math.min(change, (previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1));
+		}
+		previous = current;
+	}
+	return previous[b.length] ?? 0;
 }

@@ -262,6 +262,16 @@ describe("settings files", () => {
 		]);
 	});
 
+	it("names the setting a misspelt key was meant to be", () => {
+		const warnings: string[] = [];
+		parseConfig('{"modle":"m","baseURL":"http://x","sesion_dir":"s"}', "capstan.json", warnings);
+		expect(warnings).toEqual([
+			'capstan.json: unknown setting "modle" ignored (did you mean "model"?)',
+			'capstan.json: unknown setting "baseURL" ignored (did you mean "baseUrl"?)',
+			'capstan.json: unknown setting "sesion_dir" ignored',
+		]);
+	});
+
 	it.each([
 		["[]", "capstan.json must hold a JSON object"],
 		['{"baseUrl":"localhost"}', 'capstan.json: "baseUrl" must be an absolute URL'],
