@@ -231,9 +231,7 @@ function loadOrExplain(path: string): ReturnType<typeof loadSession> {
 		const code = (error as NodeJS.ErrnoException).code;
 		if (code === "ENOENT") throw new SessionError(`no session file at ${path}`);
 		if (code === "EISDIR")
-			throw new SessionError(
-				`${path} is a folder, not a session file: --resume takes a .jsonl file (--continue picks the latest session)`,
-			);
+			throw new SessionError(`${path} is a folder, not a session file: name one of the .jsonl files in it`);
 		throw new SessionError(`cannot resume ${path}: ${(error as Error).message}`);
 	}
 }

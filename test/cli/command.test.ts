@@ -72,7 +72,7 @@ describe("bad usage exits 2 with a clear line", () => {
 		[["--resume", "missing.jsonl", "--demo", "-p", "x"], /no session file at .*missing\.jsonl/],
 		[
 			["--resume", ".", "--demo", "-p", "x"],
-			/is a folder, not a session file: --resume takes a \.jsonl file/,
+			/is a folder, not a session file: name one of the \.jsonl files in it/,
 		],
 		[["--continue", "--demo", "-p", "x", "--session-dir", "none"], /no session to continue in .*none/],
 	])("capstan %j", async (argv, message) => {

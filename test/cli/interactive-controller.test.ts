@@ -82,7 +82,9 @@ function setup(
 			current: undefined,
 			enabled: false,
 			list: async () => [],
-			load: () => [],
+			load: (path) => {
+				throw new Error(`no such file: ${path}`);
+			},
 			resume: async () => [],
 			clear: () => agent.reset(),
 		},
@@ -542,6 +544,10 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		await until(vt, "/exit");
 		// The keys of a question are listed with the others: nothing else on screen says what "a" does.
 		expect(vt.screen().join("\n")).toMatch(/y \/ n \/ a +answer a question to run a tool: yes, no .*always/);
+		type("/resume nope.jsonl");
+		controller.handle({ type: "submit" });
+		await until(vt, "/resume: no such file");
+		expect(vt.screen().join("\n")).not.toContain("— resuming");
 		type("/us");
 		controller.handle({ type: "complete" });
 		controller.handle({ type: "submit" });

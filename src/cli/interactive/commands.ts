@@ -205,8 +205,10 @@ async function resumeCommand(arg: string, ctx: CommandContext): Promise<void> {
 		throw new Error(
 			arg === "" ? "no other saved session to resume" : `no session ${arg}; /sessions lists them`,
 		);
+	// Loaded first: a file that cannot be read is reported alone, not after a "resuming" that did not happen.
+	const warnings = host.sessions.load(chosen.path);
 	ctx.print([s.dim(`— resuming ${chosen.path} —`)]);
-	for (const warning of host.sessions.load(chosen.path)) ctx.print([s.yellow(`warning: ${warning}`)]);
+	for (const warning of warnings) ctx.print([s.yellow(`warning: ${warning}`)]);
 	ctx.showLoaded();
 }
 
