@@ -468,18 +468,21 @@ function changePreview(request: ApprovalRequest, width: number, room: number, s:
 		text
 			.replace(/\n$/, "")
 			.split("\n")
-			.map((line) => {
-				const row = truncate(`${mark} ${line.replace(/\t/g, "    ")}`, width);
-				return mark === "-" ? s.red(row) : s.green(row);
-			});
-	let preview: string[] = [];
+			.map((line) => ({ line, mark }));
+	let preview: { line: string; mark: "-" | "+" }[] = [];
 	if (toolName === "edit_file" && typeof args.old_string === "string" && typeof args.new_string === "string")
 		preview = [...lines(args.old_string, "-"), ...lines(args.new_string, "+")];
 	else if (toolName === "write_file" && typeof args.content === "string" && args.content !== "")
 		preview = lines(args.content, "+");
-	if (room < 2) return [];
-	if (preview.length <= room) return preview;
-	return [...preview.slice(0, room - 1), s.dim(`… ${preview.length - room + 1} more lines`)];
+	if (room < 2 || preview.length === 0) return [];
+	const shown = preview.length <= room ? preview : preview.slice(0, room - 1);
+	// Redrawn on every key: only the rows shown are measured, and a long line only as far as it can show.
+	const rows = shown.map(({ line, mark }) => {
+		const row = truncate(`${mark} ${line.slice(0, width * 8).replace(/\t/g, "    ")}`, width);
+		return mark === "-" ? s.red(row) : s.green(row);
+	});
+	if (shown.length < preview.length) rows.push(s.dim(`… ${preview.length - shown.length} more lines`));
+	return rows;
 }
 
 function messageText(message: AgentMessage): string {
