@@ -152,3 +152,43 @@ describe("redactSecrets", () => {
 		expect(redactSecrets(text, ["", "a"])).toBe(text);
 	});
 });
+
+describe("credentials besides the key are redacted too: headers the host adds and the base URL's own (SPEC E3)", () => {
+	/** A gateway that refuses the request, quoting back the credentials it was sent (values only, no names). */
+	const quoting = (...values: string[]) =>
+		jsonResponse(401, { error: { message: `gateway refused credentials ${values.join(" and ")}` } });
+
+	for (const api of APIS) {
+		it(`${api}: credential values from model.headers and options.headers, not key-shaped, are masked`, async () => {
+			const gateway = "gwSENTINELgatewaykey42";
+			const proxyToken = "pxSENTINELproxytoken77";
+			const server = await serve(quoting(gateway, proxyToken, "my-app-title"));
+			const { message, events } = await callApi(
+				api,
+				server.baseUrl,
+				{ apiKey: KEY, headers: { "cf-aig-authorization": `Bearer ${proxyToken}` } },
+				{ headers: { "X-Gateway-Api-Key": gateway, "X-Title": "my-app-title" } },
+			);
+			expect(message.errorKind).toBe("auth");
+			expect(message.errorMessage).toContain("gateway refused credentials [redacted] and [redacted]");
+			// A header that is no credential keeps its value: it may be what the error is about.
+			expect(message.errorMessage).toContain("my-app-title");
+			expect(seen(message, events)).not.toContain("SENTINEL");
+		});
+
+		it(`${api}: a credential in the base URL's query, under any name, is masked`, async () => {
+			const server = await serve(quoting("qSENTINELquerycode55"), quoting("qSENTINELquerycode55"));
+			const retries: RetryInfo[] = [];
+			const { message } = await callApi(api, `${server.baseUrl}?x-functions-code=qSENTINELquerycode55`, {
+				apiKey: KEY,
+				maxRetries: 1,
+				onRetry: (info) => retries.push(info),
+			});
+			expect(message.errorMessage).toContain("gateway refused credentials [redacted]");
+			expect(seen(message, retries)).not.toContain("SENTINEL");
+			const invalid = await callApi(api, "not a url?x-functions-code=qSENTINELquerycode55", { apiKey: KEY });
+			expect(invalid.message.errorMessage).toContain("invalid base URL");
+			expect(invalid.message.errorMessage).not.toContain("SENTINEL");
+		});
+	}
+});

@@ -48,14 +48,67 @@ const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/-]+=*/g;
  */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[] = []): string {
 	let out = text;
-	for (const secret of secrets) {
-		const trimmed = secret?.trim();
-		if (trimmed && trimmed.length >= MIN_SECRET_LENGTH) out = out.split(trimmed).join(REDACTED);
-	}
+	const literal = secrets
+		.map((secret) => secret?.trim() ?? "")
+		.filter((secret) => secret.length >= MIN_SECRET_LENGTH)
+		// Longest first: a secret that contains another goes whole, leaving no piece of itself behind.
+		.sort((a, b) => b.length - a.length);
+	for (const secret of literal) out = out.split(secret).join(REDACTED);
 	return out
 		.replace(SECRET_QUERY, `$1${REDACTED}`)
 		.replace(SECRET_HEADER, `$1${REDACTED}`)
 		.replace(BEARER, `$1${REDACTED}`)
 		.replace(URL_PASSWORD, `$1${REDACTED}`)
 		.replace(KEY_SHAPES, REDACTED);
+}
+
+/** Header names whose values are credentials: `authorization`, `x-api-key`, `cf-aig-authorization`, `x-…-token`. */
+const CREDENTIAL_HEADER = /auth|key|token|secret|passw|signature|credential|cookie/i;
+
+/** Query parameter names whose values are credentials: `key`, `api-key`, `sig`, `code` (Azure Functions), … */
+const CREDENTIAL_PARAM = /key|token|secret|sig|auth|passw|code|credential/i;
+
+/**
+ * The credentials of a request besides its key, to mask literally wherever a server quotes them back: the
+ * values of credential headers (`headers`, e.g. a model's and a call's own; with an auth scheme, the token
+ * after it too), and of `baseUrl` the password of its userinfo and the values of credential query parameters
+ * under any name (`?x-functions-code=`). Headers that are no credential (`x-title`, `anthropic-beta`) are left
+ * out, so their values stay readable in error texts. `baseUrl` need not parse as a URL.
+ */
+export function requestCredentials(
+	baseUrl: string | undefined,
+	headers: readonly (Record<string, string> | undefined)[],
+): string[] {
+	const found: string[] = [];
+	for (const set of headers)
+		for (const [name, value] of Object.entries(set ?? {})) {
+			if (typeof value !== "string" || !CREDENTIAL_HEADER.test(name)) continue;
+			found.push(value);
+			const schemed = /^[A-Za-z][\w-]*\s+(\S+)$/.exec(value.trim());
+			if (schemed?.[1]) found.push(schemed[1]);
+		}
+	if (typeof baseUrl === "string") found.push(...urlCredentials(baseUrl));
+	return found;
+}
+
+function urlCredentials(url: string): string[] {
+	const found: string[] = [];
+	const password = /\/\/[^\s/?#@:]*:([^\s/?#@]+)@/.exec(url)?.[1];
+	if (password) found.push(password, decoded(password));
+	const query = url.split("#")[0]?.split("?").slice(1).join("?") ?? "";
+	for (const pair of query.split("&")) {
+		const at = pair.indexOf("=");
+		if (at <= 0 || !CREDENTIAL_PARAM.test(decoded(pair.slice(0, at)))) continue;
+		const value = pair.slice(at + 1);
+		found.push(value, decoded(value));
+	}
+	return found;
+}
+
+function decoded(text: string): string {
+	try {
+		return decodeURIComponent(text.replace(/\+/g, " "));
+	} catch {
+		return text;
+	}
 }

@@ -24,7 +24,7 @@ import { CallContext, type ProviderCallContext, type ProviderStreamOptions } fro
 import { resolveApiKey } from "./env.js";
 import { ProviderError } from "./errors.js";
 import { ProviderMessageBuilder } from "./message-builder.js";
-import { redactSecrets } from "./redact.js";
+import { redactSecrets, requestCredentials } from "./redact.js";
 import { retryDelayMs } from "./retry.js";
 
 export {
@@ -130,7 +130,12 @@ class StreamRunner {
 
 	private async attempts(): Promise<void> {
 		const apiKey = resolveApiKey(this.model, this.options.apiKey);
-		this.builder.secrets = [apiKey];
+		// Rule E3: the key, and the credentials the host put in headers or the base URL, are masked in every
+		// error text: servers and gateways quote back what they were sent.
+		this.builder.secrets = [
+			apiKey,
+			...requestCredentials(this.model.baseUrl, [this.model.headers, this.options.headers]),
+		];
 		const needsKey = this.spec.requireApiKey ?? this.model.compat?.requiresApiKey !== false;
 		if (needsKey && !apiKey) return this.failOnce("error", missingApiKeyMessage(this.model), "auth");
 		for (let attempt = 1; !this.stream.done; attempt++) {
@@ -155,7 +160,7 @@ class StreamRunner {
 				const delayMs = retryDelayMs(error, state, this.options);
 				// Rule E3: a server may echo the key back in its error text; it never reaches the host, in a retry
 				// report or the reply (one masking for both: the key in use and anything key-shaped).
-				const message = redactSecrets(error.message, [apiKey]);
+				const message = redactSecrets(error.message, this.builder.secrets);
 				if (delayMs === undefined) return this.failOnce("error", message, error.kind);
 				this.reportRetry(attempt, delayMs, error.kind, message);
 				// The host may abort from inside `onRetry`: the reply is then over, and nothing may wait (no timer).
