@@ -38,6 +38,7 @@ import {
 	requireKey,
 	resolveModel,
 	type ScopedKey,
+	shownBaseUrl,
 	switchModel,
 } from "./models.js";
 import { adviceFor } from "./outcome.js";
@@ -181,7 +182,9 @@ export class CliApp implements InteractiveHost {
 			contextWindow: model.contextWindow,
 			scripted: this.scripted !== undefined,
 		};
-		if (model.baseUrl !== undefined && !isCatalogBaseUrl(model)) description.baseUrl = model.baseUrl;
+		// Shown in RPC output and the interactive header: never with its credentials (rule E3).
+		if (model.baseUrl !== undefined && !isCatalogBaseUrl(model))
+			description.baseUrl = shownBaseUrl(model.baseUrl);
 		return description;
 	}
 

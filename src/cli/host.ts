@@ -23,7 +23,7 @@ export interface ModelDescription {
 	contextWindow?: number;
 	/** True for the scripted demo model (no API key, no server). */
 	scripted: boolean;
-	/** The server the requests go to, for a `--base-url` model. */
+	/** The server the requests go to, for a `--base-url` model; its password and credential query values masked. */
 	baseUrl?: string;
 }
 

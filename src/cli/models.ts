@@ -7,6 +7,7 @@
  */
 import type { Model } from "../core/model.js";
 import { API_KEY_ENV_VARS, resolveApiKey } from "../providers/base/env.js";
+import { redactSecrets, requestCredentials } from "../providers/base/redact.js";
 import { fetchSameOrigin } from "../providers/base/redirects.js";
 import { getModel, MODELS } from "../providers/models.js";
 import { openaiCompatible } from "../providers/openai-completions/compatible.js";
@@ -53,7 +54,8 @@ export const NO_KEY_NOTICE =
 export async function resolveModel(request: ModelRequest): Promise<ModelChoice> {
 	if (request.demo)
 		return { kind: "scripted", reason: "scripted demo (--demo): the loop on a scripted model" };
-	if (request.baseUrl !== undefined) return { kind: "real", model: await baseUrlModel(request) };
+	if (request.baseUrl !== undefined)
+		return { kind: "real", model: await maskedErrors(baseUrlModel(request), request) };
 	if (request.model !== undefined) {
 		const model = catalogModel(request.model);
 		requireKey(model, request.apiKey);
@@ -202,6 +204,25 @@ async function baseUrlModel(request: ModelRequest): Promise<Model> {
 	} catch (error) {
 		throw new ModelError(`--base-url ${baseUrl}: ${(error as Error).message}`);
 	}
+}
+
+/**
+ * `resolving`, whose errors show `--base-url` with its credentials masked (rule E3): the messages name the
+ * server, and fetch quotes a URL with a password whole.
+ */
+async function maskedErrors(resolving: Promise<Model>, request: ModelRequest): Promise<Model> {
+	try {
+		return await resolving;
+	} catch (error) {
+		if (!(error instanceof ModelError)) throw error;
+		const key = request.apiKey ?? (request.apiKeyEnv ? process.env[request.apiKeyEnv] : undefined);
+		throw new ModelError(redactSecrets(error.message, [key, ...requestCredentials(request.baseUrl, [])]));
+	}
+}
+
+/** `baseUrl` as shown to a person: its password and credential query values masked. */
+export function shownBaseUrl(baseUrl: string): string {
+	return redactSecrets(baseUrl, requestCredentials(baseUrl, []));
 }
 
 /** Ask an OpenAI-compatible server (`GET /models`) which model it serves; Ollama and LM Studio need one named. */

@@ -166,6 +166,30 @@ function shellCall(command: string): string {
 	);
 }
 
+describe("credentials in --base-url never reach the CLI's own messages (SPEC E3)", () => {
+	it("a failed GET /models names the server without its password or credential query", async () => {
+		const server = await serve(jsonResponse(401, { error: { message: "no" } }));
+		const port = new URL(server.baseUrl).port;
+		const cwd = tempProject();
+		// fetch refuses a URL with credentials, and quotes it whole in its error.
+		const withPassword = await runCli(
+			["-p", "hi", "--base-url", `http://proxyuser:pwSENTINELsecret9@127.0.0.1:${port}/v1`],
+			{ cwd },
+		);
+		expect(withPassword.code).not.toBe(0);
+		expect(withPassword.stderr).toContain("cannot ask http://proxyuser:[redacted]@127.0.0.1:");
+		expect(withPassword.stderr).not.toContain("SENTINEL");
+		// The server answers 401; the message repeats the address it asked, query and all.
+		const withQuery = await runCli(
+			["-p", "hi", "--base-url", `${server.baseUrl}/v1?x-functions-code=qSENTINELcode77`],
+			{ cwd },
+		);
+		expect(withQuery.code).not.toBe(0);
+		expect(withQuery.stderr).toContain("HTTP 401");
+		expect(withQuery.stderr).not.toContain("SENTINEL");
+	});
+});
+
 describe("the server's key variable (apiKeyEnv) and the shell", () => {
 	it("sends the key to the server but hides its variable from the commands the agent runs", async () => {
 		const server = await serve(

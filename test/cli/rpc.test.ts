@@ -352,3 +352,27 @@ describe("approval in print mode (no one to ask)", () => {
 		expect(readFileSync(join(cwd, "x.txt"), "utf8")).toBe("hi");
 	});
 });
+
+describe("the model description over RPC (SPEC E3)", () => {
+	it("shows the --base-url server without its credentials, keeping the rest of the address", async () => {
+		const rpc = new RpcClient(
+			startCli(
+				[
+					"--rpc",
+					"--model",
+					"m",
+					"--base-url",
+					"http://127.0.0.1:9/v1?api-version=2024-10-21&x-functions-code=qSENTINELcode77",
+				],
+				{ cwd: tempProject() },
+			),
+		);
+		const ready = await rpc.waitFor((line) => line.type === "ready");
+		expect((ready.model as { baseUrl?: string }).baseUrl).toBe(
+			"http://127.0.0.1:9/v1?api-version=2024-10-21&x-functions-code=[redacted]",
+		);
+		rpc.send({ id: 1, type: "getState" });
+		expect(JSON.stringify(await rpc.response(1))).not.toContain("SENTINEL");
+		expect(await rpc.end()).toBe(0);
+	});
+});
