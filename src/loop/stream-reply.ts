@@ -3,6 +3,7 @@ import { type EventSink, EventStream } from "../core/event-stream.js";
 import type { AssistantMessageEvent } from "../core/events.js";
 import { closeInterruptedMessage } from "../core/interrupt.js";
 import { type AssistantMessage, type ErrorKind, emptyUsage } from "../core/messages.js";
+import { redactSecrets } from "../core/redact.js";
 import { hasImmutableSnapshots } from "../core/snapshot-brand.js";
 import { MAX_REPLY_ATTEMPTS, type ReplyGuard } from "../protocol/reply-guard.js";
 import { appendMessage, emit, emitDeltaUpdate } from "./emit.js";
@@ -94,11 +95,11 @@ async function consumeReply(state: RunState, call: ProviderCall): Promise<Assist
 	try {
 		stream = state.streamFn(state.config.model, call.context, call.options);
 	} catch (error) {
-		return interrupted(state, undefined, completed, "error", errorText(error), "internal");
+		return interrupted(state, undefined, completed, "error", thrownText(error, call), "internal");
 	}
 	// Rule L5: every snapshot emitted or committed is the loop's own (copied unless the stream is capstan's).
 	const snapshots = new ReplySnapshots(() => hasImmutableSnapshots(stream));
-	const reply: Reply = { state, snapshots, completed };
+	const reply: Reply = { state, snapshots, completed, call };
 	return stream instanceof EventStream
 		? drainReply(reply, stream as EventStream<AssistantMessageEvent, AssistantMessage>)
 		: iterateReply(reply, stream);
@@ -110,6 +111,16 @@ interface Reply {
 	readonly snapshots: ReplySnapshots;
 	/** Content indices of the calls whose `toolcall_end` arrived (an interrupted reply keeps only those, rule A4). */
 	readonly completed: Set<number>;
+	/** The call the reply answers (its key is masked in a thrown error's text). */
+	readonly call: ProviderCall;
+}
+
+/**
+ * The text of what a stream function threw (rule L12), with the key in use and anything key-shaped masked
+ * (rule E3): a host's stream function may quote the key, and the text reaches events, telemetry and spans.
+ */
+function thrownText(error: unknown, call: ProviderCall): string {
+	return redactSecrets(errorText(error), [call.options.apiKey]);
 }
 
 /**
@@ -206,11 +217,11 @@ class ReplyDrain implements EventSink<AssistantMessageEvent> {
 
 	streamFailed(error: unknown): void {
 		if (!this.open) return;
-		const { state, snapshots, completed } = this.reply;
+		const { state, snapshots, completed, call } = this.reply;
 		this.finish(
 			error === ABORTED || state.runSignal.aborted
 				? abortedMessage(state, snapshots.current, completed)
-				: interrupted(state, snapshots.current, completed, "error", errorText(error), "internal"),
+				: interrupted(state, snapshots.current, completed, "error", thrownText(error, call), "internal"),
 		);
 	}
 
@@ -228,7 +239,7 @@ async function iterateReply(
 	reply: Reply,
 	stream: AsyncIterable<AssistantMessageEvent>,
 ): Promise<AssistantMessage> {
-	const { state, snapshots, completed } = reply;
+	const { state, snapshots, completed, call } = reply;
 	const { runSignal } = state;
 	let onAbort: () => void = () => {};
 	const wake = new Promise<typeof ABORTED>((resolve) => (onAbort = () => resolve(ABORTED)));
@@ -252,7 +263,7 @@ async function iterateReply(
 		}
 	} catch (error) {
 		if (runSignal.aborted) return abortedMessage(state, snapshots.current, completed);
-		return interrupted(state, snapshots.current, completed, "error", errorText(error), "internal");
+		return interrupted(state, snapshots.current, completed, "error", thrownText(error, call), "internal");
 	} finally {
 		unsubscribe();
 		// Cancel a provider we stopped reading early; never wait for it (a stalled provider cannot hang us).

@@ -11,7 +11,10 @@ import {
 	SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
-import type { RetryInfo } from "../../src/core/model.js";
+import { EventStream } from "../../src/core/event-stream.js";
+import type { AssistantMessageEvent } from "../../src/core/events.js";
+import type { AssistantMessage } from "../../src/core/messages.js";
+import type { RetryInfo, StreamFunction } from "../../src/core/model.js";
 import { agentLoop } from "../../src/index.js";
 import { openTelemetry } from "../../src/otel.js";
 import type { AgentEvent } from "../../src/protocol/events.js";
@@ -189,6 +192,58 @@ describe("credentials besides the key are redacted too: headers the host adds an
 			const invalid = await callApi(api, "not a url?x-functions-code=qSENTINELquerycode55", { apiKey: KEY });
 			expect(invalid.message.errorMessage).toContain("invalid base URL");
 			expect(invalid.message.errorMessage).not.toContain("SENTINEL");
+		});
+	}
+});
+
+describe("a host stream function that throws with the key in its message (SPEC L12, E3)", () => {
+	/** Not key-shaped: only the key in use can mask it. */
+	const PLAIN_KEY = "plainSENTINELkey0123456";
+	const failure = () => new Error(`gateway said: key ${PLAIN_KEY} is not allowed here`);
+	const throwing: Record<string, StreamFunction> = {
+		"throws synchronously": () => {
+			throw failure();
+		},
+		"returns a stream that fails": () => {
+			const stream = new EventStream<AssistantMessageEvent, AssistantMessage>();
+			queueMicrotask(() => stream.fail(failure()));
+			return stream;
+		},
+		"returns an iterable that throws": () =>
+			({
+				// biome-ignore lint/correctness/useYield: it fails before its first event
+				async *[Symbol.asyncIterator]() {
+					throw failure();
+				},
+			}) as unknown as ReturnType<StreamFunction>,
+	};
+
+	for (const [how, streamFn] of Object.entries(throwing)) {
+		it(`${how}: the error reply, agent_end, records and spans carry the rest of the message, not the key`, async () => {
+			const exporter = new InMemorySpanExporter();
+			const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+			const records: ModelCallRecord[] = [];
+			const events: AgentEvent[] = [];
+			const stream = agentLoop(
+				[{ role: "user", content: "hi", timestamp: 1 }],
+				{ messages: [], tools: [] },
+				{
+					model: testModel("openai-completions", "http://127.0.0.1:9/v1"),
+					streamFn,
+					getApiKey: () => PLAIN_KEY,
+					telemetry: {
+						onModelCall: (record) => records.push(record),
+						sinks: [openTelemetry(provider.getTracer("t"))],
+					},
+				},
+			);
+			for await (const event of stream) events.push(event);
+			expect(events.at(-1)).toMatchObject({ type: "agent_end", outcome: { type: "error" } });
+			expect(seen(events.at(-1))).toContain("gateway said: key [redacted] is not allowed here");
+			const spans = exporter
+				.getFinishedSpans()
+				.map((span) => ({ status: span.status, attributes: span.attributes }));
+			expect(seen(events, records, spans)).not.toContain("SENTINEL");
 		});
 	}
 });
