@@ -12,6 +12,7 @@ import { createSessionFile } from "../../src/sessions/index.js";
 import { scriptedModel, textReply as scriptedText } from "../../src/testing/index.js";
 import { textReply } from "../providers/openai-completions/synthetic.js";
 import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
+import { jsonResponse } from "../providers/support/replay-server.js";
 import { redirectDescriptor } from "../support/descriptors.js";
 import { assistant } from "../support/run.js";
 import {
@@ -209,5 +210,28 @@ describe("--resume of a session whose damaged line left a tool call unpaired", (
 		expect(roles(next as string)).toEqual(["user", "assistant", "user", "assistant"]);
 		expect(unpairedCalls(sessionMessages(next as string))).toEqual([]);
 		expect(readFileSync(damaged.path, "utf8")).toBe(before);
+	});
+});
+
+describe("a failed call in print mode (SPEC E3)", () => {
+	it("the key the server quotes back reaches neither stderr nor the session file", async () => {
+		// Not key-shaped: only the key in use can mask it. The server quotes it (and the credential header).
+		const key = "plainSENTINELkey0123456";
+		const server = await serve(
+			jsonResponse(401, { error: { message: `Incorrect API key provided: ${key} (Bearer ${key})` } }),
+		);
+		const cwd = tempProject();
+		const run = await runCli(
+			["-p", "hi", "--base-url", `${server.baseUrl}/v1`, "--model", "m", "--api-key", key],
+			{ cwd },
+		);
+		expect(run.code).toBe(1);
+		expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${key}`);
+		expect(run.stderr).toContain("Incorrect API key provided: [redacted]");
+		const [file] = sessionFiles(join(cwd, ".capstan", "sessions"));
+		if (!file) throw new Error("no session file");
+		const text = readFileSync(file, "utf8");
+		expect(text).toContain("Incorrect API key provided: [redacted]");
+		expect(run.stdout + run.stderr + text).not.toContain("SENTINEL");
 	});
 });
