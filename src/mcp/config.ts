@@ -2,7 +2,7 @@
  * The `mcpServers` configuration (the shape Claude Desktop, Cursor and others use), checked with errors that say
  * which server and field is wrong. Values are never echoed: `env` and `headers` usually hold secrets.
  */
-import { redactSecrets } from "../providers/base/redact.js";
+import { redactSecrets, requestCredentials } from "../providers/base/redact.js";
 
 /** A server started as a child process, spoken to over stdio. */
 export interface McpStdioServerConfig {
@@ -41,14 +41,16 @@ export function isHttpServer(config: McpServerConfig): config is McpHttpServerCo
 }
 
 /**
- * A function that replaces the secrets of a server entry — its `headers` and `env` values, and a token after a
- * scheme (`Bearer <token>`) — wherever they appear in a text, for error messages: a server may echo a rejected
- * header in its reply, which the SDK quotes. Values under 8 characters are left alone (they are not secrets,
- * and replacing them would garble the text).
+ * A function that replaces the secrets of a server entry — its `headers` and `env` values, a token after a
+ * scheme (`Bearer <token>`), and the values of credential query parameters in its `url` (`?token=`, `?code=`,
+ * any such name) — wherever they appear in a text, for error messages: a server may echo a rejected header or
+ * the address it was sent in its reply, which the SDK quotes. Values under 8 characters are left alone (they
+ * are not secrets, and replacing them would garble the text).
  */
 export function secretRedactor(config: McpServerConfig): (text: string) => string {
 	const values = Object.values((isHttpServer(config) ? config.headers : config.env) ?? {});
-	const secrets = values
+	const inUrl = isHttpServer(config) ? requestCredentials(config.url, []) : [];
+	const secrets = [...values, ...inUrl]
 		.flatMap((value) => [value, ...value.split(/\s+/)])
 		.filter((candidate) => candidate.length >= 8)
 		// Longest first, so a whole value goes before the token inside it.

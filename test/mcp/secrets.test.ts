@@ -16,7 +16,7 @@ import { createTestServer } from "./support/test-server.js";
 const TOKEN = "sk-live-0123456789abcdef";
 
 /** What the front rejects with 401, quoting the Authorization header back. */
-let rejecting: "nothing" | "everything" | "calls" = "nothing";
+let rejecting: "nothing" | "everything" | "calls" | "quoting the path" = "nothing";
 let http: Server;
 let url: string;
 
@@ -33,6 +33,11 @@ beforeAll(async () => {
 	http = createServer(async (req, res) => {
 		const parsed = await body(req);
 		const method = (parsed as { method?: unknown } | undefined)?.method;
+		if (rejecting === "quoting the path") {
+			res.writeHead(403, { "content-type": "text/plain" });
+			res.end(`no access to ${req.url}`);
+			return;
+		}
 		if (rejecting === "everything" || (rejecting === "calls" && method === "tools/call")) {
 			res.writeHead(401, { "content-type": "text/plain" });
 			res.end(`invalid credentials: ${req.headers.authorization}`);
@@ -89,5 +94,16 @@ describe("secrets in errors", () => {
 			rejecting = "nothing";
 			await mcp.close();
 		}
+	});
+
+	it("a server quoting the URL it was sent: a credential in its query, under any name, is masked", async () => {
+		rejecting = "quoting the path";
+		const error = await connectMcpServers({
+			mcpServers: { remote: { url: `${url}?x-functions-code=qSENTINELcode77&region=eu` } },
+		}).catch((e: Error) => e);
+		rejecting = "nothing";
+		expect(error).toBeInstanceOf(Error);
+		expect((error as Error).message).toContain("no access to /mcp?x-functions-code=[redacted]&region=eu");
+		expect((error as Error).message).not.toContain("SENTINEL");
 	});
 });
