@@ -28,10 +28,11 @@ const SECRET_QUERY =
 
 /**
  * Credential headers as they appear in echoed text: `x-api-key: …`, `"authorization":"Bearer …"`,
- * `Authorization: token …` (any one-word scheme before the credential).
+ * `Authorization: token …` (after one of the usual auth schemes). The credential is 8 characters or more, so
+ * the prose of an auth error (`Missing Authorization: please provide a valid token`) stays readable.
  */
 const SECRET_HEADER =
-	/((?:authorization|proxy-authorization|x-api-key|x-goog-api-key|api-key)["']?\s*[:=]\s*["']?)(?:[A-Za-z]+\s+)?[^\s"',;}]+/gi;
+	/((?:authorization|proxy-authorization|x-api-key|x-goog-api-key|api-key)["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token|Digest|ApiKey|Key|Negotiate|NTLM|SSWS|SharedKey|SharedKeyLite|SharedAccessSignature|OAuth|Splunk)\s+)?)[^\s"',;})\]<>]{8,}/gi;
 
 /**
  * The password of a URL's userinfo (`https://user:password@proxy/v1`): fetch refuses such a URL and quotes
@@ -39,8 +40,8 @@ const SECRET_HEADER =
  */
 const URL_PASSWORD = /(\/\/[^\s/?#@:]*:)[^\s/?#@]+(?=@)/g;
 
-/** A bearer token anywhere in the text. */
-const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/-]+=*/g;
+/** A bearer token anywhere in the text (8 characters or more: `Bearer auth` in an error's prose is no token). */
+const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/-]{8,}=*/g;
 
 /**
  * `text` with every occurrence of `secrets` (the key in use; blanks and very short values ignored) and

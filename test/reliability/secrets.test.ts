@@ -115,7 +115,7 @@ describe("redactSecrets", () => {
 			"Bearer abc.def-ghi",
 			"https://h/v1?key=AIzaSyA0123456789abcdefghijklmnopqrstu&alt=sse",
 			"x-api-key: sk-ant-api03-abcdefghijklmnop",
-			'"authorization":"Bearer tok"',
+			'"authorization":"Bearer tok_0123456789"',
 			"api-key=zzz123",
 			"http://user:pa55word@proxy:8080/v1 and ftp://:onlypass@h/",
 		].join("\n");
@@ -125,7 +125,7 @@ describe("redactSecrets", () => {
 			"abc.def-ghi",
 			"AIzaSy",
 			"sk-ant-api03",
-			"tok",
+			"tok_0123456789",
 			"zzz123",
 			"pa55word",
 			"onlypass",
@@ -148,6 +148,24 @@ describe("redactSecrets", () => {
 		for (const secret of ["ghp_", "abcdef123456", "plainvalue987", "hf_", "github_pat_"])
 			expect(out).not.toContain(secret);
 		expect(out).toContain("cloned with");
+	});
+
+	it("leaves the prose of real auth errors readable: no word after Authorization: or Bearer is taken for a credential", () => {
+		// OpenAI's answer to a request without a key, and a gateway's.
+		const openai =
+			"You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)";
+		expect(redactSecrets(openai)).toBe(
+			"You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer [redacted])",
+		);
+		const gateway = "Missing Authorization: please provide a valid token";
+		expect(redactSecrets(gateway)).toBe(gateway);
+		expect(redactSecrets("Authorization: invalid credentials supplied")).toBe(
+			"Authorization: invalid credentials supplied",
+		);
+		// Credentials after any of the usual schemes still go.
+		expect(
+			redactSecrets("Authorization: Basic YWxpY2U6czNjcmV0 and Authorization: SSWS 00abcdEFGH1234"),
+		).toBe("Authorization: Basic [redacted] and Authorization: SSWS [redacted]");
 	});
 
 	it("leaves ordinary text alone and ignores empty or tiny secrets", () => {
