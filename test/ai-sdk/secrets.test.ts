@@ -4,7 +4,7 @@
  * key-shaped ones always, and any key the host also names as `streamOptions.apiKey`.
  */
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { aiSdkModel } from "../../src/ai-sdk/index.js";
 import { collectStream } from "../providers/support/collect.js";
 import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
@@ -12,8 +12,9 @@ import { jsonResponse } from "../providers/support/replay-server.js";
 import { HELLO } from "../providers/support/transcript.js";
 
 closeServersAfterEach();
+afterEach(() => vi.unstubAllEnvs());
 
-async function refusedWith(key: string, apiKey?: string) {
+async function refusedWith(key: string, apiKey?: string, apiKeyEnv?: string) {
 	const server = await serve(
 		jsonResponse(401, { error: { message: `Incorrect API key provided: ${key}`, type: "auth" } }),
 	);
@@ -22,7 +23,10 @@ async function refusedWith(key: string, apiKey?: string) {
 		baseURL: `${server.baseUrl}/v1`,
 		apiKey: key,
 	}).chatModel("m");
-	const { model, streamFn } = aiSdkModel(languageModel);
+	const { model, streamFn } = aiSdkModel(
+		languageModel,
+		apiKeyEnv ? { model: { compat: { apiKeyEnv } } } : {},
+	);
 	const { message, events } = await collectStream(
 		streamFn(model, HELLO, { maxRetries: 0, ...(apiKey === undefined ? {} : { apiKey }) }),
 	);
@@ -41,6 +45,13 @@ describe("the AI SDK bridge masks keys in error texts (SPEC E3)", () => {
 	it("a key of any shape is masked when the host names it as streamOptions.apiKey too", async () => {
 		const { message, text } = await refusedWith("plainSENTINELkey0123456", "plainSENTINELkey0123456");
 		expect(message.errorMessage).toContain("Incorrect API key provided: [redacted]");
+		expect(text).not.toContain("SENTINEL");
+	});
+
+	it("a key of any shape is masked when the host names its variable as compat.apiKeyEnv", async () => {
+		vi.stubEnv("GATEWAY_TOKEN", "plainSENTINELkey0123456");
+		const { text } = await refusedWith("plainSENTINELkey0123456", undefined, "GATEWAY_TOKEN");
+		expect(text).toContain("Incorrect API key provided: [redacted]");
 		expect(text).not.toContain("SENTINEL");
 	});
 });
