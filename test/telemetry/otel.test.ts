@@ -309,6 +309,33 @@ describe("OpenTelemetry spans, GenAI semantic conventions — SPEC X3", () => {
 		);
 	});
 
+	it("server.address and server.port name the base URL's host, never its credentials, query or headers — SPEC E3", async () => {
+		const t = tracing();
+		const scripted = scriptedModel([textReply("hi")]);
+		const agent = new Agent({
+			model: {
+				...scripted.model,
+				baseUrl: "https://proxyuser:pwSENTINEL99@gateway.example:8443/v1?key=qSENTINEL77",
+				headers: { authorization: "Bearer hSENTINEL55" },
+			},
+			streamFn: scripted.stream,
+			streamOptions: { apiKey: "kSENTINEL33" },
+			telemetry: { recordContent: true, sinks: [openTelemetry(t.tracer)] },
+		});
+		await agent.prompt("hello");
+		expect(t.one("invoke_agent").attributes).toMatchObject({
+			"server.address": "gateway.example",
+			"server.port": 8443,
+		});
+		const exported = t.spans().map((span) => ({
+			name: span.name,
+			attributes: span.attributes,
+			events: span.events,
+			status: span.status,
+		}));
+		expect(JSON.stringify(exported)).not.toContain("SENTINEL");
+	});
+
 	it("no system prompt, no gen_ai.system_instructions (not one empty part) — SPEC X3", async () => {
 		const t = tracing();
 		const scripted = scriptedModel([textReply("hi")]);
