@@ -4,6 +4,7 @@
  * Plain `fetch`, so a caller needs no Restate SDK.
  */
 import { type AgentMessage, userMessage } from "../core/messages.js";
+import { redactSecrets, requestCredentials } from "../core/redact.js";
 import type { ApprovalDecisions, PendingApproval } from "../tools/approval.js";
 import type { RestateConversationStatus, RestateRunInput, RestateRunResult } from "./object.js";
 import { type InboxPending, inboxName } from "./topics.js";
@@ -47,6 +48,8 @@ export class RestateAgentClient {
 	readonly #base: string;
 	readonly #name: string;
 	readonly #headers: Record<string, string>;
+	/** The credentials of the URL and headers, masked in error texts (rule E3): a proxy may quote them. */
+	readonly #secrets: string[];
 	readonly #fetch: typeof fetch;
 
 	constructor(options: RestateAgentClientOptions) {
@@ -60,6 +63,7 @@ export class RestateAgentClient {
 		this.#base = base;
 		this.#name = options.name;
 		this.#headers = withAuthorization({ ...options.headers }, authorization);
+		this.#secrets = requestCredentials(options.ingressUrl, [this.#headers]);
 		this.#fetch = options.fetch ?? globalThis.fetch;
 	}
 
@@ -178,7 +182,8 @@ export class RestateAgentClient {
 			);
 		}
 		const text = await response.text();
-		if (!response.ok) throw new RestateRequestError(what, response.status, errorDetail(text));
+		if (!response.ok)
+			throw new RestateRequestError(what, response.status, errorDetail(redactSecrets(text, this.#secrets)));
 		return (text === "" ? undefined : JSON.parse(text)) as T;
 	}
 }

@@ -5,6 +5,7 @@
 import { createServer, type Http2Server } from "node:http2";
 import type { AddressInfo } from "node:net";
 import * as restate from "@restatedev/restate-sdk";
+import { redactSecrets, requestCredentials } from "../core/redact.js";
 import type { RestateAgentDefinition } from "./object.js";
 import { ensurePromiseWithResolvers } from "./polyfill.js";
 import { splitCredentials, withAuthorization } from "./url.js";
@@ -115,7 +116,7 @@ export async function registerRestateDeployment(options: RegisterDeploymentOptio
 	const text = await response.text();
 	if (!response.ok)
 		throw new Error(
-			`register ${options.uri} with Restate: the admin API answered ${response.status}: ${text.slice(0, 500)}`,
+			`register ${options.uri} with Restate: the admin API answered ${response.status}: ${redactSecrets(text, requestCredentials(options.adminUrl, [{ authorization: authorization ?? "" }])).slice(0, 500)}`,
 		);
 	const id = (JSON.parse(text) as { id?: unknown }).id;
 	if (typeof id !== "string")

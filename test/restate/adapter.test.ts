@@ -126,6 +126,37 @@ describe("capstan/restate without a server", () => {
 		}
 	});
 
+	it("a proxy quoting the credentials it refused: neither client nor registration errors carry them — SPEC E3", async () => {
+		// Quotes the credential alone, without its header name or scheme: only the values themselves can mask it.
+		const server = createServer((request, response) => {
+			const credential = (request.headers.authorization ?? "").split(" ").pop();
+			response.writeHead(401, { "content-type": "application/json" });
+			response.end(JSON.stringify({ message: `credential ${credential} refused` }));
+		});
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+		try {
+			const { port } = server.address() as AddressInfo;
+			const client = new RestateAgentClient({
+				ingressUrl: `http://127.0.0.1:${port}`,
+				name: "support",
+				headers: { authorization: "Bearer rSENTINELtoken99" },
+			});
+			const error = (await client.transcript("c1").catch((e: unknown) => e)) as Error;
+			expect(error.message).toContain("credential [redacted] refused");
+			expect(error.message).not.toContain("SENTINEL");
+			const basic = Buffer.from("alice:pwSENTINEL77").toString("base64");
+			const refused = (await registerRestateDeployment({
+				adminUrl: `http://alice:pwSENTINEL77@127.0.0.1:${port}`,
+				uri: "http://127.0.0.1:1",
+			}).catch((e: unknown) => e)) as Error;
+			expect(refused.message).toContain("answered 401");
+			expect(refused.message).not.toContain(basic);
+			expect(refused.message).not.toContain("SENTINEL");
+		} finally {
+			server.close();
+		}
+	});
+
 	it("turns an error answer into a RestateRequestError with the status and Restate's message", async () => {
 		const server = createServer((_request, response) => {
 			response.writeHead(404, { "content-type": "application/json" });
