@@ -67,6 +67,9 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
 /** Header names whose values are credentials: `authorization`, `x-api-key`, `cf-aig-authorization`, `x-…-token`. */
 const CREDENTIAL_HEADER = /auth|key|token|secret|passw|signature|credential|cookie/i;
 
+/** Header names that match {@link CREDENTIAL_HEADER} but name no credential: an idempotency key is a request id. */
+const NOT_CREDENTIAL_HEADER = /idempotency/i;
+
 /** Query parameter names whose values are credentials: `key`, `api-key`, `sig`, `code` (Azure Functions), … */
 const CREDENTIAL_PARAM = /key|token|secret|sig|auth|passw|code|credential/i;
 
@@ -84,7 +87,8 @@ export function requestCredentials(
 	const found: string[] = [];
 	for (const set of headers)
 		for (const [name, value] of Object.entries(set ?? {})) {
-			if (typeof value !== "string" || !CREDENTIAL_HEADER.test(name)) continue;
+			if (typeof value !== "string" || !CREDENTIAL_HEADER.test(name) || NOT_CREDENTIAL_HEADER.test(name))
+				continue;
 			found.push(value);
 			const schemed = /^[A-Za-z][\w-]*\s+(\S+)$/.exec(value.trim());
 			if (schemed?.[1]) found.push(schemed[1]);

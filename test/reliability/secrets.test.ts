@@ -183,18 +183,44 @@ describe("credentials besides the key are redacted too: headers the host adds an
 		it(`${api}: credential values from model.headers and options.headers, not key-shaped, are masked`, async () => {
 			const gateway = "gwSENTINELgatewaykey42";
 			const proxyToken = "pxSENTINELproxytoken77";
-			const server = await serve(quoting(gateway, proxyToken, "my-app-title"));
+			const server = await serve(quoting(gateway, proxyToken, "my-app-title", "req-0042-abcdef"));
 			const { message, events } = await callApi(
 				api,
 				server.baseUrl,
 				{ apiKey: KEY, headers: { "cf-aig-authorization": `Bearer ${proxyToken}` } },
-				{ headers: { "X-Gateway-Api-Key": gateway, "X-Title": "my-app-title" } },
+				{
+					headers: {
+						"X-Gateway-Api-Key": gateway,
+						"X-Title": "my-app-title",
+						"Idempotency-Key": "req-0042-abcdef",
+					},
+				},
 			);
 			expect(message.errorKind).toBe("auth");
 			expect(message.errorMessage).toContain("gateway refused credentials [redacted] and [redacted]");
 			// A header that is no credential keeps its value: it may be what the error is about.
-			expect(message.errorMessage).toContain("my-app-title");
+			expect(message.errorMessage).toContain("my-app-title and req-0042-abcdef");
 			expect(seen(message, events)).not.toContain("SENTINEL");
+		});
+
+		it(`${api}: a key with a line break inside (two pasted keys), which fetch refuses and quotes, is masked`, async () => {
+			// fetch refuses a header value with a line break inside and quotes it whole; nothing is sent.
+			const server = await serve(echoing());
+			const { message } = await callApi(api, server.baseUrl, {
+				apiKey: "plainSENTINELkey0123456\nplainSENTINELsecond789",
+			});
+			expect(message.stopReason).toBe("error");
+			expect(server.requests).toHaveLength(0);
+			expect(message.errorMessage).toContain("invalid header value");
+			expect(message.errorMessage).not.toContain("SENTINEL");
+			const header = await callApi(
+				api,
+				server.baseUrl,
+				{ apiKey: KEY },
+				{ headers: { "x-gateway-token": "gwSENTINELtoken42\ngwSENTINELother77" } },
+			);
+			expect(header.message.errorMessage).toContain("invalid header value");
+			expect(header.message.errorMessage).not.toContain("SENTINEL");
 		});
 
 		it(`${api}: a credential in the base URL's query, under any name, is masked`, async () => {
