@@ -1,5 +1,5 @@
 import { lstat, readdir, readFile } from "node:fs/promises";
-import { join, relative, sep } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import ignore from "ignore";
 import { throwIfAborted } from "./options.js";
 
@@ -19,9 +19,16 @@ interface IgnoreLevel {
 export class GitignoreChain {
 	private constructor(private readonly levels: readonly IgnoreLevel[]) {}
 
-	/** The chain for `dir`: every `.gitignore` from the workspace `root` down to `dir` itself. */
+	/**
+	 * The chain for `dir`: every `.gitignore` from the workspace `root` down to `dir` itself, after those of
+	 * the folders above `root` up to the top of the git repository `root` lies in, as git reads them (a
+	 * workspace that is one package of a monorepo obeys the root's `node_modules/`). Outside a repository no
+	 * file above `root` counts, and none does when its rules ignore `root` itself: a workspace git ignores
+	 * (a scratch folder) is searched as if they were not there.
+	 */
 	static async forDirectory(root: string, dir: string): Promise<GitignoreChain> {
-		let chain = new GitignoreChain([]);
+		let chain = await GitignoreChain.above(root);
+		if (chain.ignores(root, true)) chain = new GitignoreChain([]);
 		const parts = relative(root, dir).split(sep).filter(Boolean);
 		let current = root;
 		chain = await chain.descend(current);
@@ -29,6 +36,21 @@ export class GitignoreChain {
 			current = join(current, part);
 			chain = await chain.descend(current);
 		}
+		return chain;
+	}
+
+	/** The `.gitignore` files of the folders above `root`, from the repository's top down; none outside one. */
+	private static async above(root: string): Promise<GitignoreChain> {
+		const folders: string[] = [];
+		for (let dir = root; ; ) {
+			if (await hasGitEntry(dir)) break;
+			const parent = dirname(dir);
+			if (parent === dir) return new GitignoreChain([]);
+			folders.unshift(parent);
+			dir = parent;
+		}
+		let chain = new GitignoreChain([]);
+		for (const folder of folders) chain = await chain.descend(folder);
 		return chain;
 	}
 
@@ -59,6 +81,11 @@ export class GitignoreChain {
 		}
 		return ignored;
 	}
+}
+
+/** Whether `dir` is the top of a git work tree: it holds `.git` (a folder, or a file in a linked worktree). */
+async function hasGitEntry(dir: string): Promise<boolean> {
+	return (await lstat(join(dir, ".git")).catch(() => undefined)) !== undefined;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type SearchTextDetails, searchTextTool } from "../../src/workspace/index.js";
 import { REPO_ROOT } from "../providers/support/fixtures.js";
-import { call, link, textOf, workspace } from "./support.js";
+import { call, link, put, textOf, workspace } from "./support.js";
 
 describe("search_text", () => {
 	it("finds a regex line by line across the tree, in path order, as path:line: text", async () => {
@@ -109,6 +109,31 @@ describe("search_text", () => {
 		});
 		const result = await call(searchTextTool({ cwd }), { pattern: "hit" });
 		expect(textOf(result)).toBe("k.txt:1: hit");
+	});
+
+	it("a workspace inside a git repository obeys the .gitignore files above it, from the repository's top down", async () => {
+		// `capstan` run in one package of a monorepo: the repository's root .gitignore names node_modules/.
+		const { cwd } = workspace({ "main.ts": "hit\n", "x.log": "hit\n", "node_modules/dep/index.js": "hit\n" });
+		const repo = dirname(cwd);
+		mkdirSync(join(repo, ".git"));
+		put(repo, ".gitignore", "node_modules/\n*.log\n");
+		expect(textOf(await call(searchTextTool({ cwd }), { pattern: "hit" }))).toBe("main.ts:1: hit");
+	});
+
+	it("outer .gitignore files count only inside a repository, and not when they ignore the workspace itself", async () => {
+		const { cwd } = workspace({ "main.ts": "hit\n", "x.log": "hit\n" });
+		const above = dirname(cwd);
+		put(above, ".gitignore", "*.log\n");
+		// No repository: git would not read that file, and neither does the search.
+		expect(textOf(await call(searchTextTool({ cwd }), { pattern: "hit" }))).toBe(
+			"main.ts:1: hit\nx.log:1: hit",
+		);
+		// A workspace the repository ignores (a scratch folder) is searched as if the rules above it were not there.
+		mkdirSync(join(above, ".git"));
+		put(above, ".gitignore", "work/\n*.log\n");
+		expect(textOf(await call(searchTextTool({ cwd }), { pattern: "hit" }))).toBe(
+			"main.ts:1: hit\nx.log:1: hit",
+		);
 	});
 
 	it("never opens a FIFO: named, it is a clear error; as a .gitignore, or a .gitignore linked out of the tree, it is not read", async () => {
