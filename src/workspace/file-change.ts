@@ -172,19 +172,43 @@ function countOccurrences(text: string, needle: string): number {
  */
 const DIFF_TIMEOUT_MS = 1_000;
 
+/**
+ * Characters of changed text (both sides, context included) diffed at most. Splitting text into lines is
+ * linear but not free, and the timeout only starts after it: the lines of a 100 MB file took over 2 s and
+ * 1 GB of memory, on the main thread. A larger change is summed up instead.
+ */
+const MAX_DIFF_CHARS = 16 * 1024 * 1024;
+
+/** Lines of context around each change, as `diff -u` and git show them. */
+const CONTEXT_LINES = 3;
+
+/**
+ * Unchanged lines kept on each side of the changed text when diffing only that part. More than the context a
+ * hunk shows: where lines repeat, a line diff may place a change a few lines off from where the texts first
+ * differ, and its hunk should still get its full context, as in a diff of the whole.
+ */
+const WINDOW_MARGIN_LINES = 100;
+
 function change(absolute: string, path: string, before: string | undefined, after: string): FileChange {
-	const patch = structuredPatch(`a/${path}`, `b/${path}`, before ?? "", after, undefined, undefined, {
-		context: 3,
+	const old = before ?? "";
+	const window = changedWindow(old, after);
+	const oldPart = old.slice(window.start, window.beforeEnd);
+	const newPart = after.slice(window.start, window.afterEnd);
+	if (oldPart.length + newPart.length > MAX_DIFF_CHARS)
+		return replaced(absolute, path, before, after, "too large", window);
+	const patch = structuredPatch(`a/${path}`, `b/${path}`, oldPart, newPart, undefined, undefined, {
+		context: CONTEXT_LINES,
 		timeout: DIFF_TIMEOUT_MS,
 	});
-	if (!patch) return replaced(absolute, path, before, after);
+	if (!patch) return replaced(absolute, path, before, after, "too many changes", window);
 	let added = 0;
 	let removed = 0;
 	const lines = [before === undefined ? "--- /dev/null" : `--- a/${path}`, `+++ b/${path}`];
 	for (const hunk of patch.hunks) {
-		// Unified diff convention (GNU, git): an empty range names the line before it, so a new file is `-0,0`.
-		const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart;
-		const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart;
+		// The hunks count from the window's first line. Unified diff convention (GNU, git): an empty range names
+		// the line before it, so a new file is `-0,0`.
+		const oldStart = window.firstLine + (hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart);
+		const newStart = window.firstLine + (hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart);
 		lines.push(`@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`);
 		for (const line of hunk.lines) {
 			if (line.startsWith("+")) added++;
@@ -196,11 +220,79 @@ function change(absolute: string, path: string, before: string | undefined, afte
 	return { absolute, path, before, after, diff, added, removed };
 }
 
-/** A change too large to diff in time: every old line removed, every new one added, said in one line. */
-function replaced(absolute: string, path: string, before: string | undefined, after: string): FileChange {
+/**
+ * Where two texts differ: `[start, beforeEnd)` of `before` became `[start, afterEnd)` of `after`, whole
+ * lines with {@link WINDOW_MARGIN_LINES} more on each side (`changed*` without them); everything outside is
+ * the same.
+ */
+interface DiffWindow {
+	start: number;
+	beforeEnd: number;
+	afterEnd: number;
+	/** Lines of `before` above `start`: what the window's line numbers are offset by. */
+	firstLine: number;
+	changedStart: number;
+	changedBeforeEnd: number;
+	changedAfterEnd: number;
+}
+
+/**
+ * The window a diff needs, found by a linear scan for the common start and end: a one-line edit of a huge
+ * file then diffs a few lines, not all of them.
+ */
+function changedWindow(before: string, after: string): DiffWindow {
+	const shorter = Math.min(before.length, after.length);
+	let prefix = 0;
+	while (prefix < shorter && before.charCodeAt(prefix) === after.charCodeAt(prefix)) prefix++;
+	let suffix = 0;
+	while (
+		suffix < shorter - prefix &&
+		before.charCodeAt(before.length - 1 - suffix) === after.charCodeAt(after.length - 1 - suffix)
+	)
+		suffix++;
+	const changedStart = prefix === 0 ? 0 : before.lastIndexOf("\n", prefix - 1) + 1;
+	const changedBeforeEnd = lineEnd(before, Math.max(prefix, before.length - suffix - 1));
+	let start = changedStart;
+	let beforeEnd = changedBeforeEnd;
+	for (let i = 0; i < WINDOW_MARGIN_LINES; i++) {
+		start = start <= 1 ? 0 : before.lastIndexOf("\n", start - 2) + 1;
+		beforeEnd = lineEnd(before, beforeEnd);
+	}
+	let firstLine = 0;
+	for (let at = before.indexOf("\n"); at !== -1 && at < start; at = before.indexOf("\n", at + 1)) firstLine++;
+	// A line later than the change's last ends past it, where the texts are the same again: its end in
+	// `before` is one in `after`, moved by the growth. (So does the end of the text.)
+	return {
+		start,
+		beforeEnd,
+		afterEnd: beforeEnd === before.length ? after.length : beforeEnd + after.length - before.length,
+		firstLine,
+		changedStart,
+		changedBeforeEnd,
+		changedAfterEnd: lineEnd(after, Math.max(prefix, after.length - suffix - 1)),
+	};
+}
+
+/** The end of the line holding `at` (just past its `\n`), or of the text; `at` itself at the end of the text. */
+function lineEnd(text: string, at: number): number {
+	if (at >= text.length) return text.length;
+	const lf = text.indexOf("\n", at);
+	return lf === -1 ? text.length : lf + 1;
+}
+
+/** A change too large to diff (in time, or at all): its old lines removed, its new ones added, in one line. */
+function replaced(
+	absolute: string,
+	path: string,
+	before: string | undefined,
+	after: string,
+	why: "too large" | "too many changes",
+	window: DiffWindow,
+): FileChange {
 	const count = (text: string) => (text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0));
-	const removed = count(before ?? "");
-	const added = count(after);
-	const diff = `--- a/${path}\n+++ b/${path}\n(too many changes to show a diff: ${removed} lines replaced by ${added})\n`;
+	const removed = count((before ?? "").slice(window.changedStart, window.changedBeforeEnd));
+	const added = count(after.slice(window.changedStart, window.changedAfterEnd));
+	const from = before === undefined ? "/dev/null" : `a/${path}`;
+	const diff = `--- ${from}\n+++ b/${path}\n(${why} to show a diff: ${removed} lines replaced by ${added})\n`;
 	return { absolute, path, before, after, diff, added, removed };
 }

@@ -8,7 +8,7 @@ import {
 	previewFileChange,
 	writeFileTool,
 } from "../../src/workspace/index.js";
-import { call, textOf, workspace } from "./support.js";
+import { call, put, textOf, workspace } from "./support.js";
 
 const read = (cwd: string, path: string) => readFileSync(join(cwd, path), "utf8");
 
@@ -44,6 +44,28 @@ describe("write_file", () => {
 		expect(result.details).toMatchObject({ added: 10_000, removed: 10_000 });
 		expect(read(cwd, "big.txt")).toBe(`${lines("new")}\n`);
 	}, 20_000);
+
+	it("a file too large to diff whole: a rewrite is summed up; one changed line still shows its hunk", async () => {
+		// 9 M characters a side: splitting both into lines alone took seconds and gigabytes at 100 MB.
+		const line = (n: number) => `${String(n).padStart(7, "0")} abcdefghijklmnopqrstuvwxyz\n`;
+		const big = Array.from({ length: 250_000 }, (_, i) => line(i + 1)).join("");
+		const { cwd } = workspace({ "big.txt": big });
+		const tool = writeFileTool({ cwd });
+		const rewrite = await call(tool, { path: "big.txt", content: big.replaceAll("a", "A") });
+		expect((rewrite.details as FileChangeDetails).diff).toBe(
+			"--- a/big.txt\n+++ b/big.txt\n(too large to show a diff: 250000 lines replaced by 250000)\n",
+		);
+		expect(rewrite.details).toMatchObject({ added: 250_000, removed: 250_000 });
+		put(cwd, "big.txt", big);
+		const one = big.replace(line(125_001), "changed\n");
+		const edited = await call(tool, { path: "big.txt", content: one });
+		const context = (from: number) => [from, from + 1, from + 2].map((n) => ` ${line(n)}`).join("");
+		expect((edited.details as FileChangeDetails).diff).toBe(
+			`--- a/big.txt\n+++ b/big.txt\n@@ -124998,7 +124998,7 @@\n${context(124_998)}-${line(125_001)}+changed\n${context(125_002)}`,
+		);
+		expect(edited.details).toMatchObject({ added: 1, removed: 1 });
+		expect(read(cwd, "big.txt")).toBe(one);
+	});
 
 	it("refuses to write over a directory or the workspace itself", async () => {
 		const { cwd } = workspace({ "d/x": "" });
