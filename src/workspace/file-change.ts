@@ -127,6 +127,9 @@ async function locate(
 	const root = await resolveInWorkspace(options.cwd, ".");
 	const absolute = await resolveInWorkspace(options.cwd, given);
 	if (absolute === root) throw new Error(`${given} is the workspace directory itself, not a file.`);
+	// Resolving drops a final slash: `notes/` would be written as a file `notes`, `a.txt/` edit `a.txt`.
+	if (given.endsWith("/"))
+		throw new Error(`${given} ends in "/", which names a folder; give the path of a file.`);
 	const path = workspaceRelative(root, absolute);
 	const stats = await stat(absolute).catch(() => undefined);
 	// Reading a FIFO to diff it would block until something writes to it.

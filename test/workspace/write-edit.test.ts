@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -75,6 +75,18 @@ describe("write_file", () => {
 		await expect(call(writeFileTool({ cwd }), { path: ".", content: "" })).rejects.toThrow(
 			"is the workspace directory itself",
 		);
+	});
+
+	it("a path ending in / names a folder: neither write_file nor edit_file makes or edits a file of that name", async () => {
+		const { cwd } = workspace({ "a.txt": "one\n" });
+		await expect(call(writeFileTool({ cwd }), { path: "notes/", content: "x" })).rejects.toThrow(
+			'notes/ ends in "/", which names a folder; give the path of a file.',
+		);
+		expect(existsSync(join(cwd, "notes"))).toBe(false);
+		await expect(
+			call(editFileTool({ cwd }), { path: "a.txt/", old_string: "one", new_string: "two" }),
+		).rejects.toThrow('a.txt/ ends in "/"');
+		expect(read(cwd, "a.txt")).toBe("one\n");
 	});
 });
 
