@@ -189,7 +189,9 @@ async function readSearchable(
 		details.skippedBinary++;
 		return undefined;
 	}
-	return bytes.toString("utf8");
+	// A byte-order mark opens the text, not its first line: `^import` must match there too.
+	const text = bytes.toString("utf8");
+	return text.startsWith("\uFEFF") ? text.slice(1) : text;
 }
 
 function formatSearch(details: SearchTextDetails): string {

@@ -147,6 +147,12 @@ describe("search_text", () => {
 		expect(textOf(result)).toBe("sub/k.txt:1: hit\nsub/skip.log:1: hit");
 	});
 
+	it("a UTF-8 byte-order mark is not part of the first line: ^ matches after it, as in ripgrep", async () => {
+		const { cwd } = workspace({ "bom.ts": "\uFEFFimport a\nimport b\n" });
+		const result = await call(searchTextTool({ cwd }), { pattern: "^import" });
+		expect(textOf(result)).toBe("bom.ts:1: import a\nbom.ts:2: import b");
+	});
+
 	it("a pattern that backtracks without end is stopped at maxSearchMs, and the host keeps running meanwhile", async () => {
 		const { cwd } = workspace({ "a.txt": "fine\n", "b.txt": `${"a".repeat(40)}!\n` });
 		let ticks = 0;
