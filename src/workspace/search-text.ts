@@ -76,7 +76,8 @@ export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<Search
 		label: "Search text",
 		description:
 			"Search the workspace's files for a regular expression (JavaScript syntax), line by line. " +
-			"Respects .gitignore, skips binary files and .git/. Returns path:line: text for each match, " +
+			"Respects .gitignore (a folder it ignores is searched when given as path), skips binary files and " +
+			".git/. Returns path:line: text for each match, " +
 			`at most ${cap} matches.`,
 		parameters: {
 			type: "object",

@@ -22,21 +22,22 @@ export class GitignoreChain {
 	/**
 	 * The chain for `dir`: every `.gitignore` from the workspace `root` down to `dir` itself, after those of
 	 * the folders above `root` up to the top of the git repository `root` lies in, as git reads them (a
-	 * workspace that is one package of a monorepo obeys the root's `node_modules/`). Outside a repository no
-	 * file above `root` counts, and none does when its rules ignore `root` itself: a workspace git ignores
-	 * (a scratch folder) is searched as if they were not there.
+	 * workspace that is one package of a monorepo obeys the root's `node_modules/`); outside a repository no
+	 * file above `root` counts. A `dir` that the files above it ignore was named on purpose (a search of
+	 * `node_modules/react`, or a workspace that is a scratch folder git ignores): only its own and deeper
+	 * `.gitignore` files apply in it, else everything in it would be ignored along with it.
 	 */
 	static async forDirectory(root: string, dir: string): Promise<GitignoreChain> {
 		let chain = await GitignoreChain.above(root);
-		if (chain.ignores(root, true)) chain = new GitignoreChain([]);
 		const parts = relative(root, dir).split(sep).filter(Boolean);
 		let current = root;
-		chain = await chain.descend(current);
 		for (const part of parts) {
-			current = join(current, part);
+			if (chain.ignores(current, true)) chain = new GitignoreChain([]);
 			chain = await chain.descend(current);
+			current = join(current, part);
 		}
-		return chain;
+		if (chain.ignores(current, true)) chain = new GitignoreChain([]);
+		return chain.descend(current);
 	}
 
 	/** The `.gitignore` files of the folders above `root`, from the repository's top down; none outside one. */

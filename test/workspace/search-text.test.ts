@@ -147,6 +147,23 @@ describe("search_text", () => {
 		expect(textOf(result)).toBe("sub/k.txt:1: hit\nsub/skip.log:1: hit");
 	});
 
+	it("a folder .gitignore excludes is searched when named in path, its own .gitignore still applying", async () => {
+		const { cwd } = workspace({
+			".gitignore": "build/\n",
+			"build/.gitignore": "*.map\n",
+			"build/out.js": "hit\n",
+			"build/out.js.map": "hit\n",
+			"build/sub/x.js": "hit\n",
+			"src/a.ts": "hit\n",
+		});
+		const tool = searchTextTool({ cwd });
+		expect(textOf(await call(tool, { pattern: "hit" }))).toBe("src/a.ts:1: hit");
+		expect(textOf(await call(tool, { pattern: "hit", path: "build" }))).toBe(
+			"build/out.js:1: hit\nbuild/sub/x.js:1: hit",
+		);
+		expect(textOf(await call(tool, { pattern: "hit", path: "build/sub" }))).toBe("build/sub/x.js:1: hit");
+	});
+
 	it("a UTF-8 byte-order mark is not part of the first line: ^ matches after it, as in ripgrep", async () => {
 		const { cwd } = workspace({ "bom.ts": "\uFEFFimport a\nimport b\n" });
 		const result = await call(searchTextTool({ cwd }), { pattern: "^import" });
