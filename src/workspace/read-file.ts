@@ -202,29 +202,39 @@ async function readLines(
 	const lines: string[] = [];
 	let used = 0;
 	let lineNo = 0;
-	let stopped: { truncated: boolean; cutLine: boolean } | undefined;
+	let stopped: { truncated: boolean; cutLine: boolean; at: number } | undefined;
 	let reachedEnd = true;
 	for await (const { text, bytes } of linesOf(absolute, maxBytes, signal)) {
 		lineNo++;
+		// Past a cut line of a file too large to count, one more line says whether any follows it: the note
+		// must not send the model to a line that is not there.
+		if (stopped?.cutLine && !countAll && lineNo > stopped.at) {
+			reachedEnd = false;
+			break;
+		}
 		if (stopped !== undefined || lineNo < range.startLine) continue;
 		if (range.endLine !== undefined && lineNo > range.endLine) {
-			stopped = { truncated: false, cutLine: false };
+			stopped = { truncated: false, cutLine: false, at: lineNo };
 		} else if (used + separator(lines) + bytes > maxBytes) {
 			// `text` holds at most the line's first `maxBytes` bytes: the cut line as it is shown.
 			const cutLine = lines.length === 0;
 			if (cutLine) lines.push(text);
-			stopped = { truncated: true, cutLine };
+			stopped = { truncated: true, cutLine, at: lineNo };
 		} else {
 			used += separator(lines) + bytes;
 			lines.push(text);
 		}
-		if (stopped !== undefined && !countAll) {
+		if (stopped !== undefined && !stopped.cutLine && !countAll) {
 			reachedEnd = false;
 			break;
 		}
 	}
 	throwIfAborted(signal);
-	const read: LinesRead = { lines, ...(stopped ?? { truncated: false, cutLine: false }) };
+	const read: LinesRead = {
+		lines,
+		truncated: stopped?.truncated ?? false,
+		cutLine: stopped?.cutLine ?? false,
+	};
 	if (reachedEnd) read.totalLines = lineNo;
 	return read;
 }

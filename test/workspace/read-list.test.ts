@@ -76,6 +76,18 @@ describe("read_file", () => {
 		);
 	});
 
+	it("a cut line of a file too large to count lines in: the note offers the next line only if there is one", async () => {
+		const long = "x".repeat(17 * 1024 * 1024); // past the 16 MiB up to which lines are counted
+		const { cwd } = workspace({ "one.js": long, "two.js": `${long}\nsecond\n` });
+		const tool = readFileTool({ cwd, maxReadBytes: 50 });
+		expect(textOf(await call(tool, { path: "one.js" }))).toBe(
+			`${"x".repeat(50)}\n\n[truncated at 50 bytes: showing lines 1-1 of 1. Line 1 was cut at the limit. No line follows it.]`,
+		);
+		expect(textOf(await call(tool, { path: "two.js" }))).toBe(
+			`${"x".repeat(50)}\n\n[truncated at 50 bytes: showing lines 1-1. Line 1 was cut at the limit. Continue with start_line=2.]`,
+		);
+	});
+
 	it("cuts a long line between characters, not inside one", async () => {
 		const { cwd } = workspace({ "m.js": `${"aé".repeat(20)}\nsecond\n` });
 		const result = await call(readFileTool({ cwd, maxReadBytes: 5 }), { path: "m.js" });
