@@ -92,6 +92,11 @@ class OtelRunSink implements RunSink {
 	private readonly context: Context;
 	private readonly provider: string;
 	private readonly requestModel: string;
+	/**
+	 * What every model call of the run is sent with — its settings, conversation and server — set on the run
+	 * span and on each `chat` span, the inference span the conventions put them on.
+	 */
+	private readonly requestAttributes: Attributes;
 	private readonly descriptions: Map<string, string>;
 	/** The model step's span while it streams (model calls are sequential). */
 	private liveChat: Span | undefined;
@@ -116,6 +121,12 @@ class OtelRunSink implements RunSink {
 		this.provider = providerName(run.model.provider);
 		this.requestModel = run.model.id;
 		this.descriptions = new Map(run.tools.map((tool) => [tool.name, tool.description]));
+		this.requestAttributes = {
+			...optional("gen_ai.conversation.id", run.request.sessionId),
+			...optional("gen_ai.request.temperature", run.request.temperature),
+			...optional("gen_ai.request.max_tokens", run.request.maxTokens),
+			...serverAttributes(run.model.baseUrl),
+		};
 		const parent = options.parentContext?.() ?? otelContext.active();
 		const name = options.agentName ? `invoke_agent ${options.agentName}` : "invoke_agent";
 		this.span = tracer.startSpan(
@@ -128,10 +139,7 @@ class OtelRunSink implements RunSink {
 					"gen_ai.provider.name": this.provider,
 					"gen_ai.request.model": this.requestModel,
 					...optional("gen_ai.agent.name", options.agentName),
-					...optional("gen_ai.conversation.id", run.request.sessionId),
-					...optional("gen_ai.request.temperature", run.request.temperature),
-					...optional("gen_ai.request.max_tokens", run.request.maxTokens),
-					...serverAttributes(run.model.baseUrl),
+					...this.requestAttributes,
 					// An empty system prompt is no instruction: the attribute would show one empty text part.
 					...(run.recordContent && run.systemPrompt
 						? { "gen_ai.system_instructions": JSON.stringify(toSystemInstructions(run.systemPrompt)) }
@@ -253,6 +261,7 @@ class OtelRunSink implements RunSink {
 					"gen_ai.provider.name": this.provider,
 					"gen_ai.request.model": this.requestModel,
 					"gen_ai.request.stream": true,
+					...this.requestAttributes,
 				},
 			},
 			this.context,

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import {
+	type Attributes,
 	type Context,
 	type ContextManager,
 	context,
@@ -13,6 +14,8 @@ import {
 	BasicTracerProvider,
 	InMemorySpanExporter,
 	type ReadableSpan,
+	type Sampler,
+	SamplingDecision,
 	SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -180,6 +183,47 @@ describe("OpenTelemetry spans, GenAI semantic conventions — SPEC X3", () => {
 		const fail = one("execute_tool fail");
 		expect(fail.status.code).toBe(SpanStatusCode.ERROR);
 		expect(fail.attributes).toMatchObject({ "error.type": "tool_error", "capstan.tool.status": "error" });
+	});
+
+	it("each chat span carries its request's settings, server and conversation, the server from its start — SPEC X3", async () => {
+		// The inference span is where the conventions put these, and where backends read a generation's model
+		// parameters; server.* are for sampling decisions, so the sampler must see them.
+		const sampled: Record<string, Attributes> = {};
+		const sampler: Sampler = {
+			shouldSample: (_context, _traceId, name, _kind, attributes) => {
+				sampled[name] = attributes;
+				return { decision: SamplingDecision.RECORD_AND_SAMPLED };
+			},
+			toString: () => "recording sampler",
+		};
+		const exporter = new InMemorySpanExporter();
+		const provider = new BasicTracerProvider({
+			sampler,
+			spanProcessors: [new SimpleSpanProcessor(exporter)],
+		});
+		const scripted = scriptedModel([textReply("hi")]);
+		const agent = new Agent({
+			model: { ...scripted.model, baseUrl: "https://api.example.com/v1" },
+			streamFn: scripted.stream,
+			streamOptions: { temperature: 0.3, maxTokens: 99, sessionId: "conv-7" },
+			telemetry: { sinks: [openTelemetry(provider.getTracer("t"))] },
+		});
+		await agent.prompt("hello");
+		const chat = exporter.getFinishedSpans().find((span) => span.name === "chat scripted-model");
+		expect(chat?.attributes).toMatchObject({
+			"gen_ai.request.temperature": 0.3,
+			"gen_ai.request.max_tokens": 99,
+			"gen_ai.conversation.id": "conv-7",
+			"server.address": "api.example.com",
+			"server.port": 443,
+		});
+		expect(sampled["chat scripted-model"]).toMatchObject({
+			"gen_ai.operation.name": "chat",
+			"gen_ai.provider.name": "scripted",
+			"gen_ai.request.model": "scripted-model",
+			"server.address": "api.example.com",
+			"server.port": 443,
+		});
 	});
 
 	it("message content is recorded only when the host opts in (recordContent) — SPEC X3", async () => {
