@@ -65,7 +65,8 @@ export interface OpenTelemetryOptions {
 	 *   they are the first ones of that previous span's input, in the same order. Each message of a run is
 	 *   exported once, so a run of N turns exports content linear in N. A request that does not extend the
 	 *   previous one (a `transformContext` that dropped or rewrote earlier messages) is recorded from its
-	 *   first differing message. Meant for long runs, where the whole requests would make the trace huge.
+	 *   first differing message. `gen_ai.system_instructions` goes on the first recorded `chat` span only.
+	 *   Meant for long runs, where the whole requests would make the trace huge.
 	 *
 	 * To cap each attribute as well, set the SDK's span limits (`attributeValueLengthLimit`).
 	 */
@@ -104,6 +105,12 @@ class OtelRunSink implements RunSink {
 	private readonly liveTools = new Map<string, Span>();
 	private readonly allInput: boolean;
 	/**
+	 * `gen_ai.system_instructions` (with `recordContent` and a system prompt): on the run span and on the
+	 * `chat` spans, each call's input being its instructions plus its messages; with `inputMessages: "new"`
+	 * on the first recorded `chat` span only, then cleared.
+	 */
+	private systemInstructions: string | undefined;
+	/**
 	 * The request of the last `chat` span that recorded its input, with each message's GenAI JSON
 	 * (`undefined` for a dropped role): what the next span's input is compared against.
 	 */
@@ -118,6 +125,11 @@ class OtelRunSink implements RunSink {
 		run: RunStartInfo,
 	) {
 		this.allInput = options.inputMessages !== "new";
+		// An empty system prompt is no instruction: the attribute would show one empty text part.
+		this.systemInstructions =
+			run.recordContent && run.systemPrompt
+				? JSON.stringify(toSystemInstructions(run.systemPrompt))
+				: undefined;
 		this.provider = providerName(run.model.provider);
 		this.requestModel = run.model.id;
 		this.descriptions = new Map(run.tools.map((tool) => [tool.name, tool.description]));
@@ -140,10 +152,7 @@ class OtelRunSink implements RunSink {
 					"gen_ai.request.model": this.requestModel,
 					...optional("gen_ai.agent.name", options.agentName),
 					...this.requestAttributes,
-					// An empty system prompt is no instruction: the attribute would show one empty text part.
-					...(run.recordContent && run.systemPrompt
-						? { "gen_ai.system_instructions": JSON.stringify(toSystemInstructions(run.systemPrompt)) }
-						: {}),
+					...optional("gen_ai.system_instructions", this.systemInstructions),
 				},
 			},
 			parent,
@@ -171,7 +180,10 @@ class OtelRunSink implements RunSink {
 		if (span.isRecording()) {
 			describeChat(span, record);
 			if (content) {
+				const instructions = this.systemInstructions;
+				if (!this.allInput) this.systemInstructions = undefined; // "new": on the first recorded span only
 				span.setAttributes({
+					...optional("gen_ai.system_instructions", instructions),
 					...this.inputAttributes(content.request),
 					"gen_ai.output.messages": JSON.stringify(toOutputMessages(content.output)),
 				});

@@ -267,6 +267,22 @@ describe("OpenTelemetry spans, GenAI semantic conventions — SPEC X3", () => {
 		expect(echo.attributes["gen_ai.tool.call.result"]).toBe("echo:a");
 	});
 
+	it('with recordContent each chat span carries the system instructions it was sent; with inputMessages "new" only the first — SPEC X3', async () => {
+		// An inference span's input is its system instructions plus its messages: Langfuse, for one, shows a
+		// generation's system prompt only when gen_ai.system_instructions is on that span.
+		const instructions = [{ type: "text", content: "You are terse." }];
+		const all = await tracedRun({ recordContent: true });
+		const chats = all.byName("chat scripted-model");
+		expect(chats).toHaveLength(2);
+		for (const chat of chats)
+			expect(JSON.parse(String(chat.attributes["gen_ai.system_instructions"]))).toEqual(instructions);
+
+		const once = await tracedRun({ recordContent: true }, { inputMessages: "new" });
+		const [first, second] = once.byName("chat scripted-model");
+		expect(JSON.parse(String(first?.attributes["gen_ai.system_instructions"]))).toEqual(instructions);
+		expect(second?.attributes["gen_ai.system_instructions"]).toBeUndefined();
+	});
+
 	it("a chat span's input is what the model was sent: after transformContext, without a refused reply — SPEC X3, C1, C3", async () => {
 		const t = tracing();
 		const secret = "sk-proj-0123456789abcdef0123456789abcdef";
