@@ -19,6 +19,7 @@ import {
 	SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { RetryInfo } from "../../src/core/model.js";
 import {
 	Agent,
 	type AgentLoopConfig,
@@ -29,12 +30,18 @@ import {
 	type Usage,
 } from "../../src/index.js";
 import { type OpenTelemetryOptions, openTelemetry } from "../../src/otel.js";
+import { stream } from "../../src/providers/registry.js";
 import { type ScriptedReply, scriptedModel, textReply } from "../../src/testing/index.js";
+import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
+import { testModel } from "../providers/support/models.js";
+import { jsonResponse } from "../providers/support/replay-server.js";
+import { FAST, textBody } from "../reliability/support.js";
 import { assistant, echoTool, runScript, startScript } from "../support/run.js";
 
 afterEach(() => {
 	vi.useRealTimers();
 });
+closeServersAfterEach();
 
 function tracing() {
 	const exporter = new InMemorySpanExporter();
@@ -610,6 +617,31 @@ describe("OpenTelemetry spans, GenAI semantic conventions — SPEC X3", () => {
 		} finally {
 			context.disable();
 		}
+	});
+
+	it("a provider retry stays inside its call's one chat span, which ends as the call that succeeded — SPEC X3, A8", async () => {
+		// The conventions: a span covers the logical operation with all its automatic retries.
+		const server = await serve(
+			jsonResponse(429, { error: { message: "busy, try later" } }, { "retry-after": "0" }),
+			{ type: "sse", body: textBody("anthropic-messages"), split: false },
+		);
+		const t = tracing();
+		const retries: RetryInfo[] = [];
+		await runScript([], {
+			config: {
+				model: testModel("anthropic-messages", server.baseUrl),
+				streamFn: stream,
+				streamOptions: { apiKey: "k", ...FAST, onRetry: (info) => retries.push(info) },
+				telemetry: { sinks: [openTelemetry(t.tracer)] },
+			},
+		});
+		expect(retries.map((retry) => retry.errorKind)).toEqual(["rate_limit"]);
+		expect(server.requests).toHaveLength(2);
+		const chat = t.one(`chat ${testModel("anthropic-messages", server.baseUrl).id}`);
+		expect(chat.status.code).toBe(SpanStatusCode.UNSET);
+		expect(chat.attributes["error.type"]).toBeUndefined();
+		expect(chat.attributes["gen_ai.response.finish_reasons"]).toEqual(["stop"]);
+		expect(t.one("invoke_agent").status.code).toBe(SpanStatusCode.UNSET);
 	});
 
 	it("a sampled-out run exports nothing and still completes", async () => {
