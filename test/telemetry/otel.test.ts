@@ -475,6 +475,53 @@ describe("OpenTelemetry spans, GenAI semantic conventions — SPEC X3", () => {
 		expect(failed.one("invoke_agent").attributes["error.type"]).toBe("rate_limit");
 	});
 
+	it("an abort mid-stream or amid parallel tools ends every span it started, at the abort — SPEC X3, A1, A3", async () => {
+		const cases: [string, ScriptedReply[], AgentTool[]][] = [
+			["a streaming reply", [{ ...textReply("never finishes"), hang: true }], []],
+			[
+				"two tools running",
+				[{ content: [call("slow", { text: "a" }), call("slow", { text: "b" })] }],
+				[echoTool("slow", { ms: 1000 })],
+			],
+		];
+		for (const [label, replies, tools] of cases) {
+			vi.useFakeTimers();
+			const open = new Set<string>();
+			const exporter = new InMemorySpanExporter();
+			const provider = new BasicTracerProvider({
+				spanProcessors: [
+					{
+						onStart: (span) => open.add(span.spanContext().spanId),
+						onEnd: (span) => open.delete(span.spanContext().spanId),
+						forceFlush: async () => {},
+						shutdown: async () => {},
+					},
+					new SimpleSpanProcessor(exporter),
+				],
+			});
+			const controller = new AbortController();
+			const { done } = startScript(replies, {
+				tools,
+				signal: controller.signal,
+				config: { now: () => Date.now(), telemetry: { sinks: [openTelemetry(provider.getTracer("t"))] } },
+			});
+			await vi.advanceTimersByTimeAsync(100);
+			controller.abort("user cancelled");
+			await vi.runAllTimersAsync();
+			await done;
+			vi.useRealTimers();
+			expect(open.size, label).toBe(0);
+			const spans = exporter.getFinishedSpans();
+			const root = spans.find((span) => span.name === "invoke_agent");
+			// The spans the abort cut short end with the run, 100 ms in (the run's clock).
+			const cut = spans.filter((span) => span !== root && span.attributes["error.type"] === "aborted");
+			expect(cut.map((span) => span.name).sort(), label).toEqual(
+				tools.length ? ["execute_tool slow", "execute_tool slow"] : ["chat scripted-model"],
+			);
+			for (const span of cut) expect(span.endTime, `${label}: ${span.name}`).toEqual(root?.endTime);
+		}
+	});
+
 	it("a model call cut by the run's deadline is a deadline on its chat span, as on the run span — SPEC X3, A7", async () => {
 		vi.useFakeTimers();
 		const t = tracing();
