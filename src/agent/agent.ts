@@ -21,20 +21,30 @@ export interface AgentState {
 	model: Model;
 	/** The reasoning level; default `"off"` (rule X5). Changed by `setThinkingLevel`. */
 	thinkingLevel: ThinkingLevel;
-	/** The tools offered to the model. Changed by `setTools`. */
+	/** The tools offered to the model: the array given, kept rather than copied. Changed by `setTools`. */
 	tools: AgentTool[];
-	/** The transcript: a run's messages are appended at their `message_end`. Set by `replaceMessages`. */
+	/**
+	 * The transcript: a run's messages are appended to this array at their `message_end`. `replaceMessages` and
+	 * `reset` put a new array here, so a reference kept from before still holds the old transcript.
+	 */
 	messages: AgentMessage[];
 	/**
 	 * True while a run holds the Agent: from the call that starts it until its `agent_end` reaches the state,
 	 * or `reset()` (rule Q8). While it is true, `prompt()` and `continue()` are busy (rule Q3).
 	 */
 	isStreaming: boolean;
-	/** The assistant message being streamed, as its latest snapshot. */
+	/** The assistant message being streamed, as its latest snapshot (rule L5); `undefined` between replies. */
 	streamMessage: AssistantMessage | undefined;
-	/** Ids of tool calls executing right now. */
+	/**
+	 * Ids of tool calls executing right now: from their `tool_execution_start` to their `tool_execution_end`.
+	 * One live set for the Agent's life (emptied when a run ends), not a snapshot: copy it to keep it.
+	 */
 	pendingToolCalls: ReadonlySet<string>;
-	/** The error of the last run, when it ended in error. */
+	/**
+	 * The error text of the last run, when its outcome was `error` (rule L12: a provider error, a hook or tool
+	 * machinery that threw). Cleared when the next run starts and by `reset()`. An abort or a deadline leaves it
+	 * unset: `agent_end.outcome` says how every run ended.
+	 */
 	error?: string;
 	/**
 	 * Rule T15: tool calls the last run left awaiting a person's decision (`approve` / `deny`). Plain JSON:
@@ -48,7 +58,11 @@ interface StateHold extends RunHold {
 	held: boolean;
 }
 
-/** Loop hooks and settings an Agent passes through to every run. */
+/**
+ * Loop hooks and settings an Agent passes through, unchanged, to every run (see `AgentLoopConfig`): the same
+ * `deadline`, `streamOptions` and `contextManager` for each. The Agent supplies the rest itself: the model,
+ * thinking level and queues from its state, the stream function from `AgentOptions.streamFn`.
+ */
 export type AgentHooks = Omit<
 	AgentLoopConfig,
 	| "model"
@@ -61,7 +75,10 @@ export type AgentHooks = Omit<
 	| "getAsideMessages"
 >;
 
-/** Construction options of an Agent. */
+/**
+ * Construction options of an Agent: its starting state, plus the loop hooks and settings every run gets
+ * (`AgentHooks`). The constructor throws for `pendingApprovals` that do not fit `messages`.
+ */
 export interface AgentOptions extends AgentHooks {
 	/** The model to call. */
 	model: Model;
@@ -69,9 +86,12 @@ export interface AgentOptions extends AgentHooks {
 	systemPrompt?: string;
 	/** The reasoning level. Default: `"off"` (rule X5). */
 	thinkingLevel?: ThinkingLevel;
-	/** The tools the model may call. Default: none. */
+	/** The tools the model may call. Default: none. Kept as given, not copied (see `setTools`). */
 	tools?: AgentTool[];
-	/** A transcript to start from, such as a loaded session; copied, not kept. */
+	/**
+	 * A transcript to start from, such as a loaded session. The array is copied, not kept; the messages in it
+	 * are shared, not cloned.
+	 */
 	messages?: AgentMessage[];
 	/**
 	 * How replies are streamed; default: the provider registry. `undefined` is accepted explicitly so
@@ -84,7 +104,8 @@ export interface AgentOptions extends AgentHooks {
 	followUpMode?: QueueMode;
 	/**
 	 * Rule T16: approvals a saved paused run left pending (its `state.pendingApprovals`), restored with its
-	 * `messages`. Each must be an unanswered tool call of the last assistant message in `messages`.
+	 * `messages`. Each must be an unanswered tool call of the last assistant message in `messages`; otherwise
+	 * the constructor throws.
 	 */
 	pendingApprovals?: readonly PendingApproval[];
 	/** Where subscriber errors are reported (rule Q5). Default: `console.error`. */
@@ -92,8 +113,9 @@ export interface AgentOptions extends AgentHooks {
 }
 
 /**
- * Thrown by `prompt()`/`continue()` while a run is active (rule Q3). Not from a subscriber of the run's
- * `agent_end`: there the run has already ended, and the call starts the next one (rule Q8).
+ * Thrown by `prompt()`/`continue()` while a run is active (rule Q3), and by `approve()`, `deny()` and
+ * `replaceMessages()`, which need the Agent idle too. Not from a subscriber of the run's `agent_end`: there the
+ * run has already ended, and the call starts the next one (rule Q8).
  */
 export class AgentBusyError extends Error {
 	/** Always `"AgentBusyError"`. */
@@ -190,13 +212,18 @@ export class Agent {
 			onSubscriberError ?? ((error) => console.error("capstan: subscriber error", error));
 	}
 
-	/** The current state. Read-only: change it through the methods. */
+	/**
+	 * The current state: the Agent's own object, live, not a snapshot, so read it again after an `await`.
+	 * Read-only: change it through the methods (rule Q1).
+	 */
 	get state(): Readonly<AgentState> {
 		return this._state;
 	}
 
 	/**
-	 * Listen to every event of every run. Listener errors — thrown, or rejected by an `async` listener — are
+	 * Listen to every event of every run; returns the function that unsubscribes. A listener is called in the
+	 * call that emitted the event, after `state` has taken it in (rule Q6), and is not awaited. Subscribing the
+	 * same function twice is one subscription. Listener errors — thrown, or rejected by an `async` listener — are
 	 * caught and reported (rule Q5). At `agent_end` the run no longer holds the Agent: a listener may start the next
 	 * run there, and every listener still sees this `agent_end` before that run's `agent_start` (rule Q8).
 	 */
@@ -208,11 +235,16 @@ export class Agent {
 	}
 
 	/**
-	 * Start a run with a prompt and wait for it to end. Throws `AgentBusyError` while a run is active
-	 * (rule Q3), and a `TypeError` for a user message with nothing in it (blank text and no image), before
-	 * anything runs (rule Q7). Called from a subscriber of `agent_end`, or while a run `reset()` cut short
-	 * winds down, it is accepted and the run starts once the ending run has delivered its last event (rule
-	 * Q8). Failures do not throw: they end the run as data (`state.error`, `agent_end.outcome`).
+	 * Start a run with a prompt and wait for it to end. `input` is a text (sent as one user message with
+	 * `images`, if any), a message, or several messages that form the prompt together.
+	 *
+	 * Rejects before anything runs: with `AgentBusyError` while a run is active (rule Q3), with
+	 * `ApprovalPendingError` while tool calls await `approve` / `deny` (rule T17), with a `TypeError` for a user
+	 * message with nothing in it (blank text and no image, rule Q7), and with an `Error` when `state.messages`
+	 * ends with tool calls that have no results (a transcript saved mid-batch, rule T17: `continue()` runs them
+	 * first). Called from a subscriber of `agent_end`, or while a run `reset()` cut short winds down, it is
+	 * accepted and the run starts once the ending run has delivered its last event (rule Q8). Failures once the
+	 * run has started do not throw: they end the run as data (`state.error`, `agent_end.outcome`).
 	 */
 	async prompt(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): Promise<void> {
 		const prompts = Array.isArray(input)
@@ -226,9 +258,14 @@ export class Agent {
 
 	/**
 	 * Continue without a new prompt (rule Q4): resume a batch left without results; otherwise a queued
-	 * steer, else a queued follow-up (else a queued aside) becomes the next input; otherwise continue from a transcript ending in
-	 * a user or tool result message. Never throws while a message is queued. Busy, and accepted while a run
-	 * ends, like {@link Agent.prompt} (rules Q3, Q8).
+	 * steer, else a queued follow-up (else a queued aside) becomes the next input; otherwise continue from a
+	 * transcript ending in a user or tool result message.
+	 *
+	 * Rejects with `NothingToContinueError` when nothing is queued and the transcript is empty or ends with a
+	 * complete assistant reply — never while a message is queued. Rejects, queued messages or not, with
+	 * `AgentBusyError` during a run (rule Q3), with `ApprovalPendingError` while tool calls await a decision
+	 * (rule T17: the queued message waits for the resumed run), and with an `Error` when a user message follows
+	 * unanswered tool calls (rule T17). Accepted while a run ends, like {@link Agent.prompt} (rule Q8).
 	 */
 	async continue(): Promise<void> {
 		if (this._state.isStreaming) throw new AgentBusyError("continue");
@@ -255,9 +292,10 @@ export class Agent {
 	}
 
 	/**
-	 * Approve a tool call awaiting approval (rule T16). Once every pending call is decided, the batch resumes
-	 * as a new run and the promise resolves when that run ends; before that it resolves at once. Throws for
-	 * an id that is not pending, and `AgentBusyError` during a run. From a subscriber of the paused run's
+	 * Approve a tool call awaiting approval (rule T16): one of `state.pendingApprovals`. Once every pending call
+	 * is decided, the batch resumes as a new run and the promise resolves when that run ends; before that it
+	 * resolves at once. Deciding the same id again replaces the earlier decision. Rejects with an `Error` for an
+	 * id that is not pending, and with `AgentBusyError` during a run. From a subscriber of the paused run's
 	 * `agent_end` it is accepted: the resumed run starts once that event reached every subscriber (rule Q8).
 	 */
 	approve(toolCallId: string): Promise<void> {
@@ -275,35 +313,47 @@ export class Agent {
 	}
 
 	/**
-	 * Queue a steering message: injected after the current batch, interrupting it (rule T10, T12). Throws a
-	 * `TypeError` for a user message with nothing in it (blank text and no image).
+	 * Queue a steering message (rule Q2); a string becomes a user message. During a run it is injected after
+	 * the current batch's results, before the next model call (rule T12), and with `interruptMode: "immediate"`
+	 * (the default) it cuts the batch short: calls not started are skipped, running `interruptible` tools are
+	 * aborted (rule T10). With no run active it stays queued for the next run, which takes it after its first
+	 * reply; `continue()` takes it as its input (rule Q4). Throws a `TypeError` for a user message with nothing in
+	 * it (blank text and no image, rule Q7).
 	 */
 	steer(message: string | AgentMessage): void {
 		this.steering.enqueue(refuseBlank(this.asMessage(message), "steer"));
 	}
 
 	/**
-	 * Queue a follow-up: one more turn after the agent would otherwise stop (rule L9). Throws a `TypeError`
-	 * for a user message with nothing in it (blank text and no image).
+	 * Queue a follow-up: one more turn after the agent would otherwise stop (rule L9); a string becomes a user
+	 * message. With no run active it stays queued: the next run takes it when it would stop, `continue()` as its
+	 * input when no steer is queued (rule Q4). Throws a `TypeError` for a user message with nothing in it (blank
+	 * text and no image, rule Q7).
 	 */
 	followUp(message: string | AgentMessage): void {
 		this.followUps.enqueue(refuseBlank(this.asMessage(message), "followUp"));
 	}
 
 	/**
-	 * Queue a passive notice: never interrupts tools; revives a stopped agent only at the outer drain
-	 * (rule L10). Throws a `TypeError` for a user message with nothing in it (blank text and no image).
+	 * Queue a passive notice, such as a background job that finished (rule L10): it never interrupts a tool;
+	 * it joins a run at a turn boundary where the run goes on anyway, or revives it when it would stop, before
+	 * follow-ups. Every queued aside is taken at once. A custom message reaches the model only through a
+	 * `convertToLlm` that keeps it (rule C2). Throws a `TypeError` for a user message with nothing in it (blank
+	 * text and no image, rule Q7).
 	 */
 	aside(message: AgentMessage): void {
 		this.asides.enqueue(refuseBlank(message, "aside"));
 	}
 
-	/** Read-only view of the steering queue (rule Q2). */
+	/**
+	 * The queued steering messages, oldest first (rule Q2): a read-only view of the queue's current array, not a
+	 * copy, so copy it to keep it.
+	 */
 	peekSteeringQueue(): readonly AgentMessage[] {
 		return this.steering.peek();
 	}
 
-	/** Read-only view of the follow-up queue. */
+	/** The queued follow-ups, oldest first: a read-only view like {@link Agent.peekSteeringQueue}. */
 	peekFollowUpQueue(): readonly AgentMessage[] {
 		return this.followUps.peek();
 	}
@@ -316,9 +366,12 @@ export class Agent {
 	}
 
 	/**
-	 * Abort the active run (rule A1). The queues are left as they are (rule A6). With no run active but
-	 * approvals pending, the paused run ends as aborted (rule T17): a short run pairs every call not denied
-	 * with the abort placeholder (decisions already made for denials stay); `waitForIdle()` waits for it.
+	 * Abort the active run (rule A1): it ends with outcome `aborted`; `prompt()` resolves, it does not reject.
+	 * `reason` becomes the text of the outcome and of the aborted reply (rule A5: a non-empty string as it is,
+	 * an `Error`'s message, otherwise "Request was aborted"). The queues are left as they are (rule A6). With no
+	 * run active but approvals pending, the paused run ends as aborted (rule T17): a short run pairs every call
+	 * not denied with the abort placeholder (decisions already made for denials stay); `waitForIdle()` waits for
+	 * it. With neither, it does nothing.
 	 */
 	abort(reason?: unknown): void {
 		if (this.abortController) {
@@ -347,7 +400,8 @@ export class Agent {
 	}
 
 	/**
-	 * Abort any run, then clear the transcript, the queues and the error. The state is clear at once, and
+	 * Abort any run, then clear the transcript, the queues, the error and pending approvals; the system prompt,
+	 * model, thinking level, tools, queue modes and subscribers stay. The state is clear at once, and
 	 * nothing of the aborted run reaches it while that run winds down: not its closing messages, not its error,
 	 * not a pause for approval, not the end of its `isStreaming` (its subscribers still see its closing
 	 * events). The returned promise resolves when it has wound down. The next `prompt()` need not wait for
@@ -380,14 +434,15 @@ export class Agent {
 		this._state.thinkingLevel = level;
 	}
 
-	/** Set the tools offered from the next run. */
+	/** Set the tools offered from the next run. The array is kept as given, not copied. */
 	setTools(tools: AgentTool[]): void {
 		this._state.tools = tools;
 	}
 
 	/**
-	 * Replace the transcript (e.g. a loaded session). Not allowed during a run. Pending approvals are dropped:
-	 * a loaded transcript's unanswered calls run, or ask again, on `continue()` (rule L6, T17).
+	 * Replace the transcript (e.g. a loaded session). The array is copied; the messages in it are shared. Throws
+	 * `AgentBusyError` during a run. Pending approvals are dropped: a loaded transcript's unanswered calls run,
+	 * or ask again, on `continue()` (rule L6, T17).
 	 */
 	replaceMessages(messages: AgentMessage[]): void {
 		if (this._state.isStreaming) throw new AgentBusyError("replaceMessages");
@@ -396,7 +451,7 @@ export class Agent {
 		this.decisions.clear();
 	}
 
-	/** Set the steering and follow-up dequeue modes. */
+	/** Set the steering and follow-up dequeue modes (rule Q2), from the next dequeue; an omitted one stays. */
 	setQueueModes(modes: { steering?: QueueMode; followUp?: QueueMode }): void {
 		if (modes.steering) this.steering.mode = modes.steering;
 		if (modes.followUp) this.followUps.mode = modes.followUp;

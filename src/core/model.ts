@@ -124,9 +124,15 @@ export interface CacheHints {
 
 /** Options for one model call. Providers ignore what they do not support. */
 export interface StreamOptions {
-	/** Aborts the call; the stream then ends with `stopReason: "aborted"` (rule A2). */
+	/**
+	 * Aborts the call; the stream then ends with `stopReason: "aborted"` and the abort reason as `errorMessage`
+	 * (rule A2, A5). In a run the loop sets it.
+	 */
 	signal?: AbortSignal;
-	/** The key to use; when unset the provider reads it from the environment. */
+	/**
+	 * The key to use. When unset, the provider reads the variable named by `model.compat.apiKeyEnv`, then its
+	 * usual one (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, …). It never appears in an error or event (rule E3).
+	 */
 	apiKey?: string;
 	/** Sampling temperature; providers leave it out for models that reject it. */
 	temperature?: number;
@@ -137,9 +143,13 @@ export interface StreamOptions {
 	 * the context window.
 	 */
 	maxTokens?: number;
-	/** Which tool the model must call. */
+	/** Which tool the model must call. Unset: the provider's default, `auto`. In a run the loop sets it. */
 	toolChoice?: ToolChoice;
-	/** How much the model should reason (rule X5). */
+	/**
+	 * How much the model should reason (rule X5), clamped to what the model supports; sent only to models with
+	 * `reasoning: true`. Unset: no reasoning setting is sent, so the model's own default applies; `"off"`
+	 * turns reasoning off.
+	 */
 	thinkingLevel?: ThinkingLevel;
 	/** Stable id of the conversation, used for provider prompt caches (e.g. OpenAI `prompt_cache_key`). */
 	sessionId?: string;

@@ -18,10 +18,16 @@ import { providerReplyGuard, registryStream } from "./defaults.js";
 
 /**
  * Start a run with new prompt messages (rule L1). Returns the event stream synchronously; all work is
- * asynchronous. `context.messages` is never mutated. `result()` resolves to every message the run added.
- * Without `config.streamFn`, model calls go through the provider registry (`capstan/providers`), loaded on
- * the first call. Throws at once when the context's last assistant message has tool calls without results
- * (rule T17: calls awaiting approval, or a batch cut off by a crash): resume them with `agentLoopContinue`.
+ * asynchronous. Iterate the stream (one consumer) for the events; `result()` resolves to every message the run
+ * added, in context order. Failures are data (rule L12): the stream never throws and `result()` never rejects
+ * once the run has started; `agent_end.outcome` says how it ended. `prompts` are taken as given (the `Agent`
+ * refuses blank ones, rule Q7).
+ *
+ * `context.messages` is never mutated; `context.systemPrompt` and `context.tools` are read again before every
+ * model call, so the caller may change them mid-run. `signal` aborts the run (rule A1). Without
+ * `config.streamFn`, model calls go through the provider registry (`capstan/providers`), loaded on the first
+ * call. Throws at once when the context's last assistant message has tool calls without results (rule T17:
+ * calls awaiting approval, or a batch cut off by a crash): resume them with `agentLoopContinue`.
  */
 export function agentLoop(
 	prompts: AgentMessage[],
@@ -33,9 +39,10 @@ export function agentLoop(
 }
 
 /**
- * Continue from the existing context without a new prompt (rule L6). Refuses synchronously an empty
- * context and one whose last message is an assistant message with no unpaired tool calls; when the last
- * assistant message has tool calls without results, that batch runs first, then the loop goes on.
+ * Continue from the existing context without a new prompt (rule L6); the stream, `signal` and failures are as
+ * in `agentLoop`. Throws synchronously for an empty context, for one whose last message is an assistant
+ * message with no unpaired tool calls, and for unanswered tool calls followed by a user message (rule T17);
+ * when the last assistant message has tool calls without results, that batch runs first, then the loop goes on.
  *
  * That assistant message belongs to the caller's context, which the loop never mutates: if `beforeToolCall`
  * revises arguments in the resumed batch (rule T4), the revised reply arrives as that turn's

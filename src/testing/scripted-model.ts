@@ -45,9 +45,16 @@ export interface ScriptedReply {
 	usage?: Partial<Usage>;
 	/** The provider's response id, known once the reply starts: failed and aborted replies keep it too. */
 	responseId?: string;
-	/** Characters per text/thinking delta (default 4) and per tool-argument delta (default 8). */
+	/**
+	 * Characters per text/thinking delta (default 4) and per tool-argument delta (default 8); a value given
+	 * here applies to both.
+	 */
 	chunkSize?: number;
-	/** Wait this long (via `setTimeout`, so fake timers control it) before each event. */
+	/**
+	 * Wait this long (via `setTimeout`, so fake timers control it) before each event, the first and the
+	 * terminal one included. Default 0: each event still comes a microtask after the previous one, so a
+	 * consumer can abort between events.
+	 */
 	delayMs?: number;
 	/** Fail with an `error` event after `afterEvents` content events (default: after all content). */
 	error?: { message: string; kind?: ErrorKind; afterEvents?: number };
@@ -83,7 +90,10 @@ export type Script = readonly ScriptedReply[] | ((call: ScriptedCall) => Scripte
 export interface ScriptedModelOptions {
 	/** Overrides for the model returned as `model`. */
 	model?: Partial<Model>;
-	/** When the script array runs out: an error reply saying so (default), or replay the last reply. */
+	/**
+	 * When the script array runs out: an error reply saying so (default), or replay the last reply. A script
+	 * function that returns no reply always gets the error reply.
+	 */
 	onExhausted?: "error" | "repeat-last";
 	/**
 	 * Keep every call in `calls` (default true). Benchmarks turn it off: a long run's record holds one copy

@@ -40,9 +40,12 @@ export interface ToolDefinition<S extends ToolParameters, TDetails = unknown>
 }
 
 /**
- * Define a tool whose `execute` arguments are inferred from `parameters` (see `InferToolArgs`). The wire
- * schema is built here, so a schema the model cannot be shown fails where the tool is defined, with a
- * message saying what to pass.
+ * Define a tool whose `execute` arguments are inferred from `parameters` (see `InferToolArgs`). Returns a new
+ * `AgentTool` with the definition's fields. The wire schema is built here, so a Standard Schema validator
+ * without a JSON Schema converter (and no `jsonSchema`) throws a `TypeError` where the tool is defined, saying
+ * what to pass; so does `jsonSchema` next to Zod or JSON Schema parameters. A JSON Schema is not checked
+ * further here: its root should be an object schema (`type: "object"`), since every call's arguments are an
+ * object and are validated against it when the call comes (rule T3).
  *
  * @example
  * ```ts

@@ -61,7 +61,10 @@ export interface ToolExecutionContext {
 	 * wrap up early; nothing forces it. Interruptible tools additionally get their abort signal fired.
 	 */
 	steeringRequested: AbortSignal;
-	/** The transcript as it stood when the batch started. */
+	/**
+	 * The transcript as it stood when the batch started. The run's own array, not a copy: it grows once the
+	 * batch is over, so copy it to keep that view.
+	 */
 	messages: readonly AgentMessage[];
 }
 
@@ -77,9 +80,12 @@ export interface AgentTool<TArgs = any, TDetails = unknown> {
 	/** The arguments' schema: sent to the model as JSON Schema, checked before the call runs (rule T3). */
 	parameters: ToolParametersFor<TArgs>;
 	/**
-	 * Runs the call with validated arguments. `signal` fires on abort (rule A2) and, for an interruptible
-	 * tool, on a steer (rule T10); `onUpdate` streams partial results as `tool_execution_update` events. A
-	 * throw becomes an error result (rule T8); a result that is not a `ToolResult` is coerced (rule T9).
+	 * Runs the call with validated arguments (defaults filled in, the intent field removed). `signal` fires
+	 * on an abort of the run (rule A1), when its deadline passes (rule A7) and, for an interruptible tool, on a
+	 * steer (rule T10); once it fires the loop stops waiting for this call: it gets a placeholder result and
+	 * whatever it returns later is discarded. `onUpdate` streams partial results as `tool_execution_update`
+	 * events (coerced like a result, ignored once the call has settled). A throw becomes an error result with
+	 * the error's message (rule T8); a result that is not a `ToolResult` is coerced (rule T9).
 	 */
 	execute(
 		toolCallId: string,
@@ -88,9 +94,19 @@ export interface AgentTool<TArgs = any, TDetails = unknown> {
 		onUpdate: (partial: ToolResult<TDetails>) => void,
 		ctx: ToolExecutionContext,
 	): Promise<ToolResult<TDetails>>;
-	/** Default `shared`. A resolver that throws means `exclusive` (rule T6). */
+	/**
+	 * How the call may overlap its siblings (rule T6). `shared` (the default) calls overlap one another; an
+	 * `exclusive` call starts after every call before it in the reply, and the calls after it wait for it. A
+	 * function decides from the validated arguments; one that throws or answers anything but `"shared"` means
+	 * `exclusive`.
+	 */
 	concurrency?: ToolConcurrency | ((args: TArgs) => ToolConcurrency);
-	/** Whether a queued steering message may abort this tool while it runs (rule T10). Default false. */
+	/**
+	 * Whether a queued steering message may abort this tool while it runs (rule T10): its `signal` fires and
+	 * the batch goes on without waiting for it (status `interrupted`). Default false: the tool finishes and keeps
+	 * its result, and only `ctx.steeringRequested` fires. A function decides from the validated arguments; only
+	 * `true` counts, so one that throws or answers anything else means not interruptible.
+	 */
 	interruptible?: boolean | ((args: TArgs) => boolean);
 	/** Set false to opt this tool out of intent tracing (rule C5). */
 	intent?: boolean;
@@ -106,8 +122,10 @@ export interface AgentTool<TArgs = any, TDetails = unknown> {
 	 */
 	onInterrupted?: InterruptedToolPolicy;
 	/**
-	 * Rule T14: a call that needs approval is parked, not run; the run ends awaiting a person's decision.
-	 * A function sees the validated arguments; one that throws means the call needs approval. Default false.
+	 * Rule T14: a call that needs approval is parked, not run; the run ends awaiting a person's decision
+	 * (`Agent.approve` / `deny`, or `agentLoopContinue` with `approvals`). Default false. A function decides from
+	 * the validated arguments; only `false` means no approval, so one that throws or answers anything else —
+	 * `undefined` included — means the call needs approval.
 	 */
 	needsApproval?: boolean | ((args: TArgs) => boolean);
 }
@@ -203,7 +221,10 @@ export interface AfterToolCallPatch {
 	isError?: boolean;
 }
 
-/** rule T4: the host's approval hook, run in the call's slot right before `execute`. */
+/**
+ * Rule T4: the host's gate on a call, run in the call's slot right before `execute`: it may block the call or
+ * revise its arguments (see `AgentLoopConfig.beforeToolCall`). For a person's decision, see `needsApproval`.
+ */
 export type BeforeToolCallHook = (
 	ctx: BeforeToolCallContext,
 	signal: AbortSignal,
@@ -217,13 +238,17 @@ export type AfterToolCallHook = (
 
 /**
  * The run events a tool batch emits (part of `AgentEvent`). Defined with the tool contract so the batch
- * depends only on it; the run protocol composes them into `AgentEvent`.
+ * depends only on it; the run protocol composes them into `AgentEvent`. Every call of a batch gets one
+ * `tool_execution_start` and one `tool_execution_end` — a call that never executes (unknown, invalid, blocked,
+ * skipped, aborted before it started) gets its start right before its end — except a call parked for approval,
+ * which gets neither (rule T14). Ends come in the order calls finish (rule T7).
  */
 export type ToolExecutionEvent =
 	| {
 			type: "tool_execution_start";
 			toolCallId: string;
 			toolName: string;
+			/** The arguments the call runs with: the model's, or `beforeToolCall`'s revision; no intent field. */
 			args: Record<string, unknown>;
 			/** The model's stated intent for this call when intent tracing is on (rule C5). */
 			intent?: string;
@@ -233,13 +258,17 @@ export type ToolExecutionEvent =
 			toolCallId: string;
 			toolName: string;
 			args: Record<string, unknown>;
+			/** What the tool passed to `onUpdate`, coerced like a result (rule T9). */
 			partialResult: ToolResult;
 	  }
 	| {
 			type: "tool_execution_end";
 			toolCallId: string;
 			toolName: string;
+			/** The call's final result: the tool's (after `afterToolCall`), an error result, or a placeholder. */
 			result: ToolResult;
+			/** The result's `isError`. */
 			isError: boolean;
+			/** How the call ended (rule X3). */
 			status: ToolCallStatus;
 	  };
