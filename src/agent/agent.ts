@@ -122,7 +122,9 @@ export class AgentBusyError extends Error {
 	override readonly name = "AgentBusyError";
 	constructor(method: string) {
 		super(
-			`Agent is busy: ${method}() cannot start while a run is active. Use steer() or followUp() to queue a message.`,
+			method === "prompt" || method === "continue"
+				? `Agent is busy: ${method}() cannot start while a run is active. Use steer() or followUp() to queue a message.`
+				: `Agent is busy: ${method}() cannot be called while a run is active. Await waitForIdle(), or abort() the run, first.`,
 		);
 	}
 }

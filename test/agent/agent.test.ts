@@ -608,3 +608,22 @@ describe("a subscriber that aborts from the run's own events", () => {
 		expect(scripted.calls).toHaveLength(0);
 	});
 });
+
+describe("Agent calls that cannot be honoured say why", () => {
+	it("SPEC Q3: replaceMessages() during a run is busy, and the error says to wait for the run, not to queue a message", async () => {
+		const { agent } = agentOn([{ content: [text("slow")], delayMs: 1 }]);
+		const running = agent.prompt("one");
+		let thrown: unknown;
+		try {
+			agent.replaceMessages([]);
+		} catch (error) {
+			thrown = error;
+		}
+		expect(thrown).toBeInstanceOf(AgentBusyError);
+		expect((thrown as Error).message).toMatch(/replaceMessages\(\) cannot be called while a run is active/);
+		expect((thrown as Error).message).toMatch(/waitForIdle\(\)/);
+		expect((thrown as Error).message).not.toMatch(/steer\(\)/);
+		await running;
+		expect(agent.state.messages).toHaveLength(2);
+	});
+});
