@@ -242,13 +242,18 @@ export class Agent {
 	 *
 	 * Rejects before anything runs: with `AgentBusyError` while a run is active (rule Q3), with
 	 * `ApprovalPendingError` while tool calls await `approve` / `deny` (rule T17), with a `TypeError` for a user
-	 * message with nothing in it (blank text and no image, rule Q7), and with an `Error` when `state.messages`
+	 * message with nothing in it (blank text and no image, rule Q7) or for `images` given with a message rather
+	 * than a text (they would have nowhere to go), and with an `Error` when `state.messages`
 	 * ends with tool calls that have no results (a transcript saved mid-batch, rule T17: `continue()` runs them
 	 * first). Called from a subscriber of `agent_end`, or while a run `reset()` cut short winds down, it is
 	 * accepted and the run starts once the ending run has delivered its last event (rule Q8). Failures once the
 	 * run has started do not throw: they end the run as data (`state.error`, `agent_end.outcome`).
 	 */
 	async prompt(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): Promise<void> {
+		if (images?.length && typeof input !== "string")
+			throw new TypeError(
+				"Agent.prompt: images are attached only to a text prompt; put them in the message's content instead",
+			);
 		const prompts = Array.isArray(input)
 			? input
 			: [typeof input === "string" ? this.userMessage(input, images) : input];

@@ -626,4 +626,20 @@ describe("Agent calls that cannot be honoured say why", () => {
 		await running;
 		expect(agent.state.messages).toHaveLength(2);
 	});
+
+	it("prompt(message, images) refuses images it cannot attach instead of dropping them", async () => {
+		const { agent, scripted } = agentOn([{ content: [text("seen")] }, { content: [text("seen")] }]);
+		const image = { type: "image" as const, data: "iVBORw0KGgo=", mimeType: "image/png" };
+		const message = { role: "user" as const, content: "look", timestamp: 0 };
+		await expect(agent.prompt(message, [image])).rejects.toThrow(TypeError);
+		await expect(agent.prompt([message], [image])).rejects.toThrow(
+			/images are attached only to a text prompt/,
+		);
+		expect(scripted.calls).toHaveLength(0);
+		expect(agent.state.messages).toEqual([]);
+		await agent.prompt(message, []);
+		await agent.prompt("look", [image]);
+		expect(scripted.calls).toHaveLength(2);
+		expect(agent.state.messages[2]).toMatchObject({ role: "user", content: [text("look"), image] });
+	});
 });
