@@ -84,7 +84,7 @@ export interface AgentOptions extends AgentHooks {
 	model: Model;
 	/** The system prompt. Default: none (`""`). */
 	systemPrompt?: string;
-	/** The reasoning level. Default: `"off"` (rule X5). */
+	/** The reasoning level. Default: `streamOptions.thinkingLevel`, else `"off"` (rule X5). */
 	thinkingLevel?: ThinkingLevel;
 	/** The tools the model may call. Default: none. Kept as given, not copied (see `setTools`). */
 	tools?: AgentTool[];
@@ -198,7 +198,8 @@ export class Agent {
 		this._state = {
 			systemPrompt: systemPrompt ?? "",
 			model,
-			thinkingLevel: thinkingLevel ?? "off",
+			// A level given only in `streamOptions` is where the Agent starts: its own level replaces that one.
+			thinkingLevel: thinkingLevel ?? hooks.streamOptions?.thinkingLevel ?? "off",
 			tools: tools ?? [],
 			messages: transcript,
 			isStreaming: false,

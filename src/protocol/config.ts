@@ -67,8 +67,8 @@ export interface AgentLoopConfig {
 	/**
 	 * Options passed to every model call, copied per call. The loop sets `signal` and `toolChoice`, and
 	 * replaces `apiKey` with what `getApiKey` returns and `thinkingLevel` with what `getThinkingLevel` returns,
-	 * when they return a value. An `Agent` always has a thinking level (`state.thinkingLevel`, default `"off"`),
-	 * so there a `thinkingLevel` given here is never sent: set the Agent's instead.
+	 * when they return a value. An `Agent` always has a thinking level (`state.thinkingLevel`), which is sent
+	 * instead: a `thinkingLevel` given here only sets where it starts when the Agent's own option is unset.
 	 */
 	streamOptions?: CallOptions;
 	/**

@@ -295,6 +295,28 @@ describe("Agent", () => {
 		]);
 	});
 
+	it("SPEC X5: a thinking level given only in streamOptions is where the Agent's level starts; its own option wins", async () => {
+		const onlyStream = scriptedModel([{ content: [text("a")] }]);
+		const fromStream = new Agent({
+			model: onlyStream.model,
+			streamFn: onlyStream.stream,
+			streamOptions: { thinkingLevel: "high" },
+		});
+		expect(fromStream.state.thinkingLevel).toBe("high");
+		await fromStream.prompt("x");
+		expect(onlyStream.calls[0]?.options.thinkingLevel).toBe("high");
+
+		const both = scriptedModel([{ content: [text("b")] }]);
+		const own = new Agent({
+			model: both.model,
+			streamFn: both.stream,
+			thinkingLevel: "low",
+			streamOptions: { thinkingLevel: "high" },
+		});
+		await own.prompt("y");
+		expect(both.calls[0]?.options.thinkingLevel).toBe("low");
+	});
+
 	it("SPEC L12/Q1: a provider error lands in state.error and never throws from prompt()", async () => {
 		const { agent } = agentOn([{ error: { message: "rate limited", kind: "rate_limit" } }]);
 		await agent.prompt("x");
