@@ -243,7 +243,7 @@ export class Agent {
 	 *
 	 * Rejects before anything runs: with `AgentBusyError` while a run is active (rule Q3), with
 	 * `ApprovalPendingError` while tool calls await `approve` / `deny` (rule T17), with a `TypeError` for a user
-	 * message with nothing in it (blank text and no image, rule Q7) or for `images` given with a message rather
+	 * message with nothing in it (blank text and no image, rule Q7) or an empty array, or for `images` given with a message rather
 	 * than a text (they would have nowhere to go), and with an `Error` when `state.messages`
 	 * ends with tool calls that have no results (a transcript saved mid-batch, rule T17: `continue()` runs them
 	 * first). Called from a subscriber of `agent_end`, or while a run `reset()` cut short winds down, it is
@@ -258,6 +258,8 @@ export class Agent {
 		const prompts = Array.isArray(input)
 			? input
 			: [typeof input === "string" ? this.userMessage(input, images) : input];
+		if (prompts.length === 0)
+			throw new TypeError("Agent.prompt: no messages to send; continue() goes on without a new one");
 		for (const prompt of prompts) refuseBlank(prompt, "prompt");
 		if (this._state.isStreaming) throw new AgentBusyError("prompt");
 		this.refuseWhileAwaiting("prompt");

@@ -30,6 +30,16 @@ describe("SPEC Q7: the Agent refuses a user message with nothing in it", () => {
 		expect(agent.state.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
 	});
 
+	it("prompt([]) throws too: a prompt of no messages is no user turn", async () => {
+		const scripted = scriptedModel([{ content: [{ type: "text", text: "unasked" }] }]);
+		const agent = new Agent({ model: scripted.model, streamFn: scripted.stream });
+		const events: AgentEvent[] = [];
+		agent.subscribe((event) => events.push(event));
+		await expect(agent.prompt([])).rejects.toThrow(/Agent\.prompt: no messages to send/);
+		expect(events).toEqual([]);
+		expect(scripted.calls).toHaveLength(0);
+	});
+
 	it("steer, followUp and aside refuse it too, and queue nothing", () => {
 		const { model, stream } = scriptedModel([]);
 		const agent = new Agent({ model, streamFn: stream });
