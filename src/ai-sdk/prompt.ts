@@ -25,12 +25,7 @@ import type {
 	UserContent,
 } from "../core/messages.js";
 import type { Context, Model, ToolChoice, ToolSpec } from "../core/model.js";
-import {
-	AI_SDK_IMAGE_TYPES,
-	IMAGE_OMITTED_TEXT,
-	sendableImageType,
-	unsupportedImageText,
-} from "../providers/base/images.js";
+import { AI_SDK_IMAGE_TYPES, imageToSend } from "../providers/base/images.js";
 import {
 	decodeMetadata,
 	isOwnReply,
@@ -102,11 +97,9 @@ function sendableContent(model: Model, content: UserContent[]): UserContent[] {
 
 /** The image with its type spelled as APIs know it (`image/jpg` → `image/jpeg`), or the note sent instead. */
 function sendableImage(model: Model, image: ImageContent): UserContent {
-	if (!model.input.includes("image")) return textContent(IMAGE_OMITTED_TEXT);
-	const mimeType = sendableImageType(model, image.mimeType, AI_SDK_IMAGE_TYPES);
-	if (mimeType === undefined)
-		return textContent(unsupportedImageText(model, image.mimeType, AI_SDK_IMAGE_TYPES));
-	return mimeType === image.mimeType ? image : { ...image, mimeType };
+	const sent = imageToSend(model, image, AI_SDK_IMAGE_TYPES);
+	if ("note" in sent) return textContent(sent.note);
+	return sent.mimeType === image.mimeType ? image : { ...image, mimeType: sent.mimeType };
 }
 
 function userPart(content: UserContent) {

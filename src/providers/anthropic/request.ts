@@ -16,12 +16,7 @@ import type {
 	UserContent,
 } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
-import {
-	ANTHROPIC_IMAGE_TYPES,
-	IMAGE_OMITTED_TEXT,
-	sendableImageType,
-	unsupportedImageText,
-} from "../base/images.js";
+import { ANTHROPIC_IMAGE_TYPES, imageToSend } from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
 import { requiredMaxTokens } from "../base/max-tokens.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
@@ -340,13 +335,11 @@ function hasText(text: string): boolean {
 }
 
 function imageBlock(model: Model, image: ImageContent): ImageBlockParam | TextBlockParam {
-	if (!model.input.includes("image")) return { type: "text", text: IMAGE_OMITTED_TEXT };
-	const mediaType = sendableImageType(model, image.mimeType, ANTHROPIC_IMAGE_TYPES);
-	if (mediaType === undefined)
-		return { type: "text", text: unsupportedImageText(model, image.mimeType, ANTHROPIC_IMAGE_TYPES) };
+	const sent = imageToSend(model, image, ANTHROPIC_IMAGE_TYPES);
+	if ("note" in sent) return { type: "text", text: sent.note };
 	return {
 		type: "image",
-		source: { type: "base64", media_type: mediaType as ImageMediaType, data: image.data },
+		source: { type: "base64", media_type: sent.mimeType as ImageMediaType, data: image.data },
 	};
 }
 

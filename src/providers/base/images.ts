@@ -4,6 +4,7 @@
  * request builders send such an image as a short text saying it was left out; the transcript is not changed.
  * Only image blocks are looked at, so a request without images costs nothing more.
  */
+import type { ImageContent } from "../../core/messages.js";
 import type { Model } from "../../core/model.js";
 
 /** What a request carries in place of an image, for a model that takes no image input at all. */
@@ -49,11 +50,7 @@ function acceptedTypes(model: Model, usual: readonly string[]): readonly string[
  * The MIME type to send an image of type `mimeType` as, or `undefined` when the provider cannot take it.
  * Types are compared without case, and `image/jpg` is sent as `image/jpeg`.
  */
-export function sendableImageType(
-	model: Model,
-	mimeType: string,
-	usual: readonly string[],
-): string | undefined {
+function sendableImageType(model: Model, mimeType: string, usual: readonly string[]): string | undefined {
 	const accepted = acceptedTypes(model, usual);
 	if (accepted.includes(mimeType)) return mimeType;
 	const lower = typeof mimeType === "string" ? mimeType.trim().toLowerCase() : "";
@@ -65,10 +62,24 @@ export function sendableImageType(
 const MAX_SHOWN_TYPE = 80;
 
 /** The text sent in place of an image of a type the provider cannot take. */
-export function unsupportedImageText(model: Model, mimeType: string, usual: readonly string[]): string {
+function unsupportedImageText(model: Model, mimeType: string, usual: readonly string[]): string {
 	const raw = typeof mimeType === "string" ? mimeType : "";
 	const shown = raw.length > MAX_SHOWN_TYPE ? `${raw.slice(0, MAX_SHOWN_TYPE)}…` : raw;
 	const type = shown.length > 0 ? JSON.stringify(shown) : "(none)";
 	const accepted = acceptedTypes(model, usual).join(", ");
 	return `(image omitted: its type ${type} is not one this model accepts: ${accepted})`;
+}
+
+/**
+ * How an image goes out to a provider whose API takes the `usual` types: its MIME type as the API spells it,
+ * or the text sent in its place — for a model that takes no images at all, or a type the model cannot take.
+ */
+export function imageToSend(
+	model: Model,
+	image: ImageContent,
+	usual: readonly string[],
+): { mimeType: string } | { note: string } {
+	if (!model.input.includes("image")) return { note: IMAGE_OMITTED_TEXT };
+	const mimeType = sendableImageType(model, image.mimeType, usual);
+	return mimeType === undefined ? { note: unsupportedImageText(model, image.mimeType, usual) } : { mimeType };
 }

@@ -25,12 +25,7 @@ import type {
 	UserContent,
 } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
-import {
-	GEMINI_IMAGE_TYPES,
-	IMAGE_OMITTED_TEXT,
-	sendableImageType,
-	unsupportedImageText,
-} from "../base/images.js";
+import { GEMINI_IMAGE_TYPES, imageToSend } from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
 import { optionalMaxTokens } from "../base/max-tokens.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
@@ -204,11 +199,8 @@ function userParts(model: Model, content: string | UserContent[]): Part[] {
 }
 
 function imagePart(model: Model, image: ImageContent): Part {
-	if (!model.input.includes("image")) return { text: IMAGE_OMITTED_TEXT };
-	const mimeType = sendableImageType(model, image.mimeType, GEMINI_IMAGE_TYPES);
-	if (mimeType === undefined)
-		return { text: unsupportedImageText(model, image.mimeType, GEMINI_IMAGE_TYPES) };
-	return { inlineData: { mimeType, data: image.data } };
+	const sent = imageToSend(model, image, GEMINI_IMAGE_TYPES);
+	return "note" in sent ? { text: sent.note } : { inlineData: { mimeType: sent.mimeType, data: image.data } };
 }
 
 /** A tool result: a `functionResponse` keyed by name (`output` or `error`), then its images as parts. */

@@ -9,12 +9,7 @@
  */
 import type { AssistantMessage, ImageContent, ToolResultMessage, UserContent } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
-import {
-	IMAGE_OMITTED_TEXT,
-	OPENAI_IMAGE_TYPES,
-	sendableImageType,
-	unsupportedImageText,
-} from "../base/images.js";
+import { IMAGE_OMITTED_TEXT, imageToSend, OPENAI_IMAGE_TYPES } from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
 import { optionalMaxTokens } from "../base/max-tokens.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
@@ -200,11 +195,9 @@ export function convertMessages(
 }
 
 function imagePart(model: Model, image: ImageContent): ChatCompletionContentPart {
-	if (!model.input.includes("image")) return { type: "text", text: IMAGE_OMITTED_TEXT };
-	const mimeType = sendableImageType(model, image.mimeType, OPENAI_IMAGE_TYPES);
-	if (mimeType === undefined)
-		return { type: "text", text: unsupportedImageText(model, image.mimeType, OPENAI_IMAGE_TYPES) };
-	return { type: "image_url", image_url: { url: `data:${mimeType};base64,${image.data}` } };
+	const sent = imageToSend(model, image, OPENAI_IMAGE_TYPES);
+	if ("note" in sent) return { type: "text", text: sent.note };
+	return { type: "image_url", image_url: { url: `data:${sent.mimeType};base64,${image.data}` } };
 }
 
 /** A lone text goes out as a plain string (accepted everywhere); mixed content as parts. */

@@ -23,12 +23,7 @@ import type {
 	UserContent,
 } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
-import {
-	IMAGE_OMITTED_TEXT,
-	OPENAI_IMAGE_TYPES,
-	sendableImageType,
-	unsupportedImageText,
-} from "../base/images.js";
+import { IMAGE_OMITTED_TEXT, imageToSend, OPENAI_IMAGE_TYPES } from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
 import { optionalMaxTokens } from "../base/max-tokens.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
@@ -158,18 +153,16 @@ function userContent(model: Model, content: string | UserContent[]): ResponseInp
 	for (const block of blocks) {
 		if (block.type === "text") {
 			if (block.text.length > 0) out.push({ type: "input_text", text: block.text });
-		} else if (model.input.includes("image")) out.push(inputImage(model, block));
-		else out.push({ type: "input_text", text: IMAGE_OMITTED_TEXT });
+		} else out.push(inputImage(model, block));
 	}
 	return out;
 }
 
-/** An image as an `input_image` part, or the text sent in its place when its type is not one OpenAI takes. */
+/** An image as an `input_image` part, or the text sent in its place (`imageToSend`). */
 function inputImage(model: Model, image: ImageContent): ResponseInputContent {
-	const mimeType = sendableImageType(model, image.mimeType, OPENAI_IMAGE_TYPES);
-	if (mimeType === undefined)
-		return { type: "input_text", text: unsupportedImageText(model, image.mimeType, OPENAI_IMAGE_TYPES) };
-	return { type: "input_image", detail: "auto", image_url: `data:${mimeType};base64,${image.data}` };
+	const sent = imageToSend(model, image, OPENAI_IMAGE_TYPES);
+	if ("note" in sent) return { type: "input_text", text: sent.note };
+	return { type: "input_image", detail: "auto", image_url: `data:${sent.mimeType};base64,${image.data}` };
 }
 
 /**
