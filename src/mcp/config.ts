@@ -52,9 +52,8 @@ export function secretRedactor(config: McpServerConfig): (text: string) => strin
 	const inUrl = isHttpServer(config) ? requestCredentials(config.url, []) : [];
 	const secrets = [...values, ...inUrl]
 		.flatMap((value) => [value, ...value.split(/\s+/)])
-		.filter((candidate) => candidate.length >= 8)
-		// Longest first, so a whole value goes before the token inside it.
-		.sort((a, b) => b.length - a.length);
+		.filter((candidate) => candidate.length >= 8);
+	// `redactSecrets` masks the longest first, so a whole value goes before the token inside it.
 	return (text) => redactSecrets(text, secrets);
 }
 

@@ -84,9 +84,23 @@ export function rawContentToCapstan(item: unknown): UserContent {
 	if (!Object.hasOwn(CONTENT_SCHEMAS, type)) return unsupportedContent(type);
 	const parsed = CONTENT_SCHEMAS[type as keyof typeof CONTENT_SCHEMAS].safeParse(item);
 	if (parsed.success) return mcpContentToCapstan(parsed.data);
-	const issue = parsed.error.issues[0];
-	const problem = `${issue?.path.join(".") || "block"}: ${issue?.message ?? "invalid"}`;
-	return { type: "text", text: `[malformed MCP ${type} content omitted: ${problem}]` };
+	return {
+		type: "text",
+		text: `[malformed MCP ${type} content omitted: ${firstIssue(parsed.error.issues, "block")}]`,
+	};
+}
+
+/** What a zod error's issue tells. */
+export interface SchemaIssue {
+	path?: readonly PropertyKey[];
+	message?: string;
+}
+
+/** Internal: a schema error's first problem, in a line: where (`whole` when it is the value itself), and what. */
+export function firstIssue(issues: readonly SchemaIssue[], whole: string): string {
+	const issue = issues[0];
+	const where = issue?.path?.map(String).join(".") || whole;
+	return `${where}: ${issue?.message ?? "invalid"}`;
 }
 
 /**

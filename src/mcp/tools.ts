@@ -13,7 +13,13 @@ import {
 import { fnv1aHex } from "../core/fnv1a.js";
 import type { JsonSchema } from "../core/model.js";
 import type { AgentTool, ToolResult } from "../tools/types.js";
-import { type McpToolDetails, type RawCallToolResult, rawResultToCapstan } from "./content.js";
+import {
+	firstIssue,
+	type McpToolDetails,
+	type RawCallToolResult,
+	rawResultToCapstan,
+	type SchemaIssue,
+} from "./content.js";
 import { outputCheck } from "./output.js";
 
 /** Progress reported by a server while a call runs, as `details` of an `onUpdate` partial result. */
@@ -158,8 +164,7 @@ function repairTool(entry: unknown): McpTool | string {
 		repaired.outputSchema = outputSchema;
 	const parsed = ToolSchema.safeParse(repaired);
 	if (parsed.success) return parsed.data;
-	const issue = parsed.error.issues[0];
-	return `${issue?.path.join(".") || "entry"}: ${issue?.message ?? "invalid"}`;
+	return firstIssue(parsed.error.issues, "entry");
 }
 
 function describeEntry(entry: unknown, index: number): string {
@@ -169,19 +174,6 @@ function describeEntry(entry: unknown, index: number): string {
 /** The SDK's result validation failed (a zod error): the server answered, in a shape the schema refused. */
 function isSchemaError(error: unknown): error is Error & { issues: SchemaIssue[] } {
 	return error instanceof Error && Array.isArray((error as { issues?: unknown }).issues);
-}
-
-/** What a zod error's issue tells. */
-interface SchemaIssue {
-	path?: PropertyKey[];
-	message?: string;
-}
-
-/** A schema error's first problem, in a line: where, and what. */
-function firstIssue(error: { issues: SchemaIssue[] }): string {
-	const issue = error.issues[0];
-	const where = issue?.path?.map(String).join(".") || "result";
-	return `${where}: ${issue?.message ?? "invalid"}`;
 }
 
 /**
@@ -323,7 +315,8 @@ export function toAgentTool(
 				// The SDK's "Connection closed" says less than the bridge knows: the server, not this call, is gone.
 				if (!client.transport) return errorResult(names, CONNECTION_CLOSED);
 				// The schema's error message is its issues as pretty-printed JSON: kilobytes the model cannot use.
-				if (isSchemaError(error)) return errorResult(names, `${INVALID_RESULT}: ${firstIssue(error)}`);
+				if (isSchemaError(error))
+					return errorResult(names, `${INVALID_RESULT}: ${firstIssue(error.issues, "result")}`);
 				return errorResult(names, redact(error instanceof Error ? error.message : String(error)));
 			} finally {
 				await afterCall?.();
