@@ -7,18 +7,18 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { describe, expect, it } from "vitest";
 import { aiSdkModel } from "../../src/ai-sdk/index.js";
-import type { ImageContent, Message } from "../../src/core/messages.js";
-import { Agent, type AgentTool } from "../../src/index.js";
+import type { Message } from "../../src/core/messages.js";
+import { Agent } from "../../src/index.js";
 import { IMAGE_OMITTED_TEXT } from "../../src/providers/base/images.js";
 import { collectStream } from "../providers/support/collect.js";
 import { firstBodyMatching } from "../providers/support/fixtures.js";
 import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
+import { bmpScreenshotTool, image } from "../support/images.js";
 import { assistant } from "../support/run.js";
 import { finishV3, mockV2, mockV3 } from "./support.js";
 
 closeServersAfterEach();
 
-const image = (mimeType: string, data: string): ImageContent => ({ type: "image", data, mimeType });
 const BMP_NOTE =
 	'image omitted: its type "image/bmp" is not one this model accepts: image/png, image/jpeg, image/webp';
 
@@ -165,15 +165,6 @@ describe("images an AI SDK model cannot take (SPEC C4)", () => {
 });
 
 describe("Agent × @ai-sdk/openai-compatible over loopback: a tool's BMP screenshot (SPEC C4)", () => {
-	const shot = (name: string): AgentTool => ({
-		name,
-		description: name,
-		parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } },
-		execute: async () => ({
-			content: [{ type: "text", text: `${name} done` }, image("image/bmp", "Qk1CTVA=")],
-		}),
-	});
-
 	it("no request carries the BMP, every later one carries the note; the transcript keeps the image", async () => {
 		const folders = ["openai-chat"];
 		const server = await serve(
@@ -189,7 +180,7 @@ describe("Agent × @ai-sdk/openai-compatible over loopback: a tool's BMP screens
 		});
 		const agent = new Agent({
 			...aiSdkModel(provider.chatModel("gpt-5")),
-			tools: [shot("add"), shot("multiply")],
+			tools: [bmpScreenshotTool("add"), bmpScreenshotTool("multiply")],
 		});
 		await agent.prompt("Add 2 and 3, and multiply them. Here is a sketch:", [
 			image("image/bmp", "VVNFUg=="),

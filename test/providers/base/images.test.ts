@@ -5,21 +5,19 @@
  */
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../src/agent/agent.js";
-import type { ImageContent, Message } from "../../../src/core/messages.js";
+import type { Message } from "../../../src/core/messages.js";
 import type { Context, Model } from "../../../src/core/model.js";
-import type { AgentTool } from "../../../src/index.js";
 import { buildAnthropicRequest } from "../../../src/providers/anthropic/index.js";
 import { buildGeminiRequest } from "../../../src/providers/google/request.js";
 import { buildOpenAICompletionsRequest } from "../../../src/providers/openai-completions/request.js";
 import { buildResponsesRequest } from "../../../src/providers/openai-responses/request.js";
+import { bmpScreenshotTool, image } from "../../support/images.js";
 import { assistant } from "../../support/run.js";
 import { firstBodyMatching } from "../support/fixtures.js";
 import { closeServersAfterEach, serve } from "../support/loopback.js";
 import { type TestApi, testModel } from "../support/models.js";
 
 closeServersAfterEach();
-
-const image = (mimeType: string, data = "QUJD"): ImageContent => ({ type: "image", data, mimeType });
 
 /** A user image and a tool-result image of `mimeType`, and a PNG in the same tool result. */
 function conversation(mimeType: string): Message[] {
@@ -112,15 +110,6 @@ describe("images of a type the provider refuses (SPEC C4)", () => {
 });
 
 describe("Agent × Anthropic over loopback: a tool's BMP screenshot (SPEC C4)", () => {
-	const shot = (name: string): AgentTool => ({
-		name,
-		description: name,
-		parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } },
-		execute: async () => ({
-			content: [{ type: "text", text: `${name} done` }, image("image/bmp", "Qk1CTVA=")],
-		}),
-	});
-
 	it("every later request carries the note instead of the image, and the transcript keeps the image", async () => {
 		const folders = ["anthropic-messages"];
 		const server = await serve(
@@ -131,7 +120,7 @@ describe("Agent × Anthropic over loopback: a tool's BMP screenshot (SPEC C4)", 
 		const agent = new Agent({
 			model: testModel("anthropic-messages", server.baseUrl, { input: ["text", "image"] }),
 			streamOptions: { apiKey: "test-key" },
-			tools: [shot("add"), shot("multiply")],
+			tools: [bmpScreenshotTool("add"), bmpScreenshotTool("multiply")],
 		});
 		await agent.prompt("Add 2 and 3, and multiply them.");
 		await agent.prompt("And now?");
