@@ -11,6 +11,7 @@ import {
 	mcpTools,
 	parseMcpServersConfig,
 } from "../../src/mcp/index.js";
+import { executeAlone } from "./support/harness.js";
 import { createTestServer } from "./support/test-server.js";
 
 describe("parseMcpServersConfig", () => {
@@ -67,13 +68,7 @@ describe("mcpTools and the mapping", () => {
 			const tools = await mcpTools(client, { prefix: "mine" });
 			expect(tools.map((t) => t.name)).toContain("mine__echo");
 			const echo = tools.find((t) => t.name === "mine__echo")!;
-			const signal = new AbortController().signal;
-			const ctx = {
-				toolCall: { type: "toolCall" as const, id: "1", name: "mine__echo", arguments: {} },
-				steeringRequested: signal,
-				messages: [],
-			};
-			expect(await echo.execute("1", { text: "hi" }, signal, () => {}, ctx)).toEqual({
+			expect(await executeAlone(echo, { text: "hi" })).toEqual({
 				content: [{ type: "text", text: "echo: hi" }],
 				details: { server: "mine", tool: "echo", structuredContent: { length: 2 } },
 			});

@@ -10,6 +10,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import { afterEach, describe, expect, it } from "vitest";
 import { mcpTools } from "../../src/mcp/index.js";
 import type { ToolResult } from "../../src/tools/types.js";
+import { executeAlone } from "./support/harness.js";
 
 const COUNT = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
 
@@ -76,12 +77,7 @@ async function call(name: string): Promise<ToolResult<unknown>> {
 	await client.connect(clientSide);
 	const tool = (await mcpTools(client, { prefix: "paged" })).find((t) => t.name === `paged__${name}`);
 	if (!tool) throw new Error(`no tool ${name}`);
-	const signal = new AbortController().signal;
-	return tool.execute("1", {}, signal, () => {}, {
-		toolCall: { type: "toolCall", id: "1", name: tool.name, arguments: {} },
-		steeringRequested: signal,
-		messages: [],
-	});
+	return executeAlone(tool);
 }
 
 const text = (result: ToolResult<unknown>) =>

@@ -9,6 +9,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { type JSONRPCMessage, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { mcpTools } from "../../src/mcp/index.js";
+import { executeAlone } from "./support/harness.js";
 import { PIXEL_PNG } from "./support/test-server.js";
 
 /** Each tool's raw `tools/call` result. */
@@ -72,12 +73,7 @@ async function tools() {
 	return (name: string) => {
 		const tool = list.find((t) => t.name === `raw__${name}`);
 		if (!tool) throw new Error(`no tool ${name}`);
-		const signal = new AbortController().signal;
-		return tool.execute("1", {}, signal, () => {}, {
-			toolCall: { type: "toolCall", id: "1", name: tool.name, arguments: {} },
-			steeringRequested: signal,
-			messages: [],
-		});
+		return executeAlone(tool);
 	};
 }
 

@@ -72,3 +72,13 @@ export function agentWith(tools: AgentTool[], script: Script) {
 export function resultText(result: ToolResultMessage): string {
 	return result.content.map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
 }
+
+/** Run `tool` on its own, outside any loop: call id "1", a signal never aborted, no transcript. */
+export function executeAlone(tool: AgentTool, args: Record<string, unknown> = {}) {
+	const signal = new AbortController().signal;
+	return tool.execute("1", args, signal, () => {}, {
+		toolCall: { type: "toolCall", id: "1", name: tool.name, arguments: args },
+		steeringRequested: signal,
+		messages: [],
+	});
+}
