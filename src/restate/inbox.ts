@@ -104,11 +104,16 @@ export function conversationInbox(conversationName: string) {
 			},
 			/**
 			 * The run ended: its unread abort requests are dropped (they can never apply); steering it took but
-			 * never used goes back to the front of the queue, for the next run.
+			 * never used goes back to the front of the queue, for the next run. Once per run: a run whose
+			 * first `end` met a cancel sends it again, not knowing whether the first ran, and the steering must
+			 * not be queued twice.
 			 */
 			end: async (ctx: restate.ObjectContext, { invocationId, unreadSteering = [] }: InboxEndInput) => {
-				if ((await ctx.get<string>(ACTIVE)) === invocationId) ctx.clear(ACTIVE);
-				if (unreadSteering.length > 0) ctx.set("steer", [...unreadSteering, ...(await queue(ctx, "steer"))]);
+				if ((await ctx.get<string>(ACTIVE)) === invocationId) {
+					ctx.clear(ACTIVE);
+					if (unreadSteering.length > 0)
+						ctx.set("steer", [...unreadSteering, ...(await queue(ctx, "steer"))]);
+				}
 				const aborts = await queue(ctx, "abort");
 				const left = aborts.filter((request) => (request as AbortRequest).invocationId !== invocationId);
 				if (left.length !== aborts.length) ctx.set("abort", left);

@@ -13,7 +13,7 @@ import type { Awaitable } from "../protocol/config.js";
 import type { AgentEvent } from "../protocol/events.js";
 import type { RunOutcome } from "../protocol/outcome.js";
 import type { ApprovalDecisions, PendingApproval } from "../tools/approval.js";
-import { type ConversationInbox, conversationInbox } from "./inbox.js";
+import { type ConversationInbox, conversationInbox, type InboxEndInput } from "./inbox.js";
 import { RestateAwaiter, restateInbox, restateJournal } from "./journal.js";
 import { ensurePromiseWithResolvers } from "./polyfill.js";
 
@@ -216,12 +216,31 @@ async function runConversation(
 	// with Restate's error, untouched (an engine failure). Should the attempt have ended with none of the run's
 	// waits seeing it, it still ends with that error and without a transcript, as a cancel promises.
 	awaiter.throwIfOver();
+	await endInbox(ctx, inbox, { invocationId, unreadSteering: runInbox.unreadSteering() });
 	ctx.set(TRANSCRIPT, result.messages);
 	if (result.outcome.type === "awaiting_approval") ctx.set(PENDING_APPROVALS, result.outcome.pending);
 	else ctx.clear(PENDING_APPROVALS);
 	ctx.clear(RUNNING);
-	await inboxClient.end({ invocationId, unreadSteering: runInbox.unreadSteering() });
 	return { added: result.added, outcome: result.outcome };
+}
+
+/**
+ * Tell the inbox the run ended (its active run, the steering it took but never read). The loop is over by
+ * now and `onEvent` has had its `agent_end`, so a cancel that meets this call, the run's last await, is too
+ * late: the run completes as its events said, its transcript written and its outcome returned; the inbox
+ * gets its `end` again one-way, since the cancel may have stopped the first (`end` acts once per run).
+ */
+async function endInbox(
+	ctx: restate.ObjectContext,
+	inbox: ConversationInbox,
+	end: InboxEndInput,
+): Promise<void> {
+	try {
+		await ctx.objectClient(inbox, ctx.key).end(end);
+	} catch (error) {
+		if (!(error instanceof restate.CancelledError)) throw error;
+		ctx.objectSendClient(inbox, ctx.key).end(end);
+	}
 }
 
 /**

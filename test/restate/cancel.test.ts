@@ -1,13 +1,15 @@
-// A cancel that reaches a non-idempotent tool while it waits for its start marker (docs/durable.md, host rule
-// 8), on a real Restate server: the run ends with Restate's own error, and Restate records no result for the
-// tool's entry (a crash's trace, not a tool that failed with "Cancelled").
+// Cancels on a real Restate server. One reaches a non-idempotent tool while it waits for its start marker
+// (docs/durable.md, host rule 8): the run ends with Restate's own error, and Restate records no result for the
+// tool's entry (a crash's trace, not a tool that failed with "Cancelled"). One that arrives once the loop is
+// over (the run's closing call to the inbox) is too late: the run completes, as its events said, and its
+// transcript is written.
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { userMessage } from "../../src/index.js";
 import { RestateAgentClient, RestateRequestError } from "../../src/restate/index.js";
-import { countLines, eventsFile, gateFile } from "./support/agent.js";
+import { countLines, eventsFile, FOLLOW_UP_TEXT, gateFile } from "./support/agent.js";
 import {
 	describeWithRestate,
 	freePort,
@@ -25,6 +27,24 @@ interface JournalRow {
 	entry_type: string;
 	name: string | null;
 	entry_json: string;
+}
+
+/** Cancel a run through Restate's admin API (what `restate invocations cancel` does). */
+async function cancel(adminUrl: string, invocationId: string): Promise<void> {
+	const answer = await fetch(`${adminUrl}/invocations/${encodeURIComponent(invocationId)}/cancel`, {
+		method: "PATCH",
+	});
+	expect(answer.ok).toBe(true);
+}
+
+/**
+ * Nothing names the run as running any more: not the conversation's status, not the inbox, where an abort is
+ * now refused instead of queued for a run that is gone. The inbox may hear of it by a one-way call: a poll.
+ */
+async function expectNothingRunning(client: RestateAgentClient, key: string): Promise<void> {
+	expect(await client.status(key)).toMatchObject({ running: null });
+	await expect.poll(() => client.pending(key), { timeout: 10_000 }).toMatchObject({ active: null });
+	await expect(client.abort(key)).rejects.toThrow("no run is active, so there is nothing to abort");
 }
 
 describeWithRestate("capstan/restate: a cancel that reaches a tool waiting for its start marker", (urls) => {
@@ -74,11 +94,7 @@ describeWithRestate("capstan/restate: a cancel that reaches a tool waiting for i
 		// The charge's own entry has started and waits for its marker, whose answer is held back.
 		await waitForLine(countFile, "marker call_2 held");
 		await waitForLine(countFile, "run call_2 start");
-		const cancel = await fetch(
-			`${urls.adminUrl}/invocations/${encodeURIComponent(run.invocationId)}/cancel`,
-			{ method: "PATCH" },
-		);
-		expect(cancel.ok).toBe(true);
+		await cancel(urls.adminUrl, run.invocationId);
 		const failed = await client.result(run).catch((error: unknown) => error);
 		expect(failed).toBeInstanceOf(RestateRequestError);
 		expect((failed as RestateRequestError).status).toBe(409);
@@ -93,5 +109,40 @@ describeWithRestate("capstan/restate: a cancel that reaches a tool waiting for i
 		const seen = countLines(eventsFile(countFile));
 		expect(seen).not.toContain("cancel-marker-1 tool_execution_end error");
 		expect(seen).not.toContain("cancel-marker-1 agent_end");
+	});
+});
+
+describeWithRestate("capstan/restate: a cancel while the run waits for its inbox", (urls) => {
+	const name = uniqueName("cancel_inbox");
+	const countFile = join(tempDir("restate-cancel-inbox"), "count");
+	let worker: WorkerProcess;
+	let client: RestateAgentClient;
+	beforeAll(async () => {
+		const port = await freePort();
+		worker = await startWorker({ name, port, adminUrl: urls.adminUrl, countFile, holdInboxByKey: true });
+		client = new RestateAgentClient({ ingressUrl: urls.ingressUrl, name });
+	}, 40_000);
+	afterAll(async () => {
+		await worker?.kill();
+	});
+
+	it("docs/durable.md Restate rule 5: at its very last step (the inbox's end, the loop over), too late: the run completes", {
+		timeout: 90_000,
+	}, async () => {
+		const key = "hold-end-1";
+		// One model call, a text reply: the loop is over, its agent_end delivered, and the run's closing call to
+		// the inbox is held.
+		const run = await client.start(key, { prompt: [userMessage(FOLLOW_UP_TEXT, 1)] });
+		await waitForLine(countFile, `held ${key}`);
+		await cancel(urls.adminUrl, run.invocationId);
+		const result = await client.result(run);
+		writeFileSync(gateFile(countFile, key), "");
+		// What the caller is told, what the host's onEvent saw and what is stored agree: the run completed.
+		expect(result.outcome).toEqual({ type: "completed" });
+		expect(countLines(eventsFile(countFile))).toContain(`${key} agent_end`);
+		const transcript = await client.transcript(key);
+		expect(transcript.map((message) => message.role)).toEqual(["user", "assistant"]);
+		expect(transcript).toEqual(result.added);
+		await expectNothingRunning(client, key);
 	});
 });

@@ -162,6 +162,27 @@ describeWithRestate("capstan/restate: steering, follow-up and abort through the 
 		expect(await client.transcript("idle-1")).toEqual([]);
 	});
 
+	it("the inbox's end acts once per run: sent again after a cancel met the first, it requeues the unread steering once", {
+		timeout: 30_000,
+	}, async () => {
+		// What a run whose closing `end` call met a cancel does: it cannot know whether that call ran, so it
+		// sends `end` again with the same steering it took at a boundary and never read.
+		const inbox = `${urls.ingressUrl}/${name}Inbox/end-once-1`;
+		const call = async (handler: string, body: unknown) => {
+			const answer = await fetch(`${inbox}/${handler}`, {
+				method: "POST",
+				headers: { "content-type": "application/json" },
+				body: JSON.stringify(body),
+			});
+			expect(answer.status).toBe(200);
+		};
+		await call("begin", "inv_end_once");
+		const end = { invocationId: "inv_end_once", unreadSteering: [userMessage(STEER_TEXT, 1)] };
+		await call("end", end);
+		await call("end", end);
+		expect(await client.pending("end-once-1")).toEqual({ steer: 1, followUp: 0, abort: 0, active: null });
+	});
+
 	it("SPEC T6: tools of one turn run concurrently, each journaled once", { timeout: 60_000 }, async () => {
 		const result = await client.run("parallel-1", { prompt: PARALLEL_TEXT });
 		expect(result.outcome).toEqual({ type: "completed" });

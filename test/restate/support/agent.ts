@@ -25,6 +25,11 @@ export interface WorkerConfig {
 	 * has failed (see worker.ts), so a cancel sent meanwhile reaches the tool while it waits for its marker.
 	 */
 	holdMarkerOf?: string;
+	/**
+	 * A conversation whose key is `hold-<handler>-…` holds the first call of that inbox handler (`begin`,
+	 * `boundary` or `end`) until the test opens the gate named by the key (see worker.ts).
+	 */
+	holdInboxByKey?: boolean;
 }
 
 /** The steer text the script answers differently (steering test). */

@@ -3,7 +3,7 @@
  * Restate server through the admin API, then prints `READY <url>`. Run as
  * `node --import tsx test/restate/support/worker.ts '<WorkerConfig JSON>'`; the tests SIGKILL it.
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync } from "node:fs";
 import type * as restate from "@restatedev/restate-sdk";
 import {
 	type RestateObjectOptions,
@@ -11,7 +11,7 @@ import {
 	restateAgent,
 	serveRestateAgents,
 } from "../../../src/restate/index.js";
-import { eventsFile, testAgent, type WorkerConfig } from "./agent.js";
+import { eventsFile, gateFile, testAgent, type WorkerConfig } from "./agent.js";
 
 const config = JSON.parse(process.argv[2] ?? "{}") as WorkerConfig;
 
@@ -61,6 +61,31 @@ function holdMarker(id: string): restate.HooksProvider {
 	};
 }
 
+/**
+ * With `holdInboxByKey`, a conversation whose key is `hold-<handler>-…` holds the first call of that inbox
+ * handler (`begin`, `boundary`, `end`), before it runs: it notes `held <key>` in the count file and waits
+ * until the test opens the gate named by the key (`gateFile`). Meanwhile the run waits for that call.
+ */
+function holdInboxByKey(): restate.HooksProvider {
+	const held = new Set<string>();
+	return ({ request }) => ({
+		interceptor: {
+			handler: async (next) => {
+				const key = request.target.key ?? "";
+				if (key.startsWith(`hold-${request.target.handler}-`) && !held.has(key)) {
+					held.add(key);
+					appendFileSync(config.countFile, `held ${key}\n`);
+					const gate = gateFile(config.countFile, key);
+					// Bounded: a test that never opens the gate fails by its own timeout, not by a hung worker.
+					for (let waited = 0; !existsSync(gate) && waited < 30_000; waited += 20)
+						await new Promise((resolve) => setTimeout(resolve, 20));
+				}
+				await next();
+			},
+		},
+	});
+}
+
 const objectOptions = {
 	// A killed worker's invocation is retried quickly: the tests wait for it.
 	retryPolicy: { initialInterval: 50, maxInterval: 500, exponentiationFactor: 2 },
@@ -77,6 +102,11 @@ const definition = restateAgent({
 	},
 	objectOptions,
 });
+if (config.holdInboxByKey) {
+	// The inbox object is built inside restateAgent without options of its own: the test gives it its hook.
+	const inbox = definition.services.find((service) => service.name === definition.inboxName);
+	(inbox as { options?: restate.ObjectOptions }).options = { hooks: [holdInboxByKey()] };
+}
 const worker = await serveRestateAgents([definition], { port: config.port });
 await registerRestateDeployment({ adminUrl: config.adminUrl, uri: worker.url });
 process.stdout.write(`READY ${worker.url}\n`);
