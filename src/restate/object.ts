@@ -7,14 +7,20 @@
  */
 import * as restate from "@restatedev/restate-sdk";
 import { type AgentMessage, userMessage } from "../core/messages.js";
-import type { DurableAgent, DurableEventPosition, DurableRunSettings } from "../durable/run.js";
+import type {
+	DurableAgent,
+	DurableEngine,
+	DurableEventPosition,
+	DurableRunResult,
+	DurableRunSettings,
+} from "../durable/run.js";
 import { checkDurableInput, DurableInputError, runDurableAgent } from "../durable/run.js";
 import type { Awaitable } from "../protocol/config.js";
 import type { AgentEvent } from "../protocol/events.js";
 import type { RunOutcome } from "../protocol/outcome.js";
 import type { ApprovalDecisions, PendingApproval } from "../tools/approval.js";
 import { type ConversationInbox, conversationInbox, type InboxEndInput } from "./inbox.js";
-import { RestateAwaiter, restateInbox, restateJournal } from "./journal.js";
+import { RestateAwaiter, type RestateRunInbox, restateInbox, restateJournal } from "./journal.js";
 import { ensurePromiseWithResolvers } from "./polyfill.js";
 
 /** The input of the conversation object's `run` handler (JSON). */
@@ -182,7 +188,8 @@ function conversationObject(options: RestateAgentOptions, inbox: ConversationInb
 
 /**
  * One run. Every Restate command below is issued in the same order on every attempt (state writes only
- * before and after the loop, inbox calls only at the loop's turn boundaries), which Restate's replay requires.
+ * before and after the loop or on a cancel, inbox calls only at the loop's turn boundaries), which Restate's
+ * replay requires.
  */
 async function runConversation(
 	ctx: restate.ObjectContext,
@@ -201,27 +208,38 @@ async function runConversation(
 	};
 	refuseImpossibleRun(ctx.key, runInput);
 	ctx.set(RUNNING, invocationId);
-	const inboxClient = ctx.objectClient(inbox, ctx.key);
-	await inboxClient.begin(invocationId);
-	const source: RestateEventSource = { key: ctx.key, invocationId };
-	const onEvent = options.onEvent;
 	const awaiter = new RestateAwaiter();
 	const runInbox = restateInbox(ctx, inbox, invocationId, awaiter);
-	const result = await runDurableAgent(options.agent, runInput, {
-		journal: restateJournal(ctx, awaiter),
-		inbox: runInbox,
-		...(onEvent ? { onEvent: (event, position) => onEvent(event, position, source) } : {}),
-	});
-	// Cancelled (or suspended) mid-run: a journal entry or inbox call that met it made `runDurableAgent` reject
-	// with Restate's error, untouched (an engine failure). Should the attempt have ended with none of the run's
-	// waits seeing it, it still ends with that error and without a transcript, as a cancel promises.
-	awaiter.throwIfOver();
+	let result: DurableRunResult;
+	try {
+		await ctx.objectClient(inbox, ctx.key).begin(invocationId);
+		result = await runDurableAgent(options.agent, runInput, {
+			journal: restateJournal(ctx, awaiter),
+			inbox: runInbox,
+			...eventsOf(options.onEvent, { key: ctx.key, invocationId }),
+		});
+		// Cancelled (or suspended) mid-run: a journal entry or inbox call that met it made `runDurableAgent`
+		// reject with Restate's error, untouched (an engine failure). Should the attempt have ended with none of
+		// the run's waits seeing it, it still ends with that error and without a transcript, as a cancel promises.
+		awaiter.throwIfOver();
+	} catch (error) {
+		if (error instanceof restate.CancelledError) closeCancelledRun(ctx, inbox, invocationId, runInbox);
+		throw error;
+	}
 	await endInbox(ctx, inbox, { invocationId, unreadSteering: runInbox.unreadSteering() });
 	ctx.set(TRANSCRIPT, result.messages);
 	if (result.outcome.type === "awaiting_approval") ctx.set(PENDING_APPROVALS, result.outcome.pending);
 	else ctx.clear(PENDING_APPROVALS);
 	ctx.clear(RUNNING);
 	return { added: result.added, outcome: result.outcome };
+}
+
+/** The engine's `onEvent`, when the host gave one: the host's, told which conversation and run it is. */
+function eventsOf(
+	onEvent: RestateAgentOptions["onEvent"],
+	source: RestateEventSource,
+): Pick<DurableEngine, "onEvent"> {
+	return onEvent ? { onEvent: (event, position) => onEvent(event, position, source) } : {};
 }
 
 /**
@@ -241,6 +259,23 @@ async function endInbox(
 		if (!(error instanceof restate.CancelledError)) throw error;
 		ctx.objectSendClient(inbox, ctx.key).end(end);
 	}
+}
+
+/**
+ * A cancelled run leaves the transcript as it was, but not the marks of a run in progress: the `running`
+ * state and the inbox's active run would name it until the next run, so `status` would report it running and
+ * an `abort` would be queued for it instead of refused. Commands after a caught cancel are Restate's own
+ * pattern for undoing a cancelled handler's work (its sagas guide), journaled like any other. The inbox's
+ * `end` goes one-way: a cancelled run awaits nothing more.
+ */
+function closeCancelledRun(
+	ctx: restate.ObjectContext,
+	inbox: ConversationInbox,
+	invocationId: string,
+	runInbox: RestateRunInbox,
+): void {
+	ctx.clear(RUNNING);
+	ctx.objectSendClient(inbox, ctx.key).end({ invocationId, unreadSteering: runInbox.unreadSteering() });
 }
 
 /**

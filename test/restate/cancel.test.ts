@@ -1,14 +1,20 @@
-// Cancels on a real Restate server. One reaches a non-idempotent tool while it waits for its start marker
-// (docs/durable.md, host rule 8): the run ends with Restate's own error, and Restate records no result for the
-// tool's entry (a crash's trace, not a tool that failed with "Cancelled"). One that arrives once the loop is
-// over (the run's closing call to the inbox) is too late: the run completes, as its events said, and its
-// transcript is written.
+// Cancels on a real Restate server, at each thing a run waits for. Whatever a cancel reaches (the run's start,
+// a tool waiting for its start marker, a turn boundary's inbox read), the run ends with Restate's 409 and
+// stores nothing: no transcript, no run in progress. One that reaches a non-idempotent tool waiting for its
+// marker (docs/durable.md, host rule 8) leaves no result in the tool's entry (a crash's trace, not a tool that
+// failed with "Cancelled"). One that arrives once the loop is over (the run's closing call to the inbox) is
+// too late: the run completes, as its events said, and its transcript is written.
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { userMessage } from "../../src/index.js";
-import { RestateAgentClient, RestateRequestError } from "../../src/restate/index.js";
+import {
+	RestateAgentClient,
+	RestateRequestError,
+	type RestateRunInput,
+	type StartedRun,
+} from "../../src/restate/index.js";
 import { countLines, eventsFile, FOLLOW_UP_TEXT, gateFile } from "./support/agent.js";
 import {
 	describeWithRestate,
@@ -45,6 +51,13 @@ async function expectNothingRunning(client: RestateAgentClient, key: string): Pr
 	expect(await client.status(key)).toMatchObject({ running: null });
 	await expect.poll(() => client.pending(key), { timeout: 10_000 }).toMatchObject({ active: null });
 	await expect(client.abort(key)).rejects.toThrow("no run is active, so there is nothing to abort");
+}
+
+/** Wait for a cancelled run's answer: Restate's 409. */
+async function expectCancelled(client: RestateAgentClient, run: StartedRun): Promise<void> {
+	const failed = await client.result(run).catch((error: unknown) => error);
+	expect(failed).toBeInstanceOf(RestateRequestError);
+	expect((failed as RestateRequestError).status).toBe(409);
 }
 
 describeWithRestate("capstan/restate: a cancel that reaches a tool waiting for its start marker", (urls) => {
@@ -109,6 +122,7 @@ describeWithRestate("capstan/restate: a cancel that reaches a tool waiting for i
 		const seen = countLines(eventsFile(countFile));
 		expect(seen).not.toContain("cancel-marker-1 tool_execution_end error");
 		expect(seen).not.toContain("cancel-marker-1 agent_end");
+		await expectNothingRunning(client, "cancel-marker-1");
 	});
 });
 
@@ -124,6 +138,35 @@ describeWithRestate("capstan/restate: a cancel while the run waits for its inbox
 	}, 40_000);
 	afterAll(async () => {
 		await worker?.kill();
+	});
+
+	const modelCalls = () => countLines(countFile).filter((line) => /^model \d+ start$/.test(line)).length;
+
+	/** Start a run on `key` (`hold-<handler>-…`), cancel it while that inbox call is held, then open the gate. */
+	async function cancelAtHeldCall(key: string, input: RestateRunInput): Promise<void> {
+		const run = await client.start(key, input);
+		await waitForLine(countFile, `held ${key}`);
+		const calls = modelCalls();
+		await cancel(urls.adminUrl, run.invocationId);
+		await expectCancelled(client, run);
+		writeFileSync(gateFile(countFile, key), "");
+		expect(modelCalls()).toBe(calls);
+		expect(await client.transcript(key)).toEqual([]);
+		expect(countLines(eventsFile(countFile))).not.toContain(`${key} agent_end`);
+		await expectNothingRunning(client, key);
+	}
+
+	it("docs/durable.md Restate rule 5: at its start (the inbox's begin), before any step", {
+		timeout: 90_000,
+	}, async () => {
+		await cancelAtHeldCall("hold-begin-1", { prompt: [prompt] });
+		expect(countLines(eventsFile(countFile)).filter((line) => line.startsWith("hold-begin-1 "))).toEqual([]);
+	});
+
+	it("docs/durable.md Restate rule 5: at a turn boundary (the inbox's boundary), no model call after it", {
+		timeout: 90_000,
+	}, async () => {
+		await cancelAtHeldCall("hold-boundary-1", { prompt: [prompt] });
 	});
 
 	it("docs/durable.md Restate rule 5: at its very last step (the inbox's end, the loop over), too late: the run completes", {
