@@ -1,9 +1,9 @@
 // Cancels on a real Restate server, at each thing a run waits for. Whatever a cancel reaches (the run's start,
-// a tool waiting for its start marker, a turn boundary's inbox read), the run ends with Restate's 409 and
-// stores nothing: no transcript, no run in progress. One that reaches a non-idempotent tool waiting for its
-// marker (docs/durable.md, host rule 8) leaves no result in the tool's entry (a crash's trace, not a tool that
-// failed with "Cancelled"). One that arrives once the loop is over (the run's closing call to the inbox) is
-// too late: the run completes, as its events said, and its transcript is written.
+// a model call, a tool waiting for its start marker, a turn boundary's inbox read), the run ends with Restate's
+// 409 and stores nothing: no transcript, no run in progress. One that reaches a non-idempotent tool waiting for
+// its marker (docs/durable.md, host rule 8) leaves no result in the tool's entry (a crash's trace, not a tool
+// that failed with "Cancelled"). One that arrives once the loop is over (the run's closing call to the inbox)
+// is too late: the run completes, as its events said, and its transcript is written.
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -105,7 +105,7 @@ describeWithRestate("capstan/restate: a cancel that reaches a tool waiting for i
 	}, async () => {
 		const run = await client.start("cancel-marker-1", { prompt: [prompt] });
 		// The charge's own entry has started and waits for its marker, whose answer is held back.
-		await waitForLine(countFile, "marker call_2 held");
+		await waitForLine(countFile, "held call_2:started");
 		await waitForLine(countFile, "run call_2 start");
 		await cancel(urls.adminUrl, run.invocationId);
 		const failed = await client.result(run).catch((error: unknown) => error);
@@ -123,6 +123,39 @@ describeWithRestate("capstan/restate: a cancel that reaches a tool waiting for i
 		expect(seen).not.toContain("cancel-marker-1 tool_execution_end error");
 		expect(seen).not.toContain("cancel-marker-1 agent_end");
 		await expectNothingRunning(client, "cancel-marker-1");
+	});
+});
+
+describeWithRestate("capstan/restate: a cancel in a model call", (urls) => {
+	const name = uniqueName("cancel_model");
+	const countFile = join(tempDir("restate-cancel-model"), "count");
+	let worker: WorkerProcess;
+	let client: RestateAgentClient;
+	beforeAll(async () => {
+		const port = await freePort();
+		worker = await startWorker({ name, port, adminUrl: urls.adminUrl, countFile, holdResultOf: "model:0" });
+		client = new RestateAgentClient({ ingressUrl: urls.ingressUrl, name });
+	}, 40_000);
+	afterAll(async () => {
+		await worker?.kill();
+	});
+
+	it("docs/durable.md Restate rule 5: the reply is not used, the tool it asks for never runs, no transcript", {
+		timeout: 90_000,
+	}, async () => {
+		const key = "cancel-model-1";
+		const run = await client.start(key, { prompt: [prompt] });
+		// The model has replied (a lookup); Restate has not got the reply yet.
+		await waitForLine(countFile, "held model:0");
+		await cancel(urls.adminUrl, run.invocationId);
+		await expectCancelled(client, run);
+		expect(countLines(countFile)).toContain("model 1 end");
+		expect(countLines(countFile)).not.toContain("tool call_1 start");
+		expect(await client.transcript(key)).toEqual([]);
+		const seen = countLines(eventsFile(countFile)).filter((line) => line.startsWith(`${key} `));
+		expect(seen).not.toContain(`${key} tool_execution_start`);
+		expect(seen).not.toContain(`${key} agent_end`);
+		await expectNothingRunning(client, key);
 	});
 });
 

@@ -133,7 +133,7 @@ describeWithRestate("capstan/restate: a run survives SIGKILL (issue 11)", (urls)
 		const client = new RestateAgentClient({ ingressUrl: urls.ingressUrl, name: s.name });
 		const run = await client.start("conversation-4", { prompt: [prompt] });
 		// The charge waits for its marker, whose result the worker holds back: Restate has none.
-		await waitForLine(s.countFile, "marker call_2 held");
+		await waitForLine(s.countFile, "held call_2:started");
 		await waitForLine(s.countFile, "run call_2 start");
 		await first.kill();
 		await worker(s);

@@ -26,6 +26,11 @@ export interface WorkerConfig {
 	 */
 	holdMarkerOf?: string;
 	/**
+	 * A journal entry's name (e.g. `model:1`): on the first attempt, Restate's answer to it is held back until
+	 * the run has failed, as with `holdMarkerOf`, so a cancel sent meanwhile reaches the run in that step.
+	 */
+	holdResultOf?: string;
+	/**
 	 * A conversation whose key is `hold-<handler>-…` holds the first call of that inbox handler (`begin`,
 	 * `boundary` or `end`) until the test opens the gate named by the key (see worker.ts).
 	 */

@@ -16,41 +16,42 @@ import { eventsFile, gateFile, testAgent, type WorkerConfig } from "./agent.js";
 const config = JSON.parse(process.argv[2] ?? "{}") as WorkerConfig;
 
 /**
- * With `holdMarkerOf`, the SDK's own interceptors (`hooks`, passed through `objectOptions`) hold back the
- * result of that call's `<id>:started` entry on the first attempt: its action has run, but Restate gets the
- * result only once the handler has failed, just before the handler's failure goes out. Meanwhile the tool's
- * own entry has started and waits for its marker (`run <id> start` in the count file), so a cancel sent then
- * reaches the tool as it would when the cancel overtakes the marker's answer on the wire; the marker's result
- * is still recorded, as it would be had the server taken it before the cancel.
+ * With `holdMarkerOf` or `holdResultOf`, the SDK's own interceptors (`hooks`, passed through `objectOptions`)
+ * hold back the result of one entry on the first attempt — the tool call's `<id>:started` marker, or the step
+ * named — noting `held <entry>` in the count file: its action has run, but Restate gets the result only once
+ * the handler has failed, just before the handler's failure goes out. Meanwhile the run waits for that entry
+ * (with a marker, the tool's own entry has started and waits for it: `run <id> start`), so a cancel sent then
+ * reaches the run as it would when the cancel overtakes the entry's answer on the wire; the entry's result is
+ * still recorded, as it would be had the server taken it before the cancel.
  */
-function holdMarker(id: string): restate.HooksProvider {
+function holdResult(entry: string, waiting?: string): restate.HooksProvider {
 	let heldOnce = false;
 	return () => {
 		let release = () => {};
 		const released = new Promise<void>((resolve) => {
 			release = resolve;
 		});
-		let markerReturned: Promise<void> | undefined;
+		let entryReturned: Promise<void> | undefined;
 		return {
 			interceptor: {
 				run: async (name, next) => {
-					if (name === id) appendFileSync(config.countFile, `run ${id} start\n`);
-					if (name !== `${id}:started` || heldOnce) return next();
+					if (name === waiting) appendFileSync(config.countFile, `run ${waiting} start\n`);
+					if (name !== entry || heldOnce) return next();
 					heldOnce = true;
-					markerReturned = next().then(async () => {
-						appendFileSync(config.countFile, `marker ${id} held\n`);
+					entryReturned = next().then(async () => {
+						appendFileSync(config.countFile, `held ${entry}\n`);
 						await released;
 					});
-					return markerReturned;
+					return entryReturned;
 				},
 				handler: async (next) => {
 					try {
 						await next();
 					} catch (error) {
-						if (markerReturned) {
+						if (entryReturned) {
 							release();
-							await markerReturned;
-							// The SDK proposes the marker's result right after its interceptor returns.
+							await entryReturned;
+							// The SDK proposes the entry's result right after its interceptor returns.
 							await new Promise((resolve) => setImmediate(resolve));
 						}
 						throw error;
@@ -86,10 +87,16 @@ function holdInboxByKey(): restate.HooksProvider {
 	});
 }
 
+function conversationHooks(): restate.HooksProvider[] {
+	if (config.holdMarkerOf) return [holdResult(`${config.holdMarkerOf}:started`, config.holdMarkerOf)];
+	if (config.holdResultOf) return [holdResult(config.holdResultOf)];
+	return [];
+}
+
 const objectOptions = {
 	// A killed worker's invocation is retried quickly: the tests wait for it.
 	retryPolicy: { initialInterval: 50, maxInterval: 500, exponentiationFactor: 2 },
-	...(config.holdMarkerOf ? { hooks: [holdMarker(config.holdMarkerOf)] } : {}),
+	hooks: conversationHooks(),
 } as RestateObjectOptions;
 const definition = restateAgent({
 	name: config.name,
