@@ -89,7 +89,11 @@ export class RestateAgentClient {
 		return this.#post(`run ${key}`, `${this.#object(key)}/run`, input);
 	}
 
-	/** Wait for a started run to end, however many workers it took. */
+	/**
+	 * Wait for a started run to end, however many workers it took. A run cancelled through Restate rejects
+	 * with a `RestateRequestError` of status 409, and left the transcript as it was; a cancel that came once
+	 * the run's loop had ended was too late, and the run's result comes back as usual.
+	 */
 	result(run: StartedRun): Promise<RestateRunResult> {
 		const id = encodeURIComponent(run.invocationId);
 		return this.#request(`wait for ${run.invocationId}`, `restate/invocation/${id}/attach`, {
