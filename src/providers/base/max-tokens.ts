@@ -5,6 +5,14 @@
  * what fits the context window. `Model.maxTokens`, the model's ceiling, is sent only to Anthropic, whose API
  * requires a cap. Sent where it is optional it would buy nothing and cost: OpenAI counts a request's cap
  * against the rate limit, and OpenAI and vLLM refuse a request whose prompt plus cap exceeds the window.
+ *
+ * Anthropic's ceiling is not clamped to the room the prompt leaves in the window: since Claude Sonnet 4.5
+ * (every Claude model in `models.ts`) the API accepts a prompt plus `max_tokens` beyond the window and ends a
+ * reply that fills it with `model_context_window_exceeded` (decoded as `length`, rule M4), so the ceiling
+ * never costs a refusal and a clamp from an estimate of the prompt could only cut a reply short. Older
+ * Claude models refuse such a request (400 `input length and max_tokens exceed context limit`, classified
+ * `context_overflow`) unless sent the `model-context-window-exceeded-2025-08-26` beta (the `betas` option)
+ * or given a cap (`maxTokens`, `compat.defaultMaxTokens`).
  */
 import type { Model } from "../../core/model.js";
 

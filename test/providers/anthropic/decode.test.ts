@@ -96,6 +96,16 @@ describe("AnthropicStreamDecoder (synthetic shapes)", () => {
 		expect(message.errorMessage).toContain("Policy.");
 	});
 
+	it("a reply that filled the context window → length, with its cause (SPEC M4)", () => {
+		// Why the ceiling is sent unclamped (base/max-tokens.ts): current models end such a reply, not refuse it.
+		const { message } = decode([start, ...stop("model_context_window_exceeded")]);
+		expect(message).toMatchObject({
+			stopReason: "length",
+			stopDetails: { type: "model_context_window_exceeded" },
+		});
+		expect(message.errorMessage).toBeUndefined();
+	});
+
 	it("1 MB of streamed tool arguments decodes in linear time (W3 through the decoder)", () => {
 		const chunk = `"${"x".repeat(98)}",`;
 		const deltas = Array.from({ length: 10_000 }, () => ({
