@@ -20,8 +20,8 @@ import type {
 	SharedV3ProviderOptions,
 } from "@ai-sdk/provider";
 import type { AssistantMessageEventStream } from "../core/events.js";
+import { optionalMaxTokens } from "../core/max-tokens.js";
 import type { Context, Model, StreamFunction, ThinkingLevel } from "../core/model.js";
-import { optionalMaxTokens } from "../providers/base/max-tokens.js";
 import {
 	type ProviderCallContext,
 	type ProviderStreamOptions,

@@ -151,7 +151,12 @@ export interface RunStartInfo {
 	model: Model;
 	/** The tools offered to the model. */
 	tools: readonly { name: string; description: string }[];
-	/** Request settings worth reporting, when the run's `streamOptions` set them. */
+	/**
+	 * Request settings worth reporting: `temperature` and `sessionId` when the run's `streamOptions` set them;
+	 * `maxTokens`, the output cap the requests carry: `streamOptions.maxTokens`, else the model's
+	 * `compat.defaultMaxTokens`, else its `maxTokens` where the API requires a cap (Anthropic), else absent
+	 * (no cap sent, the server's default applies).
+	 */
 	request: { temperature?: number; maxTokens?: number; sessionId?: string };
 	/** Whether content fields are handed to the sink ({@link TelemetryOptions.recordContent}). */
 	recordContent: boolean;

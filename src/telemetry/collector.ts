@@ -1,3 +1,4 @@
+import { requestMaxTokens } from "../core/max-tokens.js";
 import type { AgentMessage, AssistantMessage, Message } from "../core/messages.js";
 import type { Model } from "../core/model.js";
 import type { Step, StepRunner } from "../core/step-runner.js";
@@ -86,9 +87,11 @@ export class RunTelemetry {
 		this.toolsOffered = tools.map((tool) => tool.name);
 		const recordContent = options.recordContent === true;
 		this.transcript = recordContent ? run.context.messages.slice() : undefined;
+		// The cap the requests carry, which the options may leave to the model or its API (`requestMaxTokens`).
+		const maxTokens = requestMaxTokens(run.model, run.streamOptions?.maxTokens);
 		const request = {
 			...(run.streamOptions?.temperature !== undefined ? { temperature: run.streamOptions.temperature } : {}),
-			...(run.streamOptions?.maxTokens !== undefined ? { maxTokens: run.streamOptions.maxTokens } : {}),
+			...(maxTokens !== undefined ? { maxTokens } : {}),
 			...(run.streamOptions?.sessionId !== undefined ? { sessionId: run.streamOptions.sessionId } : {}),
 		};
 		for (const sink of options.sinks ?? []) {

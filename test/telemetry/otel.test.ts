@@ -691,6 +691,32 @@ describe("OpenTelemetry spans, GenAI semantic conventions — SPEC X3", () => {
 		expect(t.one("invoke_agent").status.code).toBe(SpanStatusCode.UNSET);
 	});
 
+	it.each([
+		{ api: "anthropic-messages", field: "max_tokens", compat: {}, sent: 64_000 }, // the ceiling: a cap is required
+		{ api: "openai-responses", field: "max_output_tokens", compat: { defaultMaxTokens: 4096 }, sent: 4096 },
+		{ api: "openai-responses", field: "max_output_tokens", compat: {}, sent: undefined }, // the server's default
+	] as const)(
+		"gen_ai.request.max_tokens is the cap the $api request carried ($sent), with no maxTokens set — SPEC X3",
+		async ({ api, field, compat, sent }) => {
+			const server = await serve({ type: "sse", body: textBody(api), split: false });
+			const t = tracing();
+			const model = testModel(api, server.baseUrl);
+			model.compat = { ...model.compat, ...compat };
+			await runScript([], {
+				config: {
+					model,
+					streamFn: stream,
+					streamOptions: { apiKey: "k", ...FAST },
+					telemetry: { sinks: [openTelemetry(t.tracer)] },
+				},
+			});
+			const body = JSON.parse(server.requests[0]?.body ?? "{}") as Record<string, unknown>;
+			expect(body[field]).toBe(sent);
+			expect(t.one(`chat ${model.id}`).attributes["gen_ai.request.max_tokens"]).toBe(sent);
+			expect(t.one("invoke_agent").attributes["gen_ai.request.max_tokens"]).toBe(sent);
+		},
+	);
+
 	it("a sampled-out run exports nothing and still completes", async () => {
 		const exporter = new InMemorySpanExporter();
 		const provider = new BasicTracerProvider({

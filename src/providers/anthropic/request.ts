@@ -7,6 +7,7 @@
  * conversation produce bodies whose message prefix is byte-identical (prompt-cache friendly): apart from the
  * moving tail breakpoint without a context manager, entirely with one (rule X2, see `convertMessages`).
  */
+import { requiredMaxTokens } from "../../core/max-tokens.js";
 import type {
 	AssistantMessage,
 	ImageContent,
@@ -18,7 +19,6 @@ import type {
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
 import { ANTHROPIC_IMAGE_TYPES, imageToSend } from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
-import { requiredMaxTokens } from "../base/max-tokens.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import { anthropicToolCallId } from "./tool-ids.js";
 import type {

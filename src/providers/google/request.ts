@@ -16,6 +16,7 @@
  * - `toolCallSignaturePlaceholder: string` — signature to send on function calls that have none (calls
  *   from another model; Gemini 3 validates signatures on the current turn's calls).
  */
+import { optionalMaxTokens } from "../../core/max-tokens.js";
 import type {
 	AssistantMessage,
 	ImageContent,
@@ -27,7 +28,6 @@ import type {
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
 import { GEMINI_IMAGE_TYPES, imageToSend } from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
-import { optionalMaxTokens } from "../base/max-tokens.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import type {
 	Content,

@@ -7,11 +7,11 @@
  * could change an earlier message later), so consecutive turns of one conversation produce bodies whose
  * messages begin with the previous request's messages byte for byte (prompt-cache friendly).
  */
+import { optionalMaxTokens } from "../../core/max-tokens.js";
 import type { AssistantMessage, ImageContent, ToolResultMessage, UserContent } from "../../core/messages.js";
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
 import { IMAGE_OMITTED_TEXT, imageToSend, OPENAI_IMAGE_TYPES } from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
-import { optionalMaxTokens } from "../base/max-tokens.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import { type OpenAICompletionsCompat, type ReasoningEffortValue, resolveCompat } from "./compat.js";
 import { type ReasoningDetail, replayableDetails } from "./reasoning-details.js";

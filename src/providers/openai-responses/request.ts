@@ -14,6 +14,7 @@
  * - `toolResultImages: false` — the server rejects images inside `function_call_output`; they are sent as a
  *   follow-up user message instead.
  */
+import { optionalMaxTokens } from "../../core/max-tokens.js";
 import type {
 	AssistantMessage,
 	ImageContent,
@@ -25,7 +26,6 @@ import type {
 import type { Context, Model, ThinkingLevel, ToolChoice, ToolSpec } from "../../core/model.js";
 import { IMAGE_OMITTED_TEXT, imageToSend, OPENAI_IMAGE_TYPES } from "../base/images.js";
 import { checkLastUserTurn } from "../base/last-turn.js";
-import { optionalMaxTokens } from "../base/max-tokens.js";
 import type { ProviderStreamOptions } from "../base/run-stream.js";
 import { decodeItemRef, responsesCallId } from "./item-refs.js";
 import type {

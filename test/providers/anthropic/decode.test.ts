@@ -97,7 +97,7 @@ describe("AnthropicStreamDecoder (synthetic shapes)", () => {
 	});
 
 	it("a reply that filled the context window → length, with its cause (SPEC M4)", () => {
-		// Why the ceiling is sent unclamped (base/max-tokens.ts): current models end such a reply, not refuse it.
+		// Why the ceiling is sent unclamped (core/max-tokens.ts): current models end such a reply, not refuse it.
 		const { message } = decode([start, ...stop("model_context_window_exceeded")]);
 		expect(message).toMatchObject({
 			stopReason: "length",
