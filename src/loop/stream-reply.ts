@@ -64,7 +64,7 @@ async function replyGuardOf(state: RunState): Promise<ReplyGuard | undefined> {
 async function streamReplyStep(state: RunState, call: ProviderCall): Promise<AssistantMessage> {
 	const step = { kind: "model" as const, id: `model:${state.modelCalls}`, name: state.config.model.id };
 	state.modelCalls++;
-	state.telemetry?.modelRequest(call.context.messages); // rule X3: what the model is sent, for its span
+	state.telemetry?.modelRequest(call.context.messages, call.options); // rule X3: what the model is sent
 	const message = await state.runStep(step, () => consumeReply(state, call));
 	if (message && typeof message === "object" && message.role === "assistant")
 		return withUniqueToolCallIds(message);

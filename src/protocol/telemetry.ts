@@ -51,6 +51,19 @@ export interface ModelCallRecord {
 	usage: Usage;
 	/** `usage.cost.total`, in the model's price-table currency. */
 	cost: number;
+	/**
+	 * The settings this call was made with, when it set any: its own, so a reply guard's retry shows the
+	 * options it asked for (rule X4: a raised temperature). `temperature` is the one the call asked for (a
+	 * provider leaves it out for a model that rejects it); `maxTokens` is the cap the request carried, as
+	 * {@link RunStartInfo.request}'s. Absent when the call set neither, and for a reply no model call made (the
+	 * error reply of a run that failed inside the loop).
+	 */
+	request?: { temperature?: number; maxTokens?: number };
+	/**
+	 * True for a reply a reply guard discarded (rule X4): closed with `message_end { discarded: true }`, never
+	 * added to the transcript, and the model called again.
+	 */
+	discarded?: true;
 }
 
 /** One tool call, from its `tool_execution_start` to its `tool_execution_end`. */

@@ -1,6 +1,6 @@
 import { requestMaxTokens } from "../core/max-tokens.js";
 import type { AgentMessage, AssistantMessage, Message } from "../core/messages.js";
-import type { Model } from "../core/model.js";
+import type { Model, StreamOptions } from "../core/model.js";
 import type { Step, StepRunner } from "../core/step-runner.js";
 import type { AgentContext, AgentEvent } from "../protocol/events.js";
 import type { RunOutcome } from "../protocol/outcome.js";
@@ -59,6 +59,7 @@ export function createRunTelemetry(options: TelemetryOptions, run: ObservedRun):
  */
 export class RunTelemetry {
 	private readonly now: () => number;
+	private readonly model: Model;
 	private readonly deadlinePassed: (() => boolean) | undefined;
 	private readonly startedAt: number;
 	private readonly toolsOffered: string[];
@@ -70,6 +71,8 @@ export class RunTelemetry {
 	private readonly transcript: AgentMessage[] | undefined;
 	/** The messages of the model call in flight, copied only when content goes to sinks. */
 	private request: readonly Message[] = [];
+	/** The settings of the model call in flight, taken by its reply's record. */
+	private callSettings: ModelCallRecord["request"];
 	private turns = 0;
 	private callBoundary: number;
 	private call: OpenCall | undefined;
@@ -80,6 +83,7 @@ export class RunTelemetry {
 		run: ObservedRun,
 	) {
 		this.now = run.now;
+		this.model = run.model;
 		this.deadlinePassed = run.deadlinePassed;
 		this.startedAt = run.now();
 		this.callBoundary = this.startedAt;
@@ -87,11 +91,8 @@ export class RunTelemetry {
 		this.toolsOffered = tools.map((tool) => tool.name);
 		const recordContent = options.recordContent === true;
 		this.transcript = recordContent ? run.context.messages.slice() : undefined;
-		// The cap the requests carry, which the options may leave to the model or its API (`requestMaxTokens`).
-		const maxTokens = requestMaxTokens(run.model, run.streamOptions?.maxTokens);
 		const request = {
-			...(run.streamOptions?.temperature !== undefined ? { temperature: run.streamOptions.temperature } : {}),
-			...(maxTokens !== undefined ? { maxTokens } : {}),
+			...requestSettings(run.model, run.streamOptions),
 			...(run.streamOptions?.sessionId !== undefined ? { sessionId: run.streamOptions.sessionId } : {}),
 		};
 		for (const sink of options.sinks ?? []) {
@@ -185,11 +186,14 @@ export class RunTelemetry {
 	}
 
 	/**
-	 * The messages the loop sends for the next model call (rule C1's output), called just before the call. Kept
-	 * (as a copy: the loop's wire log grows in place) only when content goes to sinks.
+	 * The messages and options the loop sends for the next model call (rule C1's output; a reply guard's retry
+	 * options, rule X4), called just before the call. The messages are kept (as a copy: the loop's wire log
+	 * grows in place) only when content goes to sinks.
 	 */
-	modelRequest(messages: readonly Message[]): void {
+	modelRequest(messages: readonly Message[], options: StreamOptions): void {
 		if (this.transcript) this.request = messages.slice();
+		const settings = requestSettings(this.model, options);
+		this.callSettings = Object.keys(settings).length > 0 ? settings : undefined;
 	}
 
 	private onMessageEnd(message: AgentMessage, discarded: boolean): void {
@@ -200,6 +204,9 @@ export class RunTelemetry {
 			// Rule A7: a reply the deadline cut short is committed as aborted; its record says it was the deadline.
 			const byDeadline = message.stopReason === "aborted" && this.deadlinePassed?.() === true;
 			const record = modelCallRecord(this.modelCalls.length, message, call, endedAt, byDeadline);
+			if (this.callSettings) record.request = this.callSettings;
+			this.callSettings = undefined; // one call's settings, never a later reply's
+			if (discarded) record.discarded = true;
 			this.modelCalls.push(record);
 			const content = this.transcript
 				? { input: this.transcript.slice(), request: this.request, output: message }
@@ -303,6 +310,21 @@ function modelCallRecord(
 		...(call.firstTokenAt !== undefined ? { timeToFirstTokenMs: call.firstTokenAt - call.startedAt } : {}),
 		usage: message.usage,
 		cost: message.usage.cost.total,
+	};
+}
+
+/**
+ * The settings worth reporting of a request made with `options`: the temperature it asked for, and the cap it
+ * carried, which the options may leave to the model or its API (`requestMaxTokens`).
+ */
+function requestSettings(
+	model: Model,
+	options: Pick<StreamOptions, "temperature" | "maxTokens"> | undefined,
+): { temperature?: number; maxTokens?: number } {
+	const maxTokens = requestMaxTokens(model, options?.maxTokens);
+	return {
+		...(options?.temperature !== undefined ? { temperature: options.temperature } : {}),
+		...(maxTokens !== undefined ? { maxTokens } : {}),
 	};
 }
 

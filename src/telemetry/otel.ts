@@ -299,9 +299,15 @@ class OtelRunSink implements RunSink {
 	}
 }
 
-/** The response side of a `chat` span: model, id, finish reason, usage, error status. */
+/**
+ * The call's own request settings (a reply guard's retry may raise the temperature, rule X4), over the run's
+ * set at the span's start; then the response side: model, id, finish reason, usage, a discarded reply, error
+ * status.
+ */
 function describeChat(span: Span, record: ModelCallRecord): void {
 	span.setAttributes({
+		...optional("gen_ai.request.temperature", record.request?.temperature),
+		...optional("gen_ai.request.max_tokens", record.request?.maxTokens),
 		"gen_ai.response.model": record.model,
 		...optional("gen_ai.response.id", record.responseId),
 		"gen_ai.response.finish_reasons": [finishReason(record.stopReason, record.stopDetail)],
@@ -314,6 +320,8 @@ function describeChat(span: Span, record: ModelCallRecord): void {
 		...usageAttributes(record.usage, true),
 		"capstan.stop_reason": record.stopReason,
 		...optional("capstan.stop_detail", record.stopDetail),
+		// Rule X4: the reply was thrown away and the model called again; the call itself did not fail.
+		...(record.discarded ? { "capstan.reply.discarded": true } : {}),
 	});
 	// Rule A7: cut by the deadline, the call failed as the run did (`failureOf`), not as an abort.
 	if (record.stopDetail === "deadline") fail(span, DEADLINE.type, DEADLINE.message);

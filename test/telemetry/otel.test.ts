@@ -25,6 +25,7 @@ import {
 	type AgentLoopConfig,
 	type AgentTool,
 	type ModelCallRecord,
+	type ReplyGuard,
 	type TelemetryOptions,
 	type ToolCallRecord,
 	type Usage,
@@ -437,6 +438,38 @@ describe("OpenTelemetry spans, GenAI semantic conventions — SPEC X3", () => {
 		expect(String(chats[0]?.attributes["gen_ai.output.messages"])).toContain("LEAKED");
 		for (const chat of chats)
 			expect(String(chat.attributes["gen_ai.input.messages"])).not.toContain("LEAKED");
+	});
+
+	it("a reply guard's retry: each chat span has its call's temperature, the discarded reply's span says so — SPEC X3, X4", async () => {
+		// Discards the first reply and retries it one degree warmer, as the Harmony guard does (in smaller steps).
+		const guard: ReplyGuard = {
+			check: (reply, attempt) =>
+				attempt === 0 ? { type: "retry", discarded: reply } : { type: "commit", message: reply },
+			retryOptions: (options, attempt) => ({ ...options, temperature: (options.temperature ?? 0) + attempt }),
+		};
+		const t = tracing();
+		const records: ModelCallRecord[] = [];
+		const { scripted } = await runScript([textReply("leaky"), textReply("clean")], {
+			config: {
+				replyGuard: () => guard,
+				streamOptions: { temperature: 0.25, maxTokens: 500 },
+				telemetry: { onModelCall: (record) => records.push(record), sinks: [openTelemetry(t.tracer)] },
+			},
+		});
+		const sent = scripted.calls.map((call) => call.options.temperature);
+		expect(sent).toEqual([0.25, 1.25]);
+		expect(records.map((record) => [record.request, record.discarded])).toEqual([
+			[{ temperature: 0.25, maxTokens: 500 }, true],
+			[{ temperature: 1.25, maxTokens: 500 }, undefined],
+		]);
+		const chats = t.byName("chat scripted-model");
+		expect(chats.map((span) => span.attributes["gen_ai.request.temperature"])).toEqual(sent);
+		expect(chats.map((span) => span.attributes["gen_ai.request.max_tokens"])).toEqual([500, 500]);
+		expect(chats.map((span) => span.attributes["capstan.reply.discarded"])).toEqual([true, undefined]);
+		// A discarded reply is no failure: the call itself succeeded.
+		expect(chats.map((span) => span.status.code)).toEqual([SpanStatusCode.UNSET, SpanStatusCode.UNSET]);
+		// The run span keeps the run's configured settings.
+		expect(t.one("invoke_agent").attributes["gen_ai.request.temperature"]).toBe(0.25);
 	});
 
 	it("error status with error.type: a failed model call, an aborted tool, an aborted run — SPEC X3", async () => {
