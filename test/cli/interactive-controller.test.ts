@@ -511,6 +511,60 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		await expect(controller.done).resolves.toBe(0);
 	});
 
+	it("SPEC A1: Ctrl+C during a run aborts it like Esc, keeping the draft; the session goes on", async () => {
+		const { vt, type, controller, agent, clock } = setup([toolReply("watch_build"), textReply("again")]);
+		type("watch");
+		controller.handle({ type: "submit" });
+		await until(vt, "⠋ watch_build");
+		type("half a steer");
+		controller.handle({ type: "interrupt" });
+		await until(vt, "run aborted");
+		expect(vt.screen().join("\n")).toMatch(/⏹ run aborted after \d+\.\d s: aborted by the user \(Ctrl\+C\)/);
+		expect(agent.state.isStreaming).toBe(false);
+		expect(vt.screen().at(-1)).toBe("› half a steer");
+		// Past the double-press window, the session is still there and runs the next prompt.
+		clock.advance(DOUBLE_CTRL_C_MS + 1);
+		controller.handle({ type: "submit" });
+		await until(vt, "again");
+		expect(await Promise.race([controller.done, Promise.resolve("running")])).toBe("running");
+	});
+
+	it("SPEC T17: Ctrl+C while a question is open withdraws it and ends the paused run as aborted", async () => {
+		const { vt, type, controller, agent, desk } = setup([toolReply("write_file", { path: "a.txt" })]);
+		type("write");
+		controller.handle({ type: "submit" });
+		await until(vt, "? Run write_file");
+		controller.handle({ type: "interrupt" });
+		await until(vt, "run aborted");
+		await desk.idle();
+		expect(agent.state.pendingApprovals).toEqual([]);
+		expect(agent.state.messages.at(-1)).toMatchObject({ role: "toolResult", details: { reason: "aborted" } });
+		expect(await Promise.race([controller.done, Promise.resolve("running")])).toBe("running");
+	});
+
+	it("Ctrl+C twice during a run exits with 0: the first aborts, the second leaves", async () => {
+		const { vt, type, controller, agent } = setup([toolReply("watch_build")]);
+		type("watch");
+		controller.handle({ type: "submit" });
+		await until(vt, "⠋ watch_build");
+		controller.handle({ type: "interrupt" });
+		await until(vt, "press Ctrl+C again to exit");
+		controller.handle({ type: "interrupt" });
+		await expect(controller.done).resolves.toBe(0);
+		expect(agent.state.isStreaming).toBe(false);
+	});
+
+	it("Ctrl+C ends a running shell command: the run stops at once, not when the command would have", async () => {
+		const shell = shellTool({ cwd: tmpdir(), shell: { killGraceMs: 200 } });
+		const { vt, type, controller } = setup([toolReply("shell", { command: "sleep 30" })], {}, [shell]);
+		type("run it");
+		controller.handle({ type: "submit" });
+		await until(vt, "shell sleep 30");
+		controller.handle({ type: "interrupt" });
+		await until(vt, "run aborted");
+		expect(vt.screen().join("\n")).toMatch(/⏹ shell sleep 30 aborted \(\d+\.\d s\)/);
+	});
+
 	it("the Ctrl+C hint is taken down when its window has passed, though nothing else redraws", () => {
 		vi.useFakeTimers();
 		try {

@@ -36,7 +36,7 @@ interface Command {
 export const KEY_HELP: readonly (readonly [string, string])[] = [
 	["Enter", "send; while the agent works, steer it (interrupts running tools)"],
 	["Alt+Enter, /later <text>", "queue a follow-up for when the agent is done"],
-	["Esc", "abort the run (and a running shell command)"],
+	["Esc, Ctrl+C", "abort the run (and a running shell command); with none, clear the input line"],
 	["Ctrl+C twice", "exit (Ctrl+D on an empty line too)"],
 	["Ctrl+T", "expand or collapse thinking"],
 	["Up/Down", "input history; Tab completes a /command"],

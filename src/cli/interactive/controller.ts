@@ -1,6 +1,6 @@
 /**
  * The interactive session: keys in, agent calls out, events rendered. The input line stays live during a
- * run: Enter steers, Alt+Enter or `/later` queues a follow-up, Esc aborts, Ctrl+C twice exits.
+ * run: Enter steers, Alt+Enter or `/later` queues a follow-up, Esc or Ctrl+C aborts, Ctrl+C twice exits.
  */
 import { type AgentMessage, userMessage } from "../../core/messages.js";
 import type { RetryInfo } from "../../core/model.js";
@@ -19,7 +19,7 @@ import { displayWidth, truncate, truncateStyled, wrapRows } from "./text-width.j
 import { oneLine } from "./tool-lines.js";
 import { TranscriptView } from "./transcript.js";
 
-/** Two Ctrl+C within this window exit. */
+/** Two Ctrl+C within this window exit (the first one aborts a run, or clears the input line). */
 export const DOUBLE_CTRL_C_MS = 1500;
 /**
  * A letter typed within this long of the previous one is the rest of a word, not an answer to a question that
@@ -31,8 +31,10 @@ export const TYPING_GAP_MS = 300;
 const FRAME_MS = 16;
 /** At most this many rows show what a file change to approve would write. */
 const PREVIEW_ROWS = 16;
-/** The notice Esc shows while a run winds down. */
+/** The notice Esc and Ctrl+C show while a run winds down. */
 const ABORTING = "aborting…";
+/** The notice after a Ctrl+C: the next one within {@link DOUBLE_CTRL_C_MS} exits. */
+const PRESS_AGAIN = "press Ctrl+C again to exit";
 const TICK_MS = 100;
 
 /**
@@ -112,7 +114,7 @@ export class InteractiveController {
 		const session = host.sessions.current;
 		if (session) this.screen.print([s.dim(`session: ${session}`)]);
 		this.screen.print([
-			s.dim("Enter sends · Alt+Enter or /later queues a follow-up · Esc aborts · /help"),
+			s.dim("Enter sends · Alt+Enter or /later queues a follow-up · Esc or Ctrl+C aborts · /help"),
 			"",
 		]);
 		if (host.agent.state.messages.length > 0) this.showHistory();
@@ -194,8 +196,12 @@ export class InteractiveController {
 		this.view.onEvent(event);
 		if (event.type === "message_end" && (event.message as { role?: unknown }).role === "assistant")
 			this.totals.add(event.message as never);
-		// "aborting…" stands until the run has wound down, not for its full notice time after.
-		if (event.type === "agent_end" && this.notice?.text === ABORTING) this.notice = undefined;
+		// "aborting…" stands until the run has wound down, not for its full notice time after; what a Ctrl+C
+		// armed stays for the rest of its window.
+		if (event.type === "agent_end" && this.notice?.text.startsWith(ABORTING)) {
+			if (this.notice.text.endsWith(PRESS_AGAIN)) this.notice.text = PRESS_AGAIN;
+			else this.notice = undefined;
+		}
 		// The view says how a run failed; the host adds what to do about it when there is something (e.g. /clear).
 		if (event.type === "agent_end" && event.outcome.type === "error") {
 			const why = this.host.explainEnd(event);
@@ -286,14 +292,13 @@ export class InteractiveController {
 	}
 
 	private escape(): void {
-		// An approval question on screen means a paused run (rule T15): Esc ends it as aborted (rule T17).
-		if (this.host.agent.state.isStreaming || this.approvals.current) {
-			this.approvals.declineAll();
-			this.host.agent.abort("aborted by the user (Esc)");
-			this.say(ABORTING);
-		} else this.editor.set("");
+		if (!this.abortRun("Esc")) this.editor.set("");
 	}
 
+	/**
+	 * Ctrl+C: during a run it aborts the run as Esc does (the draft stays: it may be the next prompt); at the
+	 * prompt it clears the input line. Either way a second one within {@link DOUBLE_CTRL_C_MS} exits.
+	 */
 	private interrupt(): void {
 		const now = this.clock.now();
 		if (now - this.lastInterrupt <= DOUBLE_CTRL_C_MS) {
@@ -301,8 +306,20 @@ export class InteractiveController {
 			return;
 		}
 		this.lastInterrupt = now;
+		if (this.abortRun("Ctrl+C")) return;
 		this.editor.set("");
-		this.say("press Ctrl+C again to exit", DOUBLE_CTRL_C_MS);
+		this.say(PRESS_AGAIN, DOUBLE_CTRL_C_MS);
+	}
+
+	/** Abort the run, if one is active or paused for approval; returns whether there was one. */
+	private abortRun(key: "Esc" | "Ctrl+C"): boolean {
+		// An approval question on screen means a paused run (rule T15): it ends as aborted (rule T17).
+		if (!this.host.agent.state.isStreaming && !this.approvals.current) return false;
+		this.approvals.declineAll();
+		this.host.agent.abort(`aborted by the user (${key})`);
+		if (key === "Ctrl+C") this.say(`${ABORTING} · ${PRESS_AGAIN}`, DOUBLE_CTRL_C_MS);
+		else this.say(ABORTING);
+		return true;
 	}
 
 	/** A new question on screen starts its guard window (see {@link TYPING_GAP_MS}). */

@@ -154,7 +154,9 @@ export class TranscriptView {
 		}
 		if (this.runStarted !== undefined && this.tools.size === 0 && this.thinking === undefined) {
 			const what = this.preparing ? `preparing ${this.preparing}` : "working";
-			rows.push(s.dim(`${frame} ${what} · ${formatElapsed(this.now() - this.runStarted)} · Esc aborts`));
+			rows.push(
+				s.dim(`${frame} ${what} · ${formatElapsed(this.now() - this.runStarted)} · Esc or Ctrl+C aborts`),
+			);
 		}
 		return rows;
 	}
