@@ -12,7 +12,7 @@
  * follow-up in the interactive mode still gets a coherent run, and extra prompts get an honest echo.
  */
 import { readdirSync, rmSync } from "node:fs";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Agent } from "../agent/agent.js";
@@ -45,9 +45,34 @@ export interface DemoSandbox {
 	sessions: string;
 }
 
-/** Create the demo's sandbox with a tiny project in it. */
-export async function createDemoSandbox(): Promise<DemoSandbox> {
-	const root = await mkdtemp(join(tmpdir(), "capstan-demo-"));
+/** Where the demo's sandbox goes. */
+export interface DemoSandboxOptions {
+	/** The temporary directory it is created in, and earlier ones pruned from (default: `os.tmpdir()`). */
+	tmpRoot?: string;
+}
+
+/** The file in a sandbox's folder that says a demo made it (and which process): nothing else is pruned. */
+export const DEMO_MARKER = ".capstan-demo";
+
+/** An earlier demo's sandbox untouched for this long is removed when a demo starts: one day. */
+export const DEMO_SANDBOX_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+
+const SANDBOX_PREFIX = "capstan-demo-";
+/** `mkdtemp`'s six characters after the prefix. */
+const SANDBOX_NAME = /^capstan-demo-[A-Za-z0-9]{6}$/;
+
+/**
+ * Create the demo's sandbox with a tiny project in it, after pruning earlier demos' sandboxes that are
+ * stale (see {@link pruneDemoSandboxes}): each run keeps its own for the user to look at, so none would go.
+ */
+export async function createDemoSandbox(options: DemoSandboxOptions = {}): Promise<DemoSandbox> {
+	const tmpRoot = options.tmpRoot ?? tmpdir();
+	await pruneDemoSandboxes(tmpRoot);
+	const root = await mkdtemp(join(tmpRoot, SANDBOX_PREFIX));
+	await writeFile(
+		join(root, DEMO_MARKER),
+		`${JSON.stringify({ made: "capstan scripted demo", pid: process.pid })}\n`,
+	);
 	const dir = join(root, "project");
 	await mkdir(dir);
 	await writeFile(
@@ -70,6 +95,68 @@ export async function createDemoSandbox(): Promise<DemoSandbox> {
 export function removeDemoSandbox(sandbox: DemoSandbox): void {
 	rmSync(sandbox.project, { recursive: true, force: true });
 	if (!holdsFiles(sandbox.sessions)) rmSync(sandbox.root, { recursive: true, force: true });
+}
+
+/**
+ * Remove the sandboxes earlier demos left in `tmpRoot` (the ones whose session file was written, or whose
+ * process was killed) once nothing in them has changed for `maxAgeMs`. Only a folder that is unmistakably a
+ * demo's goes: named as {@link createDemoSandbox} names it, a real folder (not a link) of this user, holding
+ * the {@link DEMO_MARKER} file, and made by a process that has ended. Never throws: pruning is housekeeping.
+ */
+export async function pruneDemoSandboxes(tmpRoot: string, maxAgeMs = DEMO_SANDBOX_MAX_AGE_MS): Promise<void> {
+	let names: string[];
+	try {
+		names = await readdir(tmpRoot);
+	} catch {
+		return;
+	}
+	const cutoff = Date.now() - maxAgeMs;
+	for (const name of names) {
+		if (!SANDBOX_NAME.test(name)) continue;
+		const root = join(tmpRoot, name);
+		try {
+			if (await isStaleSandbox(root, cutoff)) await rm(root, { recursive: true, force: true });
+		} catch {
+			// Gone meanwhile (another demo pruned it), or not ours to read: leave it.
+		}
+	}
+}
+
+async function isStaleSandbox(root: string, cutoff: number): Promise<boolean> {
+	const folder = await lstat(root);
+	if (!folder.isDirectory() || (process.getuid !== undefined && folder.uid !== process.getuid()))
+		return false;
+	const marker = await lstat(join(root, DEMO_MARKER));
+	if (!marker.isFile()) return false;
+	const { pid } = JSON.parse(await readFile(join(root, DEMO_MARKER), "utf8")) as { pid?: unknown };
+	if (typeof pid === "number" && isAlive(pid)) return false;
+	return (await lastChange(root)) < cutoff;
+}
+
+/** The newest change in a sandbox: its folder, its project folder, its sessions folder and session files. */
+async function lastChange(root: string): Promise<number> {
+	const sessions = join(root, "sessions");
+	const files = await readdir(sessions).catch(() => [] as string[]);
+	const paths = [root, join(root, "project"), sessions, ...files.map((file) => join(sessions, file))];
+	const times = await Promise.all(
+		paths.map((path) =>
+			stat(path).then(
+				(s) => s.mtimeMs,
+				() => 0,
+			),
+		),
+	);
+	return Math.max(...times);
+}
+
+/** Whether process `pid` runs (one of another user's counts: it cannot be signalled, but it runs). */
+function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === "EPERM";
+	}
 }
 
 function holdsFiles(dir: string): boolean {

@@ -2,9 +2,27 @@
  * The scripted demo end to end: the real command on the scripted model, unattended (stdin is not a
  * terminal), as the README's main command runs it on a machine with no key.
  */
-import { existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import {
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	rmSync,
+	statSync,
+	symlinkSync,
+	utimesSync,
+	writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+	createDemoSandbox,
+	DEMO_MARKER,
+	DEMO_SANDBOX_MAX_AGE_MS,
+	removeDemoSandbox,
+} from "../../src/cli/demo.js";
 import type { AgentEvent } from "../../src/protocol/events.js";
 import {
 	cleanUpAfterEach,
@@ -96,5 +114,84 @@ describe("capstan with no key and no base URL", () => {
 		expect(stderr).toBe("capstan: aborted: interrupted (SIGINT)\n"); // SPEC A5: the reason text
 		const [file] = sessionFiles(join(cwd, "s"));
 		expect(unpairedCalls(sessionMessages(file ?? ""))).toEqual([]); // SPEC A1, I1
+	});
+});
+
+describe("the demo's sandboxes in the temporary directory", () => {
+	const roots: string[] = [];
+	afterEach(() => {
+		for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+	});
+	/** A temporary directory of the test's own, standing in for the system's. */
+	const tmpRoot = () => {
+		const root = mkdtempSync(join(tmpdir(), "capstan-sandbox-test-"));
+		roots.push(root);
+		return root;
+	};
+	/** Set every file and folder under `dir` (and `dir`) to `ageMs` ago. */
+	const age = (dir: string, ageMs: number) => {
+		const when = new Date(Date.now() - ageMs);
+		for (const entry of readdirSync(dir, { recursive: true }))
+			utimesSync(join(dir, String(entry)), when, when);
+		utimesSync(dir, when, when);
+	};
+	/** A pid no process has: one of a process that has ended. */
+	const deadPid = () => spawnSync(process.execPath, ["-e", ""]).pid;
+	/** A sandbox an earlier demo left, with a session file in it (the path it printed). */
+	const leftSandbox = async (root: string, ageMs: number) => {
+		const sandbox = await createDemoSandbox({ tmpRoot: root });
+		mkdirSync(sandbox.sessions);
+		writeFileSync(join(sandbox.sessions, "s.jsonl"), "{}\n");
+		removeDemoSandbox(sandbox);
+		writeFileSync(join(sandbox.root, DEMO_MARKER), `${JSON.stringify({ pid: deadPid() })}\n`);
+		age(sandbox.root, ageMs);
+		return sandbox.root;
+	};
+
+	it("a new demo removes earlier demos' sandboxes older than a day, and keeps the newer ones", async () => {
+		const root = tmpRoot();
+		const stale = await leftSandbox(root, DEMO_SANDBOX_MAX_AGE_MS + 60_000);
+		const recent = await leftSandbox(root, DEMO_SANDBOX_MAX_AGE_MS - 60_000);
+		const sandbox = await createDemoSandbox({ tmpRoot: root });
+		expect(existsSync(stale)).toBe(false);
+		expect(existsSync(join(recent, "sessions", "s.jsonl"))).toBe(true);
+		expect(statSync(join(sandbox.root, DEMO_MARKER)).isFile()).toBe(true);
+		expect(existsSync(join(sandbox.project, "README.md"))).toBe(true);
+	});
+
+	it("a sandbox whose session file was written within the day is kept, however old the folder", async () => {
+		const root = tmpRoot();
+		const old = await leftSandbox(root, 3 * DEMO_SANDBOX_MAX_AGE_MS);
+		const now = new Date();
+		utimesSync(join(old, "sessions", "s.jsonl"), now, now);
+		await createDemoSandbox({ tmpRoot: root });
+		expect(existsSync(join(old, "sessions", "s.jsonl"))).toBe(true);
+	});
+
+	it("touches nothing it cannot tell is a finished demo's: no marker, another name, a live demo, a link", async () => {
+		const root = tmpRoot();
+		const old = 3 * DEMO_SANDBOX_MAX_AGE_MS;
+		// Named like one, but without the marker: somebody else's folder (or an older capstan's).
+		const unmarked = join(root, "capstan-demo-Ab12Cd");
+		mkdirSync(join(unmarked, "sessions"), { recursive: true });
+		age(unmarked, old);
+		// Marked, but not named like one.
+		const renamed = join(root, "my-capstan-demo");
+		mkdirSync(renamed);
+		writeFileSync(join(renamed, DEMO_MARKER), `${JSON.stringify({ pid: deadPid() })}\n`);
+		age(renamed, old);
+		// A demo still running (its process is alive), idle for days.
+		const live = await createDemoSandbox({ tmpRoot: root });
+		writeFileSync(join(live.root, DEMO_MARKER), `${JSON.stringify({ pid: process.pid })}\n`);
+		age(live.root, old);
+		// A link named like a sandbox, to a stale sandbox elsewhere: neither the link nor its target goes.
+		const elsewhere = await leftSandbox(tmpRoot(), old);
+		const link = join(root, "capstan-demo-Lnk123");
+		symlinkSync(elsewhere, link);
+		await createDemoSandbox({ tmpRoot: root });
+		expect(existsSync(unmarked)).toBe(true);
+		expect(existsSync(renamed)).toBe(true);
+		expect(existsSync(live.project)).toBe(true);
+		expect(existsSync(join(link, "sessions", "s.jsonl"))).toBe(true);
 	});
 });
