@@ -124,7 +124,7 @@ function marker(status: string): string {
 
 /**
  * `usage: 5 model calls · 1,234 input · 567 output tokens · $0.0012`; `cost unknown` when the model has no
- * price table (rule M5: its zero cost is no price), as the interactive status line says `cost n/a`.
+ * price table (rule M5: its zero cost is no price), as the interactive `/usage` says `unknown`.
  */
 export function usageLine(messages: readonly AgentMessage[]): string {
 	let calls = 0;

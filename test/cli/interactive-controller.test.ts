@@ -390,7 +390,7 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		controller.handle({ type: "submit" });
 		await until(vt, "[y/N/a=always]");
 		expect(vt.screen().slice(-10)).toEqual([
-			"scripted/m (scripted) · thinking off · ↑0 ↓0 · $0.0000 · ctx 0% of 1.0k",
+			"scripted/m (scripted) · thinking off · ↑0 ↓0 · ctx 0% of 1.0k",
 			"? Run write_file: echo line 0",
 			"echo line 1",
 			"echo line 2",

@@ -48,19 +48,23 @@ export function formatTokens(n: number): string {
 	return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
-/** Dollars with enough digits to see small sums. */
+/** Dollars with enough digits to see small sums; a sum above zero never reads as `$0.0000`. */
 export function formatCost(cost: number): string {
+	if (cost > 0 && cost < 0.00005) return "<$0.0001";
 	return cost >= 1 ? `$${cost.toFixed(2)}` : `$${cost.toFixed(4)}`;
 }
 
-/** The status line for the live region, cut to `width`. */
+/**
+ * The status line for the live region, cut to `width`. The cost shows once something was spent: not before the
+ * first reply, nor for a model with no prices (rule M5: a local model's zero is no price; `/usage` says so).
+ */
 export function statusLine(model: ModelDescription, totals: UsageTotals, width: number, s: Palette): string {
 	const parts = [
 		model.scripted ? `${model.spec} (scripted)` : model.spec,
 		`thinking ${model.thinkingLevel}`,
 		`↑${formatTokens(totals.input + totals.cacheRead + totals.cacheWrite)} ↓${formatTokens(totals.output)}`,
-		totals.priceUnknown && totals.cost === 0 ? "cost n/a" : formatCost(totals.cost),
 	];
+	if (totals.cost > 0) parts.push(formatCost(totals.cost));
 	if (model.contextWindow && model.contextWindow > 0) {
 		const share = Math.min(999, Math.round((totals.contextTokens / model.contextWindow) * 100));
 		parts.push(`ctx ${share}% of ${formatTokens(model.contextWindow)}`);
