@@ -333,7 +333,7 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		expect(vt.screen().slice(-4)).toEqual([
 			`? Run shell: echo ${"a".repeat(41)}`,
 			`${"a".repeat(49)} > out.txt`,
-			" && echo hi",
+			"&& echo hi", // the space it wrapped at does not push the row one cell in
 			"rm -rf ~/projects? [y/N/a=always]",
 		]);
 		controller.handle({ type: "escape" });

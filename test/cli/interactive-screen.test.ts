@@ -24,10 +24,58 @@ describe("LiveScreen: transcript lines once, live region diffed", () => {
 		]);
 	});
 
+	it("wraps a transcript line at word boundaries to the width; a word longer than a row still breaks", () => {
+		const vt = new VirtualTerminal(20, 10);
+		const screen = new LiveScreen(vt);
+		screen.print([
+			"the quick brown fox jumps over the lazy dog",
+			"see https://example.com/a/very/long/path now",
+		]);
+		screen.setLive(["›"], { row: 0, col: 2 });
+		screen.flush();
+		expect(vt.screen()).toEqual([
+			"the quick brown fox",
+			"jumps over the lazy",
+			"dog",
+			"see",
+			"https://example.com",
+			"/a/very/long/path",
+			"now",
+			"›",
+		]);
+	});
+
+	it("an indented transcript line (a code line, a nested bullet) continues at its indentation", () => {
+		const vt = new VirtualTerminal(20, 10);
+		const screen = new LiveScreen(vt);
+		screen.print(["  │ const total = price * count;", "    • nested item that wraps"]);
+		screen.setLive(["›"], { row: 0, col: 2 });
+		screen.flush();
+		expect(vt.screen()).toEqual([
+			"  │ const total =",
+			"  price * count;",
+			"    • nested item",
+			"    that wraps",
+			"›",
+		]);
+	});
+
+	it("a styled transcript line wraps by what shows: escapes take no cells, and each row carries its style", () => {
+		const s = createPalette(true);
+		const vt = new VirtualTerminal(20, 10);
+		const screen = new LiveScreen(vt);
+		screen.print([`${s.bold("Bold")} words then ${s.cyan("some cyan code that wraps")}`]);
+		screen.setLive(["›"], { row: 0, col: 2 });
+		screen.flush();
+		expect(vt.screen()).toEqual(["Bold words then", "some cyan code that", "wraps", "›"]);
+		// The cyan reopens on the row it continues on: every row redraws (and scrolls) on its own.
+		expect(vt.take()).toContain(`${s.cyan("some cyan code that")}`);
+	});
+
 	it("redraws only from the first changed row: a spinner tick never rewrites the transcript or the rows above it", () => {
 		const vt = new VirtualTerminal(40, 10);
 		const screen = new LiveScreen(vt);
-		screen.print(["a transcript line that must be written once"]);
+		screen.print(["a transcript line written once"]);
 		screen.setLive(["partial text", "⠋ tool 0.1 s", "status", "›"], { row: 3, col: 2 });
 		screen.flush();
 		vt.take();
@@ -38,7 +86,7 @@ describe("LiveScreen: transcript lines once, live region diffed", () => {
 		expect(frame).not.toContain("transcript line");
 		expect(frame).not.toContain("partial text");
 		expect(vt.screen()).toEqual([
-			"a transcript line that must be written once",
+			"a transcript line written once",
 			"partial text",
 			"⠙ tool 0.2 s",
 			"status",

@@ -6,7 +6,7 @@
  */
 import { terminalText } from "../terminal-text.js";
 import { CSI } from "./ansi.js";
-import { displayWidth } from "./text-width.js";
+import { displayWidth, wrapRows } from "./text-width.js";
 
 /** Where frames go: a TTY write stream, or a recorder in tests. */
 export interface ScreenOutput {
@@ -36,7 +36,10 @@ export class LiveScreen {
 		this.columnsDrawn = out.columns;
 	}
 
-	/** Append finished transcript lines; they are written once, above the live region, at the next flush. */
+	/**
+	 * Append finished transcript lines; they are written once, above the live region, at the next flush,
+	 * wrapped at spaces to the width then (the terminal's own wrap would cut words at its edge).
+	 */
 	print(lines: readonly string[]): void {
 		for (const line of lines) this.pending.push(line);
 	}
@@ -66,7 +69,10 @@ export class LiveScreen {
 		let from: number;
 		if (this.pending.length > 0) {
 			frame += `\r${CSI.up(this.cursorRow)}${CSI.clearBelow}`;
-			for (const line of this.pending) frame += `${terminalText(line)}${CSI.reset}\r\n`;
+			// One cell short of the edge, as the live rows: a row filling the last column wraps early on some terminals.
+			const width = Math.max(1, this.out.columns - 1);
+			for (const line of this.pending)
+				for (const row of wrapRows(line, width)) frame += `${row}${CSI.reset}\r\n`;
 			this.pending = [];
 			from = 0;
 		} else {

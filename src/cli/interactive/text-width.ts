@@ -51,13 +51,36 @@ function isPrintableAscii(code: number): boolean {
 }
 
 /**
- * Wrap (possibly styled) text into rows of at most `width` cells, breaking at spaces where it can and hard
- * inside long words; styles are closed and reopened across rows so each row can be redrawn on its own.
+ * Wrap (possibly styled) text into rows of at most `width` cells, breaking at spaces where it can (the spaces
+ * at a break dropped) and hard inside long words; a line's continued rows keep its indentation, and its styles
+ * are closed and reopened across them so each row can be redrawn on its own.
  */
 export function wrapRows(text: string, width: number): string[] {
 	const columns = Math.max(1, width);
 	if (text === "") return [""];
-	return wrapAnsi(terminalText(text), columns, { hard: true, trim: false, wordWrap: true }).split("\n");
+	return terminalText(text)
+		.split("\n")
+		.flatMap((line) => wrapLine(line, columns));
+}
+
+/** A line's indentation: its leading spaces, after any style sequences that open it. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape is what this finds.
+const INDENT = /^((?:\x1b\[[0-9;]*m)*)( +)/;
+
+/**
+ * One line (no line feed) in rows of at most `columns` cells. wrap-ansi's `trim` takes the spaces off where a
+ * row breaks (kept, they start the next row one cell in, or push its last word off); it would take the line's
+ * indentation too, so that is set aside and put before every row: a code line or a nested bullet continues at
+ * its own indentation (at most half the width, so some text still fits beside it).
+ */
+function wrapLine(line: string, columns: number): string[] {
+	const match = INDENT.exec(line);
+	const indent = (match?.[2] ?? "").slice(0, Math.floor(columns / 2));
+	const rest = match ? (match[1] ?? "") + line.slice(match[0].length) : line;
+	const rows = wrapAnsi(rest, columns - indent.length, { hard: true, trim: true, wordWrap: true }).split(
+		"\n",
+	);
+	return rows.map((row) => indent + row);
 }
 
 /** Cut plain text to `width` cells, marking the cut with an ellipsis. */
