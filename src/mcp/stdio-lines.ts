@@ -9,6 +9,9 @@
  * at the start, or as its last member). A line that names no waiting call — a server's log line, a banner — is
  * dropped as before: failing the calls in flight on it would break servers that log to stdout and otherwise
  * work, and the SDK's other clients accept them. The line itself never leaves this module: it may hold anything.
+ *
+ * A JSON-RPC error whose `id` is null or missing is what a server writes for a request it could not read: one of
+ * the calls waiting when it came will never be answered, and nothing says which ({@link UnnamedErrors}).
  */
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ReadBuffer, STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/stdio.js";
@@ -80,27 +83,48 @@ export function keepInvalidLines(stdio: StdioClientTransport): boolean {
 
 /**
  * Wrap `inner` (a stdio transport given {@link keepInvalidLines}) so that a line naming a call still waiting is
- * answered as that call's error; every other error is handed on as it came.
+ * answered as that call's error, and so is an error naming no call (`id` null or missing) once it can be only
+ * one call's; every other error is handed on as it came.
  */
 export function answerInvalidLines(inner: Transport): Transport {
 	const waiting = new Set<RequestId>();
+	const unnamed = new UnnamedErrors();
+	const deliver = (answers: ErrorAnswer[]) => {
+		for (const answer of answers) {
+			waiting.delete(answer.id);
+			outer.onmessage?.(answer);
+		}
+	};
+	/** `id` has its answer: it is no longer waiting, and may decide whose an unnamed error is. */
+	const answered = (id: RequestId) => {
+		waiting.delete(id);
+		deliver(unnamed.answered(id));
+	};
+	const unnamedError = (error: ServerError) => {
+		if (waiting.size === 0)
+			outer.onerror?.(new Error(`the server sent an error naming no request: ${error.message}`));
+		else deliver(unnamed.add(error, waiting));
+	};
 	const outer: Transport = {
 		start() {
 			inner.onmessage = (message, extra) => {
-				if ("id" in message && !("method" in message) && message.id !== undefined) waiting.delete(message.id);
+				const error = unnamedErrorOf(message);
+				if (error) return unnamedError(error);
 				outer.onmessage?.(message, extra);
+				if ("id" in message && !("method" in message) && message.id !== undefined) answered(message.id);
 			};
 			inner.onerror = (error) => {
-				const answer = error instanceof InvalidLineError ? errorAnswer(error, waiting) : undefined;
-				if (!answer) {
-					outer.onerror?.(error);
-					return;
-				}
-				waiting.delete(answer.id);
+				if (!(error instanceof InvalidLineError)) return outer.onerror?.(error);
+				const unnamed = error.json ? unnamedErrorOf(error.json.value) : undefined;
+				if (unnamed) return unnamedError(unnamed);
+				const answer = errorAnswer(error, waiting);
+				if (!answer) return outer.onerror?.(error);
 				outer.onmessage?.(answer);
+				answered(answer.id);
 			};
 			inner.onclose = () => {
 				waiting.clear();
+				unnamed.clear();
 				outer.onclose?.();
 			};
 			return inner.start();
@@ -110,7 +134,10 @@ export function answerInvalidLines(inner: Transport): Transport {
 				if ("id" in message) waiting.add(message.id);
 				else if (message.method === "notifications/cancelled") {
 					const id = cancelledId(message.params);
-					if (id !== undefined) waiting.delete(id);
+					if (id !== undefined) {
+						waiting.delete(id);
+						unnamed.forget(id);
+					}
 				}
 			}
 			return inner.send(message, options);
@@ -121,11 +148,92 @@ export function answerInvalidLines(inner: Transport): Transport {
 	return outer;
 }
 
+/** The error member of a JSON-RPC error response. */
+interface ServerError {
+	code: number;
+	message: string;
+}
+
+/** A call's answer made up here: an error. */
+interface ErrorAnswer {
+	jsonrpc: "2.0";
+	id: RequestId;
+	error: ServerError;
+}
+
+/**
+ * The error of a JSON-RPC 2.0 error response that names no request (`id` null or missing), else undefined. A
+ * log line in JSON is no such response: it lacks `"jsonrpc": "2.0"`.
+ */
+function unnamedErrorOf(value: unknown): ServerError | undefined {
+	if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+	const { jsonrpc, id, error } = value as { jsonrpc?: unknown; id?: unknown; error?: unknown };
+	if (jsonrpc !== "2.0" || "method" in value || (id !== undefined && id !== null)) return undefined;
+	if (typeof error !== "object" || error === null) return undefined;
+	const { code, message } = error as { code?: unknown; message?: unknown };
+	if (typeof message !== "string") return undefined;
+	return { code: Number.isInteger(code) ? (code as number) : ErrorCode.InternalError, message };
+}
+
+/**
+ * Errors a server sent naming no request, each with the calls that were waiting when it came: it belongs to one
+ * of them, which will never be answered. With one call waiting the error is that call's at once. With several,
+ * failing them all would tell the model that calls failed which the server runs and answers (a write that
+ * happened, reported as failed, is done twice on a retry); so the error waits for the others' answers, and is
+ * the call's that is left. A call cancelled meanwhile (by the loop, or on its timeout) may have been the one,
+ * so the errors it might be are given up: the calls left wait for their answers or their timeouts, as before.
+ */
+export class UnnamedErrors {
+	private entries: { error: ServerError; calls: Set<RequestId> }[] = [];
+
+	/** An error naming no request came while `waiting` waited; returns the answers this decides. */
+	add(error: ServerError, waiting: ReadonlySet<RequestId>): ErrorAnswer[] {
+		this.entries.push({ error, calls: new Set(waiting) });
+		return this.settle();
+	}
+
+	/** Call `id` got its answer; returns the answers this decides. */
+	answered(id: RequestId): ErrorAnswer[] {
+		for (const entry of this.entries) entry.calls.delete(id);
+		return this.settle();
+	}
+
+	/** Call `id` will get no answer (it was cancelled): the errors it may have been are given up. */
+	forget(id: RequestId): void {
+		this.entries = this.entries.filter((entry) => !entry.calls.has(id));
+	}
+
+	clear(): void {
+		this.entries = [];
+	}
+
+	/** Answer each error left with one call; one left with none answered nothing still waiting, and is dropped. */
+	private settle(): ErrorAnswer[] {
+		const answers: ErrorAnswer[] = [];
+		for (let entry = this.decided(); entry; entry = this.decided()) {
+			this.entries.splice(this.entries.indexOf(entry), 1);
+			const [id] = entry.calls;
+			if (id === undefined) continue;
+			for (const other of this.entries) other.calls.delete(id);
+			answers.push({ jsonrpc: "2.0", id, error: unnamedAnswer(entry.error) });
+		}
+		return answers;
+	}
+
+	private decided() {
+		return this.entries.find((entry) => entry.calls.size <= 1);
+	}
+}
+
+function unnamedAnswer({ code, message }: ServerError): ServerError {
+	return {
+		code,
+		message: `the server sent an error naming no request (id null or missing), taken as this call's: ${message}`,
+	};
+}
+
 /** The error answer of the waiting call that `error`'s line was meant to answer, if it names one. */
-function errorAnswer(
-	error: InvalidLineError,
-	waiting: ReadonlySet<RequestId>,
-): { jsonrpc: "2.0"; id: RequestId; error: { code: number; message: string } } | undefined {
+function errorAnswer(error: InvalidLineError, waiting: ReadonlySet<RequestId>): ErrorAnswer | undefined {
 	const id = answeredId(error, waiting);
 	if (id === undefined) return undefined;
 	const what = error.json

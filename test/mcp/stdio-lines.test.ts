@@ -6,9 +6,9 @@
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectMcpServers, type McpConnection } from "../../src/mcp/index.js";
-import { answeredId, InvalidLineError } from "../../src/mcp/stdio-lines.js";
+import { answeredId, InvalidLineError, UnnamedErrors } from "../../src/mcp/stdio-lines.js";
 import { REPO_ROOT } from "../providers/support/fixtures.js";
-import { agentWith, callReply, resultText, textReply } from "./support/harness.js";
+import { agentWith, callReply, executeAlone, resultText, textReply } from "./support/harness.js";
 
 const TSX = resolve(REPO_ROOT, "node_modules/tsx/dist/loader.mjs");
 const SERVER = resolve(REPO_ROOT, "test/mcp/support/bad-lines-server.ts");
@@ -57,6 +57,63 @@ describe("a stdio server's answer that is no JSON-RPC message", () => {
 		await agent.prompt("go");
 		expect(toolResults().map((r) => [r.isError, resultText(r)])).toEqual([[false, "done"]]);
 	}, 20_000);
+});
+
+describe("a JSON-RPC error from a stdio server that names no request (id null or left out)", () => {
+	const tool = (name: string) => {
+		const found = mcp.tools().find((t) => t.name === name);
+		if (!found) throw new Error(`no tool ${name}`);
+		return found;
+	};
+	const unnamed = (name: string) =>
+		`MCP tool "${name}" on server "bad" failed: MCP error -32700: the server sent an error naming no request (id null or missing), taken as this call's: Parse error: Unexpected token`;
+
+	it("fails the one call in flight at once, quoting the server's message", async () => {
+		for (const name of ["null_id_error", "no_id_error"]) {
+			const result = await executeAlone(tool(`bad__${name}`));
+			expect([result.isError, resultText(result)]).toEqual([true, unnamed(name)]);
+		}
+		expect(mcp.servers.get("bad")?.connected).toBe(true);
+	});
+
+	it("with two calls in flight, fails the one left unanswered once the other's answer came", async () => {
+		const [failed, held] = await Promise.all([
+			executeAlone(tool("bad__null_id_error_beside_held")),
+			executeAlone(tool("bad__held")),
+		]);
+		expect([held.isError, resultText(held)]).toEqual([undefined, "held, then answered"]);
+		expect([failed.isError, resultText(failed)]).toEqual([true, unnamed("null_id_error_beside_held")]);
+	});
+});
+
+describe("UnnamedErrors: whose an error naming no request is", () => {
+	const parseError = { code: -32700, message: "Parse error" };
+	const ids = (answers: { id: string | number }[]) => answers.map((a) => a.id);
+
+	it("the one call waiting, or the one left once the others were answered", () => {
+		const errors = new UnnamedErrors();
+		expect(ids(errors.add(parseError, new Set([1])))).toEqual([1]);
+		expect(ids(errors.add(parseError, new Set([2, 3, 4])))).toEqual([]);
+		expect(ids(errors.answered(4))).toEqual([]);
+		expect(ids(errors.answered(2))).toEqual([3]);
+	});
+
+	it("two errors among the same calls: each answer narrows both", () => {
+		const errors = new UnnamedErrors();
+		errors.add(parseError, new Set([1, 2, 3]));
+		errors.add(parseError, new Set([1, 2, 3]));
+		// Two of the three are the errors'; one more answer leaves each error two calls, none decided.
+		expect(ids(errors.answered(3))).toEqual([]);
+		errors.add(parseError, new Set([5, 6]));
+		expect(ids(errors.answered(6))).toEqual([5]);
+	});
+
+	it("a call cancelled while an error might be its gives that error up; the others go on waiting", () => {
+		const errors = new UnnamedErrors();
+		errors.add(parseError, new Set([1, 2]));
+		errors.forget(1);
+		expect(ids(errors.answered(2))).toEqual([]);
+	});
 });
 
 describe("answeredId: which waiting call a line that is no message answers", () => {

@@ -1,7 +1,8 @@
 /**
  * A real SDK stdio server (`McpServer`) whose tools write lines to stdout that are no JSON-RPC message, beside the
  * SDK's own: an answer that is not valid JSON (`NaN`, in two encoders' member orders), an answer in JSON that is
- * not JSON-RPC, and log lines before a proper answer. Run by the tests as a child process (`tsx`).
+ * not JSON-RPC, log lines before a proper answer, and a JSON-RPC error that names no request (`id` null or left
+ * out, as a server writes for a request it could not read). Run by the tests as a child process (`tsx`).
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -37,6 +38,42 @@ server.registerTool("logs_then_answers", { description: "Logs to stdout, then an
 	process.stdout.write(`{"level":"info","msg":"still working","id":"log-1"}\n`);
 	return { content: [{ type: "text", text: "done" }] };
 });
+/** The error a server writes for a request it could not read; `id` is `null` or left out. */
+const unnamedError = (id: "null" | "absent") =>
+	`{"jsonrpc":"2.0",${id === "null" ? '"id":null,' : ""}"error":{"code":-32700,"message":"Parse error: Unexpected token"}}`;
+server.registerTool("null_id_error", { description: "Answers with an error of id null" }, async () => {
+	process.stdout.write(`${unnamedError("null")}\n`);
+	return new Promise<never>(() => {});
+});
+server.registerTool("no_id_error", { description: "Answers with an error without an id" }, async () => {
+	process.stdout.write(`${unnamedError("absent")}\n`);
+	return new Promise<never>(() => {});
+});
+// Two calls in flight: `held` waits until `null_id_error_beside_held` has written its error line, so the client
+// reads that line while both calls wait, and `held`'s answer after it.
+let heldArrived: () => void = () => {};
+const arrived = new Promise<void>((resolve) => {
+	heldArrived = resolve;
+});
+let release: () => void = () => {};
+const released = new Promise<void>((resolve) => {
+	release = resolve;
+});
+server.registerTool("held", { description: "Answers once the other call wrote its error" }, async () => {
+	heldArrived();
+	await released;
+	return { content: [{ type: "text", text: "held, then answered" }] };
+});
+server.registerTool(
+	"null_id_error_beside_held",
+	{ description: "Once `held` runs, answers with an error of id null, then lets `held` answer" },
+	async () => {
+		await arrived;
+		process.stdout.write(`${unnamedError("null")}\n`);
+		release();
+		return new Promise<never>(() => {});
+	},
+);
 server.registerTool("echo", { description: "Echo", inputSchema: { text: z.string() } }, async ({ text }) => ({
 	content: [{ type: "text", text }],
 }));

@@ -68,8 +68,8 @@ export function agentWith(tools: AgentTool[], script: Script) {
 	return { agent, scripted, events, toolResults };
 }
 
-/** The text of a tool result. */
-export function resultText(result: ToolResultMessage): string {
+/** The text of a tool result (a transcript's, or one a tool returned). */
+export function resultText(result: Pick<ToolResultMessage, "content">): string {
 	return result.content.map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
 }
 
