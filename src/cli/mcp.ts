@@ -49,7 +49,8 @@ export interface AttachMcpOptions {
 	guard?: (tool: McpAgentTool) => McpAgentTool;
 	/**
 	 * Told, once each, of what a server's listing left out, of a re-listing that failed (its previous tools
-	 * stay offered), and of a server whose connection was lost. Default: nobody.
+	 * stay offered), and of a server whose connection was lost (an HTTP server: each time it could not be
+	 * reached after it had been). Default: nobody.
 	 */
 	warn?: (text: string) => void;
 }
@@ -98,12 +99,18 @@ export async function attachMcpTools(
 	connection.onToolsChanged(update);
 	// Its tools stay offered: a model that calls one is told the server is gone (mcp/tools.ts), which a tool
 	// vanishing from the list would not tell it.
-	connection.onConnectionLost((server) =>
-		warn(
-			`MCP server "${server.name}": connection lost (the server exited or closed the connection); calls to its tools fail until capstan is restarted`,
-		),
-	);
+	connection.onConnectionLost((server) => warn(lostWarning(server)));
 	return connection;
+}
+
+/**
+ * A stdio server that exited is gone for good; an HTTP server that cannot be reached may come back, and its
+ * tools are tried again on every call.
+ */
+function lostWarning(server: McpServerHandle): string {
+	if (server.unreachable !== undefined)
+		return `MCP server "${server.name}": cannot be reached (${server.unreachable}); calls to its tools fail until it can be reached again`;
+	return `MCP server "${server.name}": connection lost (the server exited or closed the connection); calls to its tools fail until capstan is restarted`;
 }
 
 /**

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { isHttpServer, type McpServerConfig, type McpServersConfig, secretRedactor } from "./config.js";
-import { type RequestId, unansweredStreamFetch } from "./http-fetch.js";
+import { type RequestId, reachFetch, unansweredStreamFetch } from "./http-fetch.js";
 import { answerInvalidLines, keepInvalidLines } from "./stdio-lines.js";
 import { listAllTools, type McpAgentTool, mcpToolKey, toAgentTools, uniqueMcpToolNames } from "./tools.js";
 import { inWireOrder } from "./transport.js";
@@ -34,9 +34,16 @@ export interface McpServerHandle {
 	tools: McpAgentTool[];
 	/**
 	 * False once the connection closed (the server exited or the host closed it). Its tools stay listed; a call
-	 * to one is an error result saying the connection is closed.
+	 * to one is an error result saying the connection is closed. An HTTP server has no lasting connection: it is
+	 * false while requests cannot reach it ({@link McpServerHandle.unreachable}), and true again once one does;
+	 * its calls are tried meanwhile, and fail saying it cannot be reached.
 	 */
 	connected: boolean;
+	/**
+	 * Why the last request to an HTTP server could not reach it (`connect ECONNREFUSED 127.0.0.1:3000`: it is
+	 * down, or the network is); absent once one reached it again.
+	 */
+	unreachable?: string;
 	/** The message of the last failed `tools/list` refresh; the previous list stays in use. */
 	lastRefreshError?: string;
 	/**
@@ -73,7 +80,9 @@ export interface McpConnection {
 	onToolsChanged(listener: (tools: readonly McpAgentTool[]) => void): () => void;
 	/**
 	 * Called once with a server whose connection closed before the host closed it (a stdio server's process
-	 * exited); not for the closing of `close()` or `terminate()`. Returns an unsubscribe function.
+	 * exited); not for the closing of `close()` or `terminate()`. For an HTTP server, called when a request
+	 * could not reach it after one had ({@link McpServerHandle.unreachable} says why), and once more each time it
+	 * is lost again after a request reached it. Returns an unsubscribe function.
 	 */
 	onConnectionLost(listener: (server: McpServerHandle) => void): () => void;
 }
@@ -161,6 +170,25 @@ export async function connectMcpServers(
 	const toolOptions = (prefix: string) =>
 		options.timeoutMs === undefined ? { prefix } : { prefix, timeoutMs: options.timeoutMs };
 
+	const lost = (server: Server) => {
+		server.connected = false;
+		if (closing) return;
+		for (const listener of lostListeners) listener(server);
+	};
+	// An HTTP server is lost when a request cannot reach it, and back when one does.
+	const reached = (server: Server) => (problem: string | undefined) => {
+		if (problem === undefined) {
+			if (server.unreachable === undefined) return;
+			delete server.unreachable;
+			if (server.client.transport) server.connected = true;
+			return;
+		}
+		const wasReached = server.unreachable === undefined;
+		server.unreachable = server.redact(problem);
+		// Not while connecting: the connect error says it.
+		if (wasReached && server.connected) lost(server);
+	};
+
 	const close = async () => {
 		closing = true;
 		await Promise.allSettled([...servers.values()].map((server) => server.client.close()));
@@ -184,7 +212,7 @@ export async function connectMcpServers(
 			const client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO);
 			const server: Server = { name, client, tools: [], connected: false, redact: secretRedactor(entry) };
 			try {
-				const { transport, stdio } = createTransport(entry, options);
+				const { transport, stdio } = createTransport(entry, options, reached(server));
 				await client.connect(transport);
 				if (stdio?.pid != null) pids.set(server, stdio.pid);
 			} catch (error) {
@@ -195,9 +223,8 @@ export async function connectMcpServers(
 			}
 			server.connected = true;
 			client.onclose = () => {
-				server.connected = false;
-				if (closing) return;
-				for (const listener of lostListeners) listener(server);
+				// An HTTP server lost already was said; its client closing now is the host's close().
+				if (server.connected) lost(server);
 			};
 			servers.set(name, server);
 			client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -233,11 +260,13 @@ export async function connectMcpServers(
 
 /**
  * The client's transport, wrapped to keep wire order (transport.ts), and for a stdio server the SDK's own
- * transport too, whose process id is known once it has started.
+ * transport too, whose process id is known once it has started. An HTTP server's requests tell `onReach`
+ * whether they reached it (http-fetch.ts).
  */
 function createTransport(
 	entry: McpServerConfig,
 	options: ConnectMcpOptions,
+	onReach: (problem: string | undefined) => void,
 ): { transport: Transport; stdio?: StdioClientTransport } {
 	if (!isHttpServer(entry)) {
 		const stdio = new StdioClientTransport({
@@ -265,7 +294,7 @@ function createTransport(
 	const transport = inWireOrder(
 		new StreamableHTTPClientTransport(new URL(entry.url), {
 			...(entry.headers ? { requestInit: { headers: entry.headers } } : {}),
-			fetch: unansweredStreamFetch(answerUnanswered),
+			fetch: unansweredStreamFetch(answerUnanswered, reachFetch(onReach)),
 		}),
 	);
 	return { transport };

@@ -1,5 +1,6 @@
 /**
- * A `fetch` for the SDK's streamable HTTP transport that notices a call whose response stream ended unanswered.
+ * The `fetch` of the SDK's streamable HTTP transport, wrapped twice: to notice a call whose response stream ended
+ * unanswered ({@link unansweredStreamFetch}), and whether requests reach the server at all ({@link reachFetch}).
  *
  * A server answers a POSTed request on that POST's SSE stream. When the stream ends first (the server stopped,
  * a proxy dropped the connection), the SDK reports a transport error but leaves the request waiting for its
@@ -66,6 +67,42 @@ export function unansweredStreamFetch(
 			headers: response.headers,
 		});
 	};
+}
+
+/**
+ * `base` wrapped so that `onReach` hears whether each request reached the server: `undefined` when an answer
+ * came (whatever its HTTP status), else why none could (`connect ECONNREFUSED 127.0.0.1:3000`, a reset, DNS,
+ * TLS: fetch failed before an answer). Such a failure is rethrown saying the server could not be reached and
+ * why, where fetch's own says only "fetch failed". A request that was aborted (the client closing) says nothing.
+ */
+export function reachFetch(
+	onReach: (problem: string | undefined) => void,
+	base: FetchLike = fetch,
+): FetchLike {
+	return async (url, init) => {
+		let response: Response;
+		try {
+			response = await base(url, init);
+		} catch (error) {
+			if (init?.signal?.aborted) throw error;
+			const problem = unreachedProblem(error);
+			onReach(problem);
+			throw new TypeError(`the server could not be reached (${problem})`, { cause: error });
+		}
+		onReach(undefined);
+		return response;
+	};
+}
+
+/** What fetch's error says went wrong: its cause's message (which names the address) or code, else its own. */
+function unreachedProblem(error: unknown): string {
+	const cause = error instanceof Error ? (error as { cause?: unknown }).cause : undefined;
+	if (cause instanceof Error) {
+		const code = (cause as { code?: unknown }).code;
+		if (cause.message) return cause.message;
+		if (typeof code === "string") return code;
+	}
+	return error instanceof Error ? error.message : String(error);
 }
 
 /** The ids of the JSON-RPC requests in a POST body (one message or a batch); none for anything else. */

@@ -10,8 +10,9 @@ import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { attachMcpTools } from "../../src/cli/mcp.js";
 import { EXIT } from "../../src/cli/outcome.js";
+import type { AgentTool } from "../../src/tools/types.js";
 import { MUTATING_TOOLS } from "../../src/workspace/index.js";
-import { eventually, hasEnded, isRunning, stdioServerConfig } from "../mcp/support/harness.js";
+import { eventually, executeAlone, hasEnded, isRunning, stdioServerConfig } from "../mcp/support/harness.js";
 import { type HttpMcpServer, startHttpMcpServer } from "../mcp/support/http-server.js";
 import { chunk, DONE, textReply, usageChunk } from "../providers/openai-completions/synthetic.js";
 import { firstBodyMatching } from "../providers/support/fixtures.js";
@@ -210,6 +211,34 @@ describe("capstan with MCP servers", () => {
 			(JSON.parse(server.requests[i]?.body ?? "{}") as { messages: { content: unknown }[] }).messages.at(-1);
 		expect(lastMessage(1)?.content).toBe(`MCP tool "die" on server "t" failed: ${closed}`);
 		expect(lastMessage(2)?.content).toBe(`MCP tool "echo" on server "t" failed: ${closed}`);
+	}, 30_000);
+
+	it("an HTTP server that cannot be reached is said once, with the cause, and again if lost after it was back", async () => {
+		const http = await startHttpMcpServer();
+		mcpServers.push(http);
+		const warnings: string[] = [];
+		const tools: AgentTool[] = [];
+		const connection = await attachMcpTools({ mcpServers: { remote: { url: http.url } } }, tools, new Set(), {
+			warn: (text) => warnings.push(text),
+		});
+		const echo = () => executeAlone(tools.find((tool) => tool.name === "remote__echo")!, { text: "hi" });
+		try {
+			await http.stop();
+			await echo();
+			await echo();
+			expect(warnings).toEqual([
+				expect.stringMatching(
+					/^MCP server "remote": cannot be reached \((connect ECONNREFUSED 127\.0\.0\.1:\d+|other side closed)\); calls to its tools fail until it can be reached again$/,
+				),
+			]);
+			await http.resume();
+			expect((await echo()).isError).toBeUndefined();
+			await http.stop();
+			await echo();
+			expect(warnings).toHaveLength(2);
+		} finally {
+			await connection.close();
+		}
 	}, 30_000);
 
 	it("MCP tools ask for approval unless the server marks them readOnlyHint", async () => {

@@ -11,6 +11,10 @@ import { createTestServer } from "./test-server.js";
 export interface HttpMcpServer {
 	url: string;
 	authorizations: (string | undefined)[];
+	/** Stop listening and drop every connection, as a server that went down: each request is refused. */
+	stop(): Promise<void>;
+	/** Listen again on the same port, its MCP sessions as they were: a server back up. */
+	resume(): Promise<void>;
 	close(): Promise<void>;
 }
 
@@ -32,13 +36,20 @@ export async function startHttpMcpServer(
 	});
 	await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
 	const { port } = http.address() as AddressInfo;
+	const stop = () =>
+		new Promise<void>((resolve) => {
+			if (!http.listening) return resolve();
+			http.close(() => resolve());
+			http.closeAllConnections();
+		});
 	return {
 		url: `http://127.0.0.1:${port}/mcp`,
 		authorizations,
+		stop,
+		resume: () => new Promise<void>((resolve) => http.listen(port, "127.0.0.1", resolve)),
 		close: async () => {
-			http.closeAllConnections();
 			await mcp.close();
-			await new Promise<void>((resolve) => http.close(() => resolve()));
+			await stop();
 		},
 	};
 }
