@@ -12,6 +12,7 @@ import { resolve } from "node:path";
 import type { McpAgentTool, McpConnection, McpServerHandle, McpServersConfig } from "../mcp/index.js";
 import type { AgentTool } from "../tools/types.js";
 import { ConfigError } from "./config.js";
+import { terminalText } from "./terminal-text.js";
 
 /** The servers the settings and `--mcp` name, or undefined when none. Throws ConfigError on a bad file. */
 export async function mcpServersFor(
@@ -49,8 +50,9 @@ export interface AttachMcpOptions {
 	guard?: (tool: McpAgentTool) => McpAgentTool;
 	/**
 	 * Told, once each, of what a server's listing left out, of a re-listing that failed (its previous tools
-	 * stay offered), and of a server whose connection was lost (an HTTP server: each time it could not be
-	 * reached after it had been). Default: nobody.
+	 * stay offered), of a server whose connection was lost (an HTTP server: each time it could not be reached
+	 * after it had been), and of the first few lines a stdio server wrote on stdout that were no MCP message.
+	 * Default: nobody.
 	 */
 	warn?: (text: string) => void;
 }
@@ -69,8 +71,12 @@ export async function attachMcpTools(
 	const { connectMcpServers } = await loadBridge();
 	let connection: McpConnection;
 	try {
-		// A server's stderr would tear through the interactive screen and the JSON modes' output.
-		connection = await connectMcpServers(config, { stderr: "ignore" });
+		// A server's stderr would tear through the interactive screen and the JSON modes' output. Lines it writes
+		// on stdout that are no message are a mistake worth showing: they may be why it misbehaves.
+		connection = await connectMcpServers(config, {
+			stderr: "ignore",
+			onIgnoredLine: strayLineReporter(warn),
+		});
 	} catch (error) {
 		throw new ConfigError((error as Error).message);
 	}
@@ -101,6 +107,30 @@ export async function attachMcpTools(
 	// vanishing from the list would not tell it.
 	connection.onConnectionLost((server) => warn(lostWarning(server)));
 	return connection;
+}
+
+/** How many of a server's stray stdout lines are shown, and how many characters of each. */
+const STRAY_LINES_SHOWN = 3;
+const STRAY_LINE_CHARS = 200;
+
+/**
+ * Says the first few lines each server wrote on stdout that were no MCP message, cut short and with control
+ * characters made visible (a line may hold anything), then once that more are not shown: a server that logs
+ * there does so on every call, and would fill the screen.
+ */
+function strayLineReporter(warn: (text: string) => void): (server: string, line: string) => void {
+	const seen = new Map<string, number>();
+	return (server, line) => {
+		const count = (seen.get(server) ?? 0) + 1;
+		seen.set(server, count);
+		if (count <= STRAY_LINES_SHOWN) {
+			const shown = line.length > STRAY_LINE_CHARS ? `${line.slice(0, STRAY_LINE_CHARS)}…` : line;
+			warn(
+				`MCP server "${server}" wrote a line on stdout that is no MCP message (ignored; a server's logs belong on stderr): ${terminalText(shown)}`,
+			);
+		} else if (count === STRAY_LINES_SHOWN + 1)
+			warn(`MCP server "${server}": its further stdout lines that are no MCP message are ignored unshown`);
+	};
 }
 
 /**

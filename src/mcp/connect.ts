@@ -22,6 +22,14 @@ export interface ConnectMcpOptions {
 	timeoutMs?: number;
 	/** Sent as `clientInfo` in `initialize`. Default `{ name: "capstan", version: "0.1.0" }`. */
 	clientInfo?: { name: string; version: string };
+	/**
+	 * Told each line a stdio server wrote on stdout that is no JSON-RPC message and answers no call: a log line, a
+	 * banner (stdout carries the protocol; a server's logs belong on stderr). Such lines are otherwise ignored.
+	 * From the server's start, blank lines left out, each line as written but with secrets redacted (the entry's
+	 * `env` values, and what looks like a key or a password); every one, so a host that shows them picks how
+	 * many. Default: nobody.
+	 */
+	onIgnoredLine?: (server: string, line: string) => void;
 }
 
 /** One connected server. */
@@ -212,7 +220,10 @@ export async function connectMcpServers(
 			const client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO);
 			const server: Server = { name, client, tools: [], connected: false, redact: secretRedactor(entry) };
 			try {
-				const { transport, stdio } = createTransport(entry, options, reached(server));
+				const { transport, stdio } = createTransport(entry, options, {
+					reached: reached(server),
+					ignored: (line) => options.onIgnoredLine?.(name, server.redact(line)),
+				});
 				await client.connect(transport);
 				if (stdio?.pid != null) pids.set(server, stdio.pid);
 			} catch (error) {
@@ -260,13 +271,13 @@ export async function connectMcpServers(
 
 /**
  * The client's transport, wrapped to keep wire order (transport.ts), and for a stdio server the SDK's own
- * transport too, whose process id is known once it has started. An HTTP server's requests tell `onReach`
- * whether they reached it (http-fetch.ts).
+ * transport too, whose process id is known once it has started. An HTTP server's requests tell `reached`
+ * whether they reached it (http-fetch.ts); a stdio server's stdout lines that were no message go to `ignored`.
  */
 function createTransport(
 	entry: McpServerConfig,
 	options: ConnectMcpOptions,
-	onReach: (problem: string | undefined) => void,
+	hear: { reached: (problem: string | undefined) => void; ignored: (line: string) => void },
 ): { transport: Transport; stdio?: StdioClientTransport } {
 	if (!isHttpServer(entry)) {
 		const stdio = new StdioClientTransport({
@@ -277,7 +288,7 @@ function createTransport(
 			...(options.stderr ? { stderr: options.stderr } : {}),
 		});
 		// A line the server meant as a call's answer but wrote as no valid message fails that call at once.
-		const lines = keepInvalidLines(stdio) ? answerInvalidLines(stdio) : stdio;
+		const lines = keepInvalidLines(stdio) ? answerInvalidLines(stdio, hear.ignored) : stdio;
 		return { transport: inWireOrder(lines), stdio };
 	}
 	// A call whose response stream ended unanswered is answered here with an error, after what the stream
@@ -294,7 +305,7 @@ function createTransport(
 	const transport = inWireOrder(
 		new StreamableHTTPClientTransport(new URL(entry.url), {
 			...(entry.headers ? { requestInit: { headers: entry.headers } } : {}),
-			fetch: unansweredStreamFetch(answerUnanswered, reachFetch(onReach)),
+			fetch: unansweredStreamFetch(answerUnanswered, reachFetch(hear.reached)),
 		}),
 	);
 	return { transport };

@@ -7,8 +7,10 @@
  * bridge keeps the line (its buffer below) and looks for the id of a call still waiting: in the parsed JSON's
  * top-level `id`, or for text that is not JSON, where a JSON-RPC response's `id` stands (right after `"jsonrpc"`
  * at the start, or as its last member). A line that names no waiting call — a server's log line, a banner — is
- * dropped as before: failing the calls in flight on it would break servers that log to stdout and otherwise
- * work, and the SDK's other clients accept them. The line itself never leaves this module: it may hold anything.
+ * ignored: failing the calls in flight on it would break servers that log to stdout and otherwise work, and the
+ * SDK's other clients accept them; it is handed to the host (`onIgnoredLine`), whose user may want to know why
+ * a server misbehaves. The line never goes into a call's error, which the model and the transcript see: it may
+ * hold anything.
  *
  * A JSON-RPC error whose `id` is null or missing is what a server writes for a request it could not read: one of
  * the calls waiting when it came will never be answered, and nothing says which ({@link UnnamedErrors}).
@@ -84,9 +86,10 @@ export function keepInvalidLines(stdio: StdioClientTransport): boolean {
 /**
  * Wrap `inner` (a stdio transport given {@link keepInvalidLines}) so that a line naming a call still waiting is
  * answered as that call's error, and so is an error naming no call (`id` null or missing) once it can be only
- * one call's; every other error is handed on as it came.
+ * one call's; any other line that is no message, unless blank, goes to `onIgnoredLine`, and is handed on as an
+ * error as before, as is every other error.
  */
-export function answerInvalidLines(inner: Transport): Transport {
+export function answerInvalidLines(inner: Transport, onIgnoredLine?: (line: string) => void): Transport {
 	const waiting = new Set<RequestId>();
 	const unnamed = new UnnamedErrors();
 	const deliver = (answers: ErrorAnswer[]) => {
@@ -118,7 +121,10 @@ export function answerInvalidLines(inner: Transport): Transport {
 				const unnamed = error.json ? unnamedErrorOf(error.json.value) : undefined;
 				if (unnamed) return unnamedError(unnamed);
 				const answer = errorAnswer(error, waiting);
-				if (!answer) return outer.onerror?.(error);
+				if (!answer) {
+					if (error.line.trim() !== "") onIgnoredLine?.(error.line);
+					return outer.onerror?.(error);
+				}
 				outer.onmessage?.(answer);
 				answered(answer.id);
 			};

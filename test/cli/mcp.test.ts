@@ -4,7 +4,7 @@
  * capstan.json starts them only with `--mcp capstan.json`.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
@@ -15,7 +15,7 @@ import { MUTATING_TOOLS } from "../../src/workspace/index.js";
 import { eventually, executeAlone, hasEnded, isRunning, stdioServerConfig } from "../mcp/support/harness.js";
 import { type HttpMcpServer, startHttpMcpServer } from "../mcp/support/http-server.js";
 import { chunk, DONE, textReply, usageChunk } from "../providers/openai-completions/synthetic.js";
-import { firstBodyMatching } from "../providers/support/fixtures.js";
+import { firstBodyMatching, REPO_ROOT } from "../providers/support/fixtures.js";
 import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
 import { cleanUpAfterEach, RpcClient, runCli, startCli, tempProject } from "./support.js";
 
@@ -236,6 +236,34 @@ describe("capstan with MCP servers", () => {
 			await http.stop();
 			await echo();
 			expect(warnings).toHaveLength(2);
+		} finally {
+			await connection.close();
+		}
+	}, 30_000);
+
+	it("a stdio server's stdout lines that are no MCP message: the first three are said, made safe, then that more are not", async () => {
+		const server = resolve(REPO_ROOT, "test/mcp/support/bad-lines-server.ts");
+		const tsx = resolve(REPO_ROOT, "node_modules/tsx/dist/loader.mjs");
+		const warnings: string[] = [];
+		const tools: AgentTool[] = [];
+		const connection = await attachMcpTools(
+			{ mcpServers: { bad: { command: process.execPath, args: ["--import", tsx, server] } } },
+			tools,
+			new Set(),
+			{ warn: (text) => warnings.push(text) },
+		);
+		try {
+			const logs = tools.find((tool) => tool.name === "bad__logs_then_answers")!;
+			// Each call writes two lines: with the greeting, five.
+			expect((await executeAlone(logs)).isError).toBeUndefined();
+			expect((await executeAlone(logs)).isError).toBeUndefined();
+			const stray = `MCP server "bad" wrote a line on stdout that is no MCP message (ignored; a server's logs belong on stderr): `;
+			expect(warnings).toEqual([
+				`${stray}\u241b[2Jbad-lines server 1.0 starting`,
+				`${stray}working on it for nobody`,
+				`${stray}{"level":"info","msg":"still working","id":"log-1"}`,
+				`MCP server "bad": its further stdout lines that are no MCP message are ignored unshown`,
+			]);
 		} finally {
 			await connection.close();
 		}

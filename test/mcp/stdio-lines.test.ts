@@ -14,11 +14,18 @@ const TSX = resolve(REPO_ROOT, "node_modules/tsx/dist/loader.mjs");
 const SERVER = resolve(REPO_ROOT, "test/mcp/support/bad-lines-server.ts");
 
 let mcp: McpConnection;
+/** The lines the server wrote on stdout that the bridge ignored, as `onIgnoredLine` heard them. */
+const ignored: string[] = [];
 beforeAll(async () => {
+	const env = { BAD_LINES_ACCOUNT: "acct-correct-horse-battery" };
 	// A timeout far beyond the test's own: only the line itself can end the call in time.
 	mcp = await connectMcpServers(
-		{ mcpServers: { bad: { command: process.execPath, args: ["--import", TSX, SERVER] } } },
-		{ stderr: "ignore", timeoutMs: 600_000 },
+		{ mcpServers: { bad: { command: process.execPath, args: ["--import", TSX, SERVER], env } } },
+		{
+			stderr: "ignore",
+			timeoutMs: 600_000,
+			onIgnoredLine: (server, line) => ignored.push(`${server}: ${line}`),
+		},
 	);
 }, 30_000);
 afterAll(async () => {
@@ -49,13 +56,20 @@ describe("a stdio server's answer that is no JSON-RPC message", () => {
 		expect(mcp.servers.get("bad")?.connected).toBe(true);
 	}, 20_000);
 
-	it("log lines on stdout beside a call (text, or JSON that answers nothing) are dropped; the call succeeds", async () => {
+	it("log lines on stdout beside a call (text, or JSON that answers nothing) go to onIgnoredLine; the call succeeds", async () => {
 		const { agent, toolResults } = agentWith(mcp.tools(), [
 			callReply("bad__logs_then_answers"),
 			textReply("ok"),
 		]);
 		await agent.prompt("go");
 		expect(toolResults().map((r) => [r.isError, resultText(r)])).toEqual([[false, "done"]]);
+		// The host hears of each, the greeting written before the server connected too; not of a blank line, and
+		// not of a line that answered a call. The server's configured secrets are redacted.
+		expect(ignored).toEqual([
+			"bad: \x1b[2Jbad-lines server 1.0 starting",
+			"bad: working on it for [redacted]",
+			'bad: {"level":"info","msg":"still working","id":"log-1"}',
+		]);
 	}, 20_000);
 });
 

@@ -2,7 +2,8 @@
  * A real SDK stdio server (`McpServer`) whose tools write lines to stdout that are no JSON-RPC message, beside the
  * SDK's own: an answer that is not valid JSON (`NaN`, in two encoders' member orders), an answer in JSON that is
  * not JSON-RPC, log lines before a proper answer, and a JSON-RPC error that names no request (`id` null or left
- * out, as a server writes for a request it could not read). Run by the tests as a child process (`tsx`).
+ * out, as a server writes for a request it could not read). It greets on stdout as it starts, as a server that
+ * logs there does. Run by the tests as a child process (`tsx`).
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -34,7 +35,7 @@ server.registerTool(
 	answerWith((id) => `{"jsonrpc":"1.0","id":${id},"result":{"content":[]}}`),
 );
 server.registerTool("logs_then_answers", { description: "Logs to stdout, then answers" }, async () => {
-	process.stdout.write("working on it, password=hunter2\n");
+	process.stdout.write(`working on it for ${process.env.BAD_LINES_ACCOUNT ?? "nobody"}\n`);
 	process.stdout.write(`{"level":"info","msg":"still working","id":"log-1"}\n`);
 	return { content: [{ type: "text", text: "done" }] };
 });
@@ -78,4 +79,6 @@ server.registerTool("echo", { description: "Echo", inputSchema: { text: z.string
 	content: [{ type: "text", text }],
 }));
 
+// With a control sequence (clear the screen), as a server's coloured logs have.
+process.stdout.write("\x1b[2Jbad-lines server 1.0 starting\n\n");
 await server.connect(new StdioServerTransport());
