@@ -1,5 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import { structuredPatch } from "diff";
+import { withWorkspaceFileErrors } from "./fs-errors.js";
 import type { WorkspaceToolsOptions } from "./options.js";
 import { resolveInWorkspace, workspaceRelative } from "./paths.js";
 
@@ -55,7 +56,11 @@ function strictUtf8(bytes: Uint8Array): string | undefined {
 }
 
 /** Plan `write_file`: the whole new content against what is there now. */
-export async function planWrite(options: WorkspaceToolsOptions, args: WriteFileArgs): Promise<FileChange> {
+export function planWrite(options: WorkspaceToolsOptions, args: WriteFileArgs): Promise<FileChange> {
+	return withWorkspaceFileErrors(options.cwd, args.path, () => planWriteIn(options, args));
+}
+
+async function planWriteIn(options: WorkspaceToolsOptions, args: WriteFileArgs): Promise<FileChange> {
 	const { absolute, path } = await locate(options, args.path);
 	const before = await readFile(absolute, "utf8").catch((error: NodeJS.ErrnoException) => {
 		if (error.code === "ENOENT") return undefined;
@@ -66,7 +71,11 @@ export async function planWrite(options: WorkspaceToolsOptions, args: WriteFileA
 }
 
 /** Plan `edit_file`: the one occurrence of `old_string` replaced. Throws a clear error when it is not unique. */
-export async function planEdit(options: WorkspaceToolsOptions, args: EditFileArgs): Promise<FileChange> {
+export function planEdit(options: WorkspaceToolsOptions, args: EditFileArgs): Promise<FileChange> {
+	return withWorkspaceFileErrors(options.cwd, args.path, () => planEditIn(options, args));
+}
+
+async function planEditIn(options: WorkspaceToolsOptions, args: EditFileArgs): Promise<FileChange> {
 	const { absolute, path } = await locate(options, args.path);
 	if (args.old_string === "")
 		throw new Error("old_string is empty; to create or replace a whole file use write_file.");

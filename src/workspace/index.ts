@@ -18,6 +18,7 @@ export {
 	previewFileChange,
 	type WriteFileArgs,
 } from "./file-change.js";
+export { WorkspaceFileError } from "./fs-errors.js";
 export { type DirEntry, type ListDirArgs, type ListDirDetails, listDirTool } from "./list-dir.js";
 export { type ShellOptions, WORKSPACE_DEFAULTS, type WorkspaceToolsOptions } from "./options.js";
 export { resolveInWorkspace, WorkspaceEscapeError } from "./paths.js";

@@ -1,6 +1,7 @@
 import { readdir, readlink, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { AgentTool } from "../tools/types.js";
+import { withWorkspaceFileErrors } from "./fs-errors.js";
 import { textResult, WORKSPACE_DEFAULTS, type WorkspaceToolsOptions } from "./options.js";
 import { resolveInWorkspace, workspaceRelative } from "./paths.js";
 
@@ -53,35 +54,36 @@ export function listDirTool(options: WorkspaceToolsOptions): AgentTool<ListDirAr
 			additionalProperties: false,
 		},
 		concurrency: "shared",
-		async execute(_id, args) {
-			const root = await resolveInWorkspace(options.cwd, ".");
-			const absolute = await resolveInWorkspace(options.cwd, args.path ?? ".");
-			const path = workspaceRelative(root, absolute);
-			const stats = await stat(absolute).catch((error: NodeJS.ErrnoException) => {
-				if (error.code === "ENOENT") throw new Error(`Directory not found: ${path}`);
-				throw error;
-			});
-			if (!stats.isDirectory()) throw new Error(`${path} is a file, not a directory; use read_file.`);
-			const dirents = await readdir(absolute, { withFileTypes: true });
-			dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-			const entries: DirEntry[] = [];
-			for (const dirent of dirents.slice(0, maxEntries)) {
-				if (dirent.isSymbolicLink()) {
-					const target = await readlink(join(absolute, dirent.name)).catch(() => "?");
-					entries.push({ name: dirent.name, type: "symlink", target });
-				} else {
-					entries.push({
-						name: dirent.name,
-						type: dirent.isDirectory() ? "dir" : dirent.isFile() ? "file" : "other",
-					});
+		execute: (_id, args) =>
+			withWorkspaceFileErrors(options.cwd, args.path ?? ".", async () => {
+				const root = await resolveInWorkspace(options.cwd, ".");
+				const absolute = await resolveInWorkspace(options.cwd, args.path ?? ".");
+				const path = workspaceRelative(root, absolute);
+				const stats = await stat(absolute).catch((error: NodeJS.ErrnoException) => {
+					if (error.code === "ENOENT") throw new Error(`Directory not found: ${path}`);
+					throw error;
+				});
+				if (!stats.isDirectory()) throw new Error(`${path} is a file, not a directory; use read_file.`);
+				const dirents = await readdir(absolute, { withFileTypes: true });
+				dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+				const entries: DirEntry[] = [];
+				for (const dirent of dirents.slice(0, maxEntries)) {
+					if (dirent.isSymbolicLink()) {
+						const target = await readlink(join(absolute, dirent.name)).catch(() => "?");
+						entries.push({ name: dirent.name, type: "symlink", target });
+					} else {
+						entries.push({
+							name: dirent.name,
+							type: dirent.isDirectory() ? "dir" : dirent.isFile() ? "file" : "other",
+						});
+					}
 				}
-			}
-			const truncated = dirents.length > entries.length;
-			const lines = entries.map(formatEntry);
-			if (entries.length === 0) lines.push("[empty directory]");
-			if (truncated) lines.push(`[${dirents.length - entries.length} more entries not shown]`);
-			return textResult(lines.join("\n"), { path, entries, total: dirents.length, truncated });
-		},
+				const truncated = dirents.length > entries.length;
+				const lines = entries.map(formatEntry);
+				if (entries.length === 0) lines.push("[empty directory]");
+				if (truncated) lines.push(`[${dirents.length - entries.length} more entries not shown]`);
+				return textResult(lines.join("\n"), { path, entries, total: dirents.length, truncated });
+			}),
 	};
 }
 

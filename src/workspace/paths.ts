@@ -1,5 +1,6 @@
 import { lstat, readlink, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { type WorkspaceFileError, workspaceFileError } from "./fs-errors.js";
 
 /** Thrown when a tool is asked to touch a path outside its workspace (after resolving symlinks). */
 export class WorkspaceEscapeError extends Error {
@@ -27,7 +28,8 @@ const MAX_SYMLINK_HOPS = 40;
  * Resolve `path` (relative to `cwd`, or absolute) to its real absolute path and check that it lies inside the
  * real `cwd`. Symlinks are resolved first — also for a file that does not exist yet, whose nearest existing
  * ancestor (or dangling link) decides where it would be written. Throws {@link WorkspaceEscapeError} for
- * anything outside. The returned path is the one to operate on. `..` is resolved lexically first
+ * anything outside, and a {@link WorkspaceFileError} naming the path relative to the workspace when resolving
+ * it fails inside (a symlink loop, a folder that may not be read). The returned path is the one to operate on. `..` is resolved lexically first
  * (`link/../a.txt` is the workspace's `a.txt`, as `path.resolve` reads it), then every symlink left in the
  * result is resolved and the real path checked. The check and the later open are two steps: a process that
  * swaps a checked directory for a link between them is not guarded against (the file tools are confined
@@ -38,7 +40,11 @@ export async function resolveInWorkspace(cwd: string, path: string): Promise<str
 	if (path.includes("\0")) throw new Error(`Path ${JSON.stringify(path)} contains a NUL byte.`);
 	const root = await realpath(cwd);
 	const lexical = isAbsolute(path) ? resolve(path) : resolve(root, path);
-	const real = await realpathLenient(lexical, 0);
+	const real = await realpathLenient(lexical, 0).catch((error: unknown) => {
+		// What a path outside fails with (a loop, a folder it may not read) is no business of the model's.
+		if (!isInside(root, lexical)) throw new WorkspaceEscapeError(path, root);
+		throw workspaceFileError(error, root, path);
+	});
 	if (isInside(root, real)) return real;
 	// Name the symlink only when one is to blame: `../x` and `/etc/passwd` are plain escapes.
 	throw new WorkspaceEscapeError(path, root, isInside(root, lexical) ? real : undefined);
@@ -57,7 +63,13 @@ function isInside(root: string, candidate: string): boolean {
 
 /** `realpath` that also resolves paths that do not exist (yet), following dangling symlinks to their target. */
 async function realpathLenient(path: string, hops: number): Promise<string> {
-	if (hops > MAX_SYMLINK_HOPS) throw new Error(`Too many levels of symbolic links at ${path}`);
+	if (hops > MAX_SYMLINK_HOPS) {
+		throw Object.assign(new Error(`ELOOP: too many symbolic links, realpath '${path}'`), {
+			code: "ELOOP",
+			syscall: "realpath",
+			path,
+		});
+	}
 	try {
 		return await realpath(path);
 	} catch (error) {

@@ -2,6 +2,7 @@ import { createReadStream } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import type { AgentTool } from "../tools/types.js";
+import { withWorkspaceFileErrors } from "./fs-errors.js";
 import {
 	BINARY_SNIFF_BYTES,
 	looksBinary,
@@ -58,26 +59,27 @@ export function readFileTool(options: WorkspaceToolsOptions): AgentTool<ReadFile
 			additionalProperties: false,
 		},
 		concurrency: "shared",
-		async execute(_id, args, signal) {
-			const root = await resolveInWorkspace(options.cwd, ".");
-			const absolute = await resolveInWorkspace(options.cwd, args.path);
-			const path = workspaceRelative(root, absolute);
-			const startLine = args.start_line ?? 1;
-			if (args.end_line !== undefined && args.end_line < startLine) {
-				throw new Error(`end_line (${args.end_line}) is before start_line (${startLine}).`);
-			}
-			const bytes = await checkTextFile(absolute, path);
-			throwIfAborted(signal);
-			const range = { startLine, endLine: args.end_line, fileBytes: bytes };
-			const read = await readLines(absolute, range, maxBytes, signal);
-			if (read.totalLines !== undefined && startLine > Math.max(read.totalLines, 1)) {
-				throw new Error(`start_line ${startLine} is past the end of ${path} (${read.totalLines} lines).`);
-			}
-			const endLine = startLine + read.lines.length - 1;
-			const details: ReadFileDetails = { path, startLine, endLine, truncated: read.truncated, bytes };
-			if (read.totalLines !== undefined) details.totalLines = read.totalLines;
-			return textResult(read.lines.join("\n") + readNote(details, maxBytes, read.cutLine), details);
-		},
+		execute: (_id, args, signal) =>
+			withWorkspaceFileErrors(options.cwd, args.path, async () => {
+				const root = await resolveInWorkspace(options.cwd, ".");
+				const absolute = await resolveInWorkspace(options.cwd, args.path);
+				const path = workspaceRelative(root, absolute);
+				const startLine = args.start_line ?? 1;
+				if (args.end_line !== undefined && args.end_line < startLine) {
+					throw new Error(`end_line (${args.end_line}) is before start_line (${startLine}).`);
+				}
+				const bytes = await checkTextFile(absolute, path);
+				throwIfAborted(signal);
+				const range = { startLine, endLine: args.end_line, fileBytes: bytes };
+				const read = await readLines(absolute, range, maxBytes, signal);
+				if (read.totalLines !== undefined && startLine > Math.max(read.totalLines, 1)) {
+					throw new Error(`start_line ${startLine} is past the end of ${path} (${read.totalLines} lines).`);
+				}
+				const endLine = startLine + read.lines.length - 1;
+				const details: ReadFileDetails = { path, startLine, endLine, truncated: read.truncated, bytes };
+				if (read.totalLines !== undefined) details.totalLines = read.totalLines;
+				return textResult(read.lines.join("\n") + readNote(details, maxBytes, read.cutLine), details);
+			}),
 	};
 }
 

@@ -2,6 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import ignore from "ignore";
 import { abortReasonText } from "../core/abort.js";
 import type { AgentTool } from "../tools/types.js";
+import { withWorkspaceFileErrors } from "./fs-errors.js";
 import { LineMatcher, type MatchFile } from "./line-matcher.js";
 import {
 	BINARY_SNIFF_BYTES,
@@ -92,70 +93,72 @@ export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<Search
 			additionalProperties: false,
 		},
 		concurrency: "shared",
-		async execute(_id, args, signal) {
-			const regex = compilePattern(args.pattern, args.ignore_case === true);
-			const include = args.include ? ignore().add(args.include) : undefined;
-			const limit = Math.min(args.max_matches ?? cap, cap);
-			const root = await resolveInWorkspace(options.cwd, ".");
-			const start = await resolveInWorkspace(options.cwd, args.path ?? ".");
-			const details: SearchTextDetails = {
-				pattern: args.pattern,
-				path: workspaceRelative(root, start),
-				matches: [],
-				filesSearched: 0,
-				truncated: false,
-				skippedBinary: 0,
-				skippedLarge: 0,
-			};
-			const startStats = await stat(start).catch(() => {
-				throw new Error(`Path not found: ${details.path}`);
-			});
-			if (!startStats.isDirectory() && !startStats.isFile())
-				throw new Error(`${details.path} is not a regular file (a FIFO, socket or device); not searched.`);
-			const files = startStats.isDirectory() ? walkFiles(root, start, signal) : single(start);
-			const matcher = new LineMatcher(regex, MAX_MATCH_LINE_CHARS, timeoutMs, signal, (stop) =>
-				stop.type === "aborted"
-					? new Error(`Aborted: ${abortReasonText(stop.reason)}`)
-					: new Error(
-							`search_text stopped after ${timeoutMs / 1000} s (maxSearchMs) with ${details.matches.length} matches so far: ` +
-								`the pattern may backtrack without end (nested repetition such as (a+)+); simplify it or narrow path/include.`,
-						),
-			);
-			try {
-				let batch: MatchFile[] = [];
-				let batchChars = 0;
-				// Small batches first, so a search the match cap ends early reads few files it does not need.
-				let batchFiles = FIRST_BATCH_FILES;
-				// Matching a batch returns true when the limit stopped the search.
-				const flush = async (): Promise<boolean> => {
-					if (batch.length === 0) return false;
-					const result = await matcher.match(batch, limit - details.matches.length);
-					batch = [];
-					batchChars = 0;
-					batchFiles = Math.min(batchFiles * 2, MAX_BATCH_FILES);
-					details.filesSearched += result.searched;
-					details.matches.push(...result.matches);
-					return result.truncated;
+		execute: (_id, args, signal) =>
+			withWorkspaceFileErrors(options.cwd, args.path ?? ".", async () => {
+				const regex = compilePattern(args.pattern, args.ignore_case === true);
+				const include = args.include ? ignore().add(args.include) : undefined;
+				const limit = Math.min(args.max_matches ?? cap, cap);
+				const root = await resolveInWorkspace(options.cwd, ".");
+				const start = await resolveInWorkspace(options.cwd, args.path ?? ".");
+				const details: SearchTextDetails = {
+					pattern: args.pattern,
+					path: workspaceRelative(root, start),
+					matches: [],
+					filesSearched: 0,
+					truncated: false,
+					skippedBinary: 0,
+					skippedLarge: 0,
 				};
-				for await (const file of files) {
-					const path = workspaceRelative(root, file);
-					if (include && !include.ignores(path)) continue;
-					const text = await readSearchable(file, maxFileBytes, details);
-					if (text === undefined) continue;
-					batch.push({ path, text });
-					batchChars += text.length;
-					if ((batchChars >= MAX_BATCH_CHARS || batch.length >= batchFiles) && (await flush())) {
-						details.truncated = true;
-						break;
+				const startStats = await stat(start).catch((error: NodeJS.ErrnoException) => {
+					if (error.code === "ENOENT") throw new Error(`Path not found: ${details.path}`);
+					throw error;
+				});
+				if (!startStats.isDirectory() && !startStats.isFile())
+					throw new Error(`${details.path} is not a regular file (a FIFO, socket or device); not searched.`);
+				const files = startStats.isDirectory() ? walkFiles(root, start, signal) : single(start);
+				const matcher = new LineMatcher(regex, MAX_MATCH_LINE_CHARS, timeoutMs, signal, (stop) =>
+					stop.type === "aborted"
+						? new Error(`Aborted: ${abortReasonText(stop.reason)}`)
+						: new Error(
+								`search_text stopped after ${timeoutMs / 1000} s (maxSearchMs) with ${details.matches.length} matches so far: ` +
+									`the pattern may backtrack without end (nested repetition such as (a+)+); simplify it or narrow path/include.`,
+							),
+				);
+				try {
+					let batch: MatchFile[] = [];
+					let batchChars = 0;
+					// Small batches first, so a search the match cap ends early reads few files it does not need.
+					let batchFiles = FIRST_BATCH_FILES;
+					// Matching a batch returns true when the limit stopped the search.
+					const flush = async (): Promise<boolean> => {
+						if (batch.length === 0) return false;
+						const result = await matcher.match(batch, limit - details.matches.length);
+						batch = [];
+						batchChars = 0;
+						batchFiles = Math.min(batchFiles * 2, MAX_BATCH_FILES);
+						details.filesSearched += result.searched;
+						details.matches.push(...result.matches);
+						return result.truncated;
+					};
+					for await (const file of files) {
+						const path = workspaceRelative(root, file);
+						if (include && !include.ignores(path)) continue;
+						const text = await readSearchable(file, maxFileBytes, details);
+						if (text === undefined) continue;
+						batch.push({ path, text });
+						batchChars += text.length;
+						if ((batchChars >= MAX_BATCH_CHARS || batch.length >= batchFiles) && (await flush())) {
+							details.truncated = true;
+							break;
+						}
+						matcher.throwIfStopped();
 					}
-					matcher.throwIfStopped();
+					if (!details.truncated && (await flush())) details.truncated = true;
+				} finally {
+					matcher.close();
 				}
-				if (!details.truncated && (await flush())) details.truncated = true;
-			} finally {
-				matcher.close();
-			}
-			return textResult(formatSearch(details), details);
-		},
+				return textResult(formatSearch(details), details);
+			}),
 	};
 }
 

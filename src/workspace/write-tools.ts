@@ -8,6 +8,7 @@ import {
 	planWrite,
 	type WriteFileArgs,
 } from "./file-change.js";
+import { withWorkspaceFileErrors } from "./fs-errors.js";
 import { textResult, throwIfAborted, type WorkspaceToolsOptions } from "./options.js";
 
 /** `details` of a `write_file` or `edit_file` result. */
@@ -47,8 +48,10 @@ export function writeFileTool(options: WorkspaceToolsOptions): AgentTool<WriteFi
 		async execute(_id, args, signal) {
 			const planned = await planWrite(options, args);
 			throwIfAborted(signal);
-			await mkdir(dirname(planned.absolute), { recursive: true });
-			const details = await commit(planned);
+			const details = await withWorkspaceFileErrors(options.cwd, args.path, async () => {
+				await mkdir(dirname(planned.absolute), { recursive: true });
+				return commit(planned);
+			});
 			const verb = details.created ? "Created" : "Wrote";
 			return textResult(
 				`${verb} ${details.path} (${details.bytes} bytes, +${details.added} -${details.removed} lines).`,
@@ -80,7 +83,7 @@ export function editFileTool(options: WorkspaceToolsOptions): AgentTool<EditFile
 		async execute(_id, args, signal) {
 			const planned = await planEdit(options, args);
 			throwIfAborted(signal);
-			const details = await commit(planned);
+			const details = await withWorkspaceFileErrors(options.cwd, args.path, () => commit(planned));
 			return textResult(`Edited ${details.path}:\n${details.diff}`, details);
 		},
 	};
