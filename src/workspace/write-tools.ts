@@ -1,6 +1,7 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { AgentTool } from "../tools/types.js";
+import { writeFileAtomically } from "./atomic-write.js";
 import {
 	type EditFileArgs,
 	type FileChange,
@@ -50,7 +51,7 @@ export function writeFileTool(options: WorkspaceToolsOptions): AgentTool<WriteFi
 			throwIfAborted(signal);
 			const details = await withWorkspaceFileErrors(options.cwd, args.path, async () => {
 				await mkdir(dirname(planned.absolute), { recursive: true });
-				return commit(planned);
+				return commit(planned, signal);
 			});
 			const verb = details.created ? "Created" : "Wrote";
 			return textResult(
@@ -83,14 +84,18 @@ export function editFileTool(options: WorkspaceToolsOptions): AgentTool<EditFile
 		async execute(_id, args, signal) {
 			const planned = await planEdit(options, args);
 			throwIfAborted(signal);
-			const details = await withWorkspaceFileErrors(options.cwd, args.path, () => commit(planned));
+			const details = await withWorkspaceFileErrors(options.cwd, args.path, () => commit(planned, signal));
 			return textResult(`Edited ${details.path}:\n${details.diff}`, details);
 		},
 	};
 }
 
-async function commit(planned: FileChange): Promise<FileChangeDetails> {
-	await writeFile(planned.absolute, planned.after, "utf8");
+/**
+ * Write the planned text. `absolute` is the real path, symlinks resolved: a link to the file stays a link and
+ * the file it points to changes, as an in-place write would have done.
+ */
+async function commit(planned: FileChange, signal: AbortSignal): Promise<FileChangeDetails> {
+	await writeFileAtomically(planned.absolute, planned.after, signal);
 	return {
 		path: planned.path,
 		created: planned.before === undefined,

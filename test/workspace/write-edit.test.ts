@@ -1,14 +1,26 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import {
+	chmodSync,
+	closeSync,
+	existsSync,
+	lstatSync,
+	openSync,
+	readdirSync,
+	readFileSync,
+	statSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { AgentTool } from "../../src/index.js";
+import { writeFileAtomically } from "../../src/workspace/atomic-write.js";
 import {
 	editFileTool,
 	type FileChangeDetails,
 	previewFileChange,
 	writeFileTool,
 } from "../../src/workspace/index.js";
-import { call, put, textOf, workspace } from "./support.js";
+import { REPO_ROOT } from "../providers/support/fixtures.js";
+import { call, link, put, textOf, workspace } from "./support.js";
 
 const read = (cwd: string, path: string) => readFileSync(join(cwd, path), "utf8");
 
@@ -216,5 +228,76 @@ describe("edit_file", () => {
 		expect(await previewFileChange({ cwd }, "shell", { command: "ls" })).toBeUndefined();
 		expect(read(cwd, "a.txt")).toBe("old\n");
 		expect(() => read(cwd, "b.txt")).toThrow();
+	});
+});
+
+describe("write_file and edit_file write atomically", () => {
+	it("a reader that opened the file before a write or an edit reads the old text whole", async () => {
+		const { cwd } = workspace({ "a.txt": "old text\n" });
+		for (const [tool, args] of [
+			[writeFileTool({ cwd }), { path: "a.txt", content: "new\n" }],
+			[editFileTool({ cwd }), { path: "a.txt", old_string: "new", new_string: "newer" }],
+		] as const) {
+			const before = read(cwd, "a.txt");
+			const reader = openSync(join(cwd, "a.txt"), "r");
+			try {
+				await call(tool as AgentTool<typeof args, FileChangeDetails>, args);
+				// Written in place, the reader would see the file truncated under it and the new text.
+				expect(readFileSync(reader, "utf8")).toBe(before);
+			} finally {
+				closeSync(reader);
+			}
+		}
+		expect(read(cwd, "a.txt")).toBe("newer\n");
+		expect(readdirSync(cwd)).toEqual(["a.txt"]);
+	});
+
+	it("a write that fails partway (the file size limit) leaves the old file whole and no temporary file", {
+		timeout: 30_000,
+	}, () => {
+		const { cwd } = workspace({ "big.txt": "the old content\n" });
+		const limitKiB = 64;
+		const child = spawnSync(
+			"bash",
+			[
+				"-c",
+				`ulimit -f ${limitKiB} && exec "$0" --import tsx test/workspace/write-child.ts "$1" big.txt "$2"`,
+				process.execPath,
+				cwd,
+				String(2 * limitKiB * 1024),
+			],
+			{ cwd: REPO_ROOT, encoding: "utf8" },
+		);
+		expect(child.stderr).toBe("");
+		expect(JSON.parse(child.stdout)).toEqual({ error: "file too large: big.txt" });
+		expect(read(cwd, "big.txt")).toBe("the old content\n");
+		expect(readdirSync(cwd)).toEqual(["big.txt"]);
+	});
+
+	it("keeps the file's mode, and writes through a symlink to the file it points to", async () => {
+		const { cwd } = workspace({ "run.sh": "echo old\n", "real/target.txt": "old\n" });
+		chmodSync(join(cwd, "run.sh"), 0o750);
+		link(cwd, "alias.txt", join(cwd, "real/target.txt"));
+		await call(writeFileTool({ cwd }), { path: "run.sh", content: "echo new\n" });
+		expect(statSync(join(cwd, "run.sh")).mode & 0o7777).toBe(0o750);
+		await call(editFileTool({ cwd }), { path: "alias.txt", old_string: "old", new_string: "new" });
+		expect(lstatSync(join(cwd, "alias.txt")).isSymbolicLink()).toBe(true);
+		expect(read(cwd, "real/target.txt")).toBe("new\n");
+		expect(readdirSync(join(cwd, "real"))).toEqual(["target.txt"]);
+	});
+
+	it("a failed write removes its temporary file; an abort mid-write leaves the old file", async () => {
+		const { cwd } = workspace({ "d/x": "", "a.txt": "old\n" });
+		// Renaming a file over a folder fails after the text was written.
+		await expect(writeFileAtomically(join(cwd, "d"), "text", new AbortController().signal)).rejects.toThrow(
+			/EISDIR/,
+		);
+		const controller = new AbortController();
+		controller.abort("stop");
+		await expect(writeFileAtomically(join(cwd, "a.txt"), "new\n", controller.signal)).rejects.toThrow(
+			"Aborted: stop",
+		);
+		expect(read(cwd, "a.txt")).toBe("old\n");
+		expect(readdirSync(cwd).sort()).toEqual(["a.txt", "d"]);
 	});
 });
