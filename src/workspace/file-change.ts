@@ -55,7 +55,11 @@ function strictUtf8(bytes: Uint8Array): string | undefined {
 	}
 }
 
-/** Plan `write_file`: the whole new content against what is there now. */
+/**
+ * Plan `write_file`: the whole new content against what is there now. Over a file whose lines all end in CRLF
+ * (or a lone CR), content sent with LF only is written in that ending, as `edit_file` keeps it: models send LF
+ * whatever the file holds, and a rewrite should not change every line of a Windows file.
+ */
 export function planWrite(options: WorkspaceToolsOptions, args: WriteFileArgs): Promise<FileChange> {
 	return withWorkspaceFileErrors(options.cwd, args.path, () => planWriteIn(options, args));
 }
@@ -67,7 +71,10 @@ async function planWriteIn(options: WorkspaceToolsOptions, args: WriteFileArgs):
 		if (error.code === "EISDIR") throw new Error(`${path} is a directory; cannot write it as a file.`);
 		throw error;
 	});
-	return change(absolute, path, before, args.content);
+	const eol = before === undefined ? undefined : uniformLineEnding(before);
+	const content =
+		eol === undefined || args.content.includes("\r") ? args.content : args.content.replace(/\n/g, eol);
+	return change(absolute, path, before, content);
 }
 
 /** Plan `edit_file`: the one occurrence of `old_string` replaced. Throws a clear error when it is not unique. */
@@ -163,12 +170,22 @@ function matchLineEndings(
 	if (eol === undefined || oldText.includes("\r")) return { oldText, newText };
 	const native = (s: string) => s.replace(/\r?\n/g, eol);
 	if (file.includes(oldText)) {
-		const bareLf = eol === "\r\n" ? /(^|[^\r])\n/.test(file) : file.includes("\n");
-		return !oldText.includes("\n") && !bareLf ? { oldText, newText: native(newText) } : { oldText, newText };
+		const uniform = uniformLineEnding(file) !== undefined;
+		return !oldText.includes("\n") && uniform ? { oldText, newText: native(newText) } : { oldText, newText };
 	}
 	return file.includes(native(oldText))
 		? { oldText: native(oldText), newText: native(newText) }
 		: { oldText, newText };
+}
+
+/**
+ * The line ending a text uses throughout when that is not LF: CRLF (no bare LF line), or a lone CR (no LF at
+ * all). Undefined for LF, a mix of LF with another, or no line break.
+ */
+function uniformLineEnding(text: string): "\r\n" | "\r" | undefined {
+	if (text.includes("\r\n")) return /(^|[^\r])\n/.test(text) ? undefined : "\r\n";
+	if (text.includes("\r")) return text.includes("\n") ? undefined : "\r";
+	return undefined;
 }
 
 /** Occurrences, overlapping ones too: in `}\n}\n}` the text `}\n}` could mean either of two places. */

@@ -35,7 +35,7 @@ export function writeFileTool(options: WorkspaceToolsOptions): AgentTool<WriteFi
 		label: "Write file",
 		description:
 			"Create a file, or replace a file's whole content, in the workspace. Parent directories are created. " +
-			"To change part of an existing file prefer edit_file.",
+			"An existing file's CRLF line endings are kept. To change part of an existing file prefer edit_file.",
 		parameters: {
 			type: "object",
 			properties: {

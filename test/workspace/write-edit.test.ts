@@ -79,6 +79,29 @@ describe("write_file", () => {
 		expect(read(cwd, "big.txt")).toBe(one);
 	});
 
+	it("keeps the CRLF or CR line endings of a file it overwrites when the model sends LF, as edit_file does", async () => {
+		const { cwd } = workspace({
+			"win.txt": "one\r\ntwo\r\nthree\r\n",
+			"mac.txt": "one\rtwo\r",
+			"mixed.txt": "one\r\ntwo\n",
+			"sent.txt": "one\r\ntwo\r\n",
+		});
+		const tool = writeFileTool({ cwd });
+		const win = await call(tool, { path: "win.txt", content: "one\n2\nthree\nfour" });
+		expect(read(cwd, "win.txt")).toBe("one\r\n2\r\nthree\r\nfour");
+		// The diff shows the lines that changed, not every line's ending.
+		expect(win.details).toMatchObject({ added: 2, removed: 1 });
+		await call(tool, { path: "mac.txt", content: "one\n2\n" });
+		expect(read(cwd, "mac.txt")).toBe("one\r2\r");
+		// No one ending to keep, or endings the model chose itself: the content goes in as sent.
+		await call(tool, { path: "mixed.txt", content: "one\ntwo\n" });
+		expect(read(cwd, "mixed.txt")).toBe("one\ntwo\n");
+		await call(tool, { path: "sent.txt", content: "one\r\ntwo\n" });
+		expect(read(cwd, "sent.txt")).toBe("one\r\ntwo\n");
+		await call(tool, { path: "new.txt", content: "a\nb\n" });
+		expect(read(cwd, "new.txt")).toBe("a\nb\n");
+	});
+
 	it("refuses to write over a directory or the workspace itself", async () => {
 		const { cwd } = workspace({ "d/x": "" });
 		await expect(call(writeFileTool({ cwd }), { path: "d", content: "" })).rejects.toThrow(
