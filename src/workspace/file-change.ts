@@ -16,10 +16,12 @@ export interface WriteFileArgs {
 export interface EditFileArgs {
 	/** The file to edit, relative to the working directory. */
 	path: string;
-	/** Exact text to replace; must occur exactly once in the file. */
+	/** Exact text to replace; must occur exactly once in the file, unless `replace_all` is true. */
 	old_string: string;
 	/** The text that replaces it, taken literally. */
 	new_string: string;
+	/** Replace every occurrence of `old_string` (left to right, none overlapping) instead of requiring one (default false). */
+	replace_all?: boolean;
 }
 
 /**
@@ -41,6 +43,8 @@ export interface FileChange {
 	added: number;
 	/** Lines the change removes. */
 	removed: number;
+	/** `edit_file` only: the occurrences of `old_string` replaced (1 unless `replace_all` was set). */
+	replacements?: number;
 }
 
 // `ignoreBOM`: a byte-order mark stays in the text, so it is written back too.
@@ -77,7 +81,10 @@ async function planWriteIn(options: WorkspaceToolsOptions, args: WriteFileArgs):
 	return change(absolute, path, before, content);
 }
 
-/** Plan `edit_file`: the one occurrence of `old_string` replaced. Throws a clear error when it is not unique. */
+/**
+ * Plan `edit_file`: the one occurrence of `old_string` replaced, or with `replace_all` every one. Throws a clear
+ * error when there is none, or (without `replace_all`) more than one.
+ */
 export function planEdit(options: WorkspaceToolsOptions, args: EditFileArgs): Promise<FileChange> {
 	return withWorkspaceFileErrors(options.cwd, args.path, () => planEditIn(options, args));
 }
@@ -105,21 +112,29 @@ async function planEditIn(options: WorkspaceToolsOptions, args: EditFileArgs): P
 		);
 	}
 	const { oldText, newText } = matchLineEndings(before, args.old_string, args.new_string);
-	const count = countOccurrences(before, oldText);
-	if (count === 0) {
-		throw new Error(
-			`old_string was not found in ${path}. It must match the file exactly, including whitespace and indentation; read the file again to copy the text.`,
-		);
+	if (args.replace_all === true) {
+		// split/join, not String.replaceAll: a `$&` or `$1` in the new text must stay literal.
+		const parts = before.split(oldText);
+		if (parts.length === 1) throw notFound(path);
+		return { ...change(absolute, path, before, parts.join(newText)), replacements: parts.length - 1 };
 	}
+	const count = countOccurrences(before, oldText);
+	if (count === 0) throw notFound(path);
 	if (count > 1) {
 		throw new Error(
-			`old_string occurs ${count} times in ${path}; it must match exactly once. Include more surrounding lines to make it unique.`,
+			`old_string occurs ${count} times in ${path}; it must match exactly once. Include more surrounding lines to make it unique, or set replace_all to replace every occurrence.`,
 		);
 	}
 	const at = before.indexOf(oldText);
 	// Slicing, not String.replace: a `$&` or `$1` in the new text must stay literal.
 	const after = before.slice(0, at) + newText + before.slice(at + oldText.length);
-	return change(absolute, path, before, after);
+	return { ...change(absolute, path, before, after), replacements: 1 };
+}
+
+function notFound(path: string): Error {
+	return new Error(
+		`old_string was not found in ${path}. It must match the file exactly, including whitespace and indentation; read the file again to copy the text.`,
+	);
 }
 
 /**

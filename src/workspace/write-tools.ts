@@ -26,6 +26,8 @@ export interface FileChangeDetails {
 	added: number;
 	/** Lines the change removed. */
 	removed: number;
+	/** `edit_file` only: the occurrences of `old_string` replaced (1 unless `replace_all` was set). */
+	replacements?: number;
 }
 
 /** `write_file`: create or overwrite a file (parent directories created). Exclusive: it changes the tree. */
@@ -62,20 +64,31 @@ export function writeFileTool(options: WorkspaceToolsOptions): AgentTool<WriteFi
 	};
 }
 
-/** `edit_file`: replace one exact, unique occurrence of a string; the result carries the unified diff. */
+/**
+ * `edit_file`: replace one exact, unique occurrence of a string, or with `replace_all` every occurrence; the
+ * result carries the unified diff.
+ */
 export function editFileTool(options: WorkspaceToolsOptions): AgentTool<EditFileArgs, FileChangeDetails> {
 	return {
 		name: "edit_file",
 		label: "Edit file",
 		description:
 			"Replace an exact string in a file with a new one. old_string must match the file exactly once " +
-			"(including whitespace); include enough surrounding lines to make it unique. Returns the diff.",
+			"(including whitespace); include enough surrounding lines to make it unique, or set replace_all " +
+			"to replace every occurrence (e.g. to rename a variable). Returns the diff.",
 		parameters: {
 			type: "object",
 			properties: {
 				path: { type: "string", description: "File path, relative to the working directory." },
-				old_string: { type: "string", description: "The exact text to replace (must occur once)." },
+				old_string: {
+					type: "string",
+					description: "The exact text to replace (must occur once, unless replace_all is true).",
+				},
 				new_string: { type: "string", description: "The replacement text." },
+				replace_all: {
+					type: "boolean",
+					description: "Replace every occurrence of old_string instead of requiring one. Default false.",
+				},
 			},
 			required: ["path", "old_string", "new_string"],
 			additionalProperties: false,
@@ -85,7 +98,9 @@ export function editFileTool(options: WorkspaceToolsOptions): AgentTool<EditFile
 			const planned = await planEdit(options, args);
 			throwIfAborted(signal);
 			const details = await withWorkspaceFileErrors(options.cwd, args.path, () => commit(planned, signal));
-			return textResult(`Edited ${details.path}:\n${details.diff}`, details);
+			const count =
+				args.replace_all === true ? ` (${plural(details.replacements ?? 0, "occurrence")} replaced)` : "";
+			return textResult(`Edited ${details.path}${count}:\n${details.diff}`, details);
 		},
 	};
 }
@@ -96,7 +111,7 @@ export function editFileTool(options: WorkspaceToolsOptions): AgentTool<EditFile
  */
 async function commit(planned: FileChange, signal: AbortSignal): Promise<FileChangeDetails> {
 	await writeFileAtomically(planned.absolute, planned.after, signal);
-	return {
+	const details: FileChangeDetails = {
 		path: planned.path,
 		created: planned.before === undefined,
 		bytes: Buffer.byteLength(planned.after),
@@ -104,4 +119,10 @@ async function commit(planned: FileChange, signal: AbortSignal): Promise<FileCha
 		added: planned.added,
 		removed: planned.removed,
 	};
+	if (planned.replacements !== undefined) details.replacements = planned.replacements;
+	return details;
+}
+
+function plural(count: number, noun: string): string {
+	return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }

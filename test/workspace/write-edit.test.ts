@@ -169,6 +169,38 @@ describe("edit_file", () => {
 		expect(read(cwd, "a.txt")).toBe("x = 1\nx = 1\n");
 	});
 
+	it("replace_all replaces every occurrence, literally and in the file's line endings, and says how many", async () => {
+		const { cwd } = workspace({ "a.ts": "let n = 1;\nn += n;\nlog(n);\n", "w.txt": "a\r\nb\r\na\r\nb\r\n" });
+		const tool = editFileTool({ cwd });
+		const result = await call(tool, {
+			path: "a.ts",
+			old_string: "n",
+			new_string: "$&count",
+			replace_all: true,
+		});
+		expect(read(cwd, "a.ts")).toBe("let $&count = 1;\n$&count += $&count;\nlog($&count);\n");
+		expect(textOf(result)).toMatch(/^Edited a\.ts \(4 occurrences replaced\):\n--- a\/a\.ts/);
+		expect(result.details).toMatchObject({ path: "a.ts", replacements: 4, added: 3, removed: 3 });
+		await call(tool, { path: "w.txt", old_string: "a\nb", new_string: "c", replace_all: true });
+		expect(read(cwd, "w.txt")).toBe("c\r\nc\r\n");
+		// Once is fine too; none is the usual error.
+		const once = await call(tool, {
+			path: "w.txt",
+			old_string: "c\r\nc",
+			new_string: "d",
+			replace_all: true,
+		});
+		expect(textOf(once)).toMatch(/^Edited w\.txt \(1 occurrence replaced\):/);
+		await expect(
+			call(tool, { path: "w.txt", old_string: "zz", new_string: "y", replace_all: true }),
+		).rejects.toThrow("old_string was not found in w.txt");
+		// Without it, several occurrences are still refused, and the error names the way out.
+		await expect(call(tool, { path: "a.ts", old_string: "$&count", new_string: "n" })).rejects.toThrow(
+			"or set replace_all to replace every occurrence",
+		);
+		expect(tool.parameters).toMatchObject({ properties: { replace_all: { type: "boolean" } } });
+	});
+
 	it("refuses an old_string whose occurrences overlap: it names more than one place", async () => {
 		const { cwd } = workspace({ "o.txt": "}\n}\n}\n" });
 		await expect(
