@@ -5,6 +5,7 @@ import { type ShellOptions, textResult, WORKSPACE_DEFAULTS, type WorkspaceToolsO
 import { HeadTailBuffer } from "./output-buffer.js";
 import { resolveInWorkspace } from "./paths.js";
 import { runInProcessGroup } from "./process-group.js";
+import { withoutTerminalEscapes } from "./terminal-escapes.js";
 
 /** Arguments of `shell`. */
 export interface ShellArgs {
@@ -49,7 +50,8 @@ export function shellTool(options: WorkspaceToolsOptions): AgentTool<ShellArgs, 
 		description:
 			`Run a shell command (${settings.shell} -c) in the working directory and return its combined ` +
 			`stdout and stderr with the exit code. Times out after ${settings.timeoutMs} ms; output beyond ` +
-			`${settings.maxOutputBytes} bytes is cut from the middle. Stdin is closed (no interactive prompts); ` +
+			`${settings.maxOutputBytes} bytes is cut from the middle; terminal escape codes (colours) are removed. ` +
+			"Stdin is closed (no interactive prompts); " +
 			"background processes end with the command (unless detached with setsid).",
 		parameters: {
 			type: "object",
@@ -65,7 +67,8 @@ export function shellTool(options: WorkspaceToolsOptions): AgentTool<ShellArgs, 
 		async execute(_id, args, signal, onUpdate) {
 			const cwd = await resolveInWorkspace(options.cwd, ".");
 			const output = new HeadTailBuffer(settings.maxOutputBytes);
-			const updates = throttle(() => onUpdate(textResult(output.text(), partialDetails(args, output))));
+			const shown = () => withoutTerminalEscapes(output.text());
+			const updates = throttle(() => onUpdate(textResult(shown(), partialDetails(args, output))));
 			const run = await runInProcessGroup({
 				shell: settings.shell,
 				command: args.command,
@@ -89,7 +92,7 @@ export function shellTool(options: WorkspaceToolsOptions): AgentTool<ShellArgs, 
 				outputBytes: output.total,
 			};
 			if (run.pid !== undefined) details.pid = run.pid;
-			const text = output.text() || "(no output)";
+			const text = shown() || "(no output)";
 			const separator = text.endsWith("\n") ? "" : "\n";
 			const result = textResult(`${text}${separator}${statusLine(details, signal)}`, details);
 			// A command that catches SIGTERM may still exit 0; ended by timeout or abort, it did not finish.

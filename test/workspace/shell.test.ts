@@ -55,6 +55,19 @@ describe("shell", () => {
 		expect(failed.details).toMatchObject({ exitCode: 3, timedOut: false, aborted: false, truncated: false });
 	});
 
+	it("removes terminal escape codes (colours, titles, links, cursor moves) from what the model reads", async () => {
+		const { cwd } = workspace();
+		const tool = shellTool({ cwd });
+		// SGR colours, an OSC 8 hyperlink ended by ST, an OSC 0 title ended by BEL, a cursor move, `tput sgr0`'s
+		// charset reset, and a one-byte CSI: the words around them stay, and so does a bracket that is text.
+		const command =
+			"printf '\\033[1;31merror\\033[0m: \\033]8;;https://x.test\\033\\\\link\\033]8;;\\033\\\\ " +
+			"\\033]0;title\\007done\\033[2K\\033(B\\033[m [ok]\\302\\23332mc1\\n'";
+		const result = await call(tool, { command });
+		expect(textOf(result)).toBe("error: link done [ok]c1\n[exit code 0]");
+		expect((result.details as ShellDetails).outputBytes).toBeGreaterThan("error: link done [ok]c1\n".length);
+	});
+
 	it("is exclusive and not interruptible by steering (SPEC T6, T10)", () => {
 		const tool = shellTool({ cwd: "." });
 		expect(tool.concurrency).toBe("exclusive");
