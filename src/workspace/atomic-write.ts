@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { open, rename, rm, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, open, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { throwIfAborted } from "./options.js";
 
@@ -24,6 +25,9 @@ export async function writeFileAtomically(
 		if (error.code === "ENOENT") return undefined;
 		throw error;
 	});
+	// Renaming needs only the folder's permission: a file the process may not write (read-only, or another
+	// user's) stays refused, as a write in place would refuse it.
+	if (existing !== undefined) await access(absolute, constants.W_OK);
 	const name = basename(absolute).slice(0, NAME_PREFIX_CHARS);
 	const temp = join(dirname(absolute), `.${name}.${randomBytes(6).toString("hex")}.tmp`);
 	// A new file gets the mode `writeFile` would give it (0o666 less the umask).

@@ -1,7 +1,8 @@
 /**
- * Run by write-edit.test.ts in a child process under a file size limit (`ulimit -f`): `write_file` writes
- * argv[4] bytes to argv[3] in the workspace argv[2], more than the limit, so the write fails with EFBIG partway,
- * as on a full disk. Prints one JSON line: the error's message.
+ * Run by write-edit.test.ts in a child process, under a file size limit (`ulimit -f`) or as another user:
+ * `write_file` writes argv[4] bytes to argv[3] in the workspace argv[2] — more than the limit, so the write
+ * fails with EFBIG partway, as on a full disk; or over a file that user may not write. Prints one JSON line:
+ * the error's message.
  */
 import { writeFileTool } from "../../src/workspace/index.js";
 

@@ -329,6 +329,34 @@ describe("write_file and edit_file write atomically", () => {
 		expect(readdirSync(cwd)).toEqual(["big.txt"]);
 	});
 
+	// Root may write any file; as root the child drops to `nobody` (setpriv), whom the mode bits do stop.
+	const asRoot = process.getuid?.() === 0;
+	const dropToNobody = asRoot && existsSync("/usr/bin/setpriv");
+	it.skipIf(asRoot && !dropToNobody)(
+		"a read-only file stays refused (permission denied), though its folder would allow the rename",
+		{ timeout: 30_000 },
+		() => {
+			const { cwd } = workspace({ "ro.txt": "old\n" });
+			chmodSync(join(cwd, "ro.txt"), 0o444);
+			if (dropToNobody) execFileSync("chown", ["-R", "65534:65534", join(cwd, "..")]);
+			const user = dropToNobody ? "setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp " : "";
+			const child = spawnSync(
+				"bash",
+				[
+					"-c",
+					`exec ${user}"$0" --import tsx test/workspace/write-child.ts "$1" ro.txt 4`,
+					process.execPath,
+					cwd,
+				],
+				{ cwd: REPO_ROOT, encoding: "utf8" },
+			);
+			expect(child.stderr).toBe("");
+			expect(JSON.parse(child.stdout)).toEqual({ error: "permission denied: ro.txt" });
+			expect(read(cwd, "ro.txt")).toBe("old\n");
+			expect(readdirSync(cwd)).toEqual(["ro.txt"]);
+		},
+	);
+
 	it("keeps the file's mode, and writes through a symlink to the file it points to", async () => {
 		const { cwd } = workspace({ "run.sh": "echo old\n", "real/target.txt": "old\n" });
 		chmodSync(join(cwd, "run.sh"), 0o750);
