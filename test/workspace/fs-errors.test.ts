@@ -1,7 +1,13 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { workspaceFileError } from "../../src/workspace/fs-errors.js";
-import { createWorkspaceTools, previewFileChange, WorkspaceFileError } from "../../src/workspace/index.js";
+import {
+	createWorkspaceTools,
+	previewFileChange,
+	resolveInWorkspace,
+	WorkspaceEscapeError,
+	WorkspaceFileError,
+} from "../../src/workspace/index.js";
 import { call, link, workspace } from "./support.js";
 
 /** An error as Node's fs makes it: `CODE: description, syscall 'path'`, with those as properties too. */
@@ -93,6 +99,18 @@ describe("every file tool's filesystem errors", () => {
 				expect((error as Error).message).not.toContain(cwd);
 				expect((error as WorkspaceFileError).code).toBe("ELOOP");
 			}
+		}
+	});
+});
+
+describe("a path outside the workspace that cannot be resolved", () => {
+	it("is refused as outside, not answered with what resolving it met there", async () => {
+		const { cwd, outside } = workspace();
+		link(outside, "loop-a", join(outside, "loop-b"));
+		link(outside, "loop-b", join(outside, "loop-a"));
+		for (const path of [join(outside, "loop-a"), "../outside/loop-a/x.txt"]) {
+			const error = await resolveInWorkspace(cwd, path).catch((e: unknown) => e);
+			expect(error, path).toBeInstanceOf(WorkspaceEscapeError);
 		}
 	});
 });
