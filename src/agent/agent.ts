@@ -9,6 +9,7 @@ import { findDanglingBatch } from "../loop/pairing.js";
 import type { AgentLoopConfig } from "../protocol/config.js";
 import type { AgentContext, AgentEvent } from "../protocol/events.js";
 import type { ApprovalDecision, PendingApproval } from "../tools/approval.js";
+import { checkTools } from "../tools/definition-checks.js";
 import type { AgentTool } from "../tools/types.js";
 import { RunDispatch, type RunHold, Subscribers } from "./dispatch.js";
 import { MessageQueue, type QueueMode } from "./queue.js";
@@ -77,7 +78,8 @@ export type AgentHooks = Omit<
 
 /**
  * Construction options of an Agent: its starting state, plus the loop hooks and settings every run gets
- * (`AgentHooks`). The constructor throws for `pendingApprovals` that do not fit `messages`.
+ * (`AgentHooks`). The constructor throws for `pendingApprovals` that do not fit `messages`, and a `TypeError`
+ * for a tool no call could pass (see `setTools`).
  */
 export interface AgentOptions extends AgentHooks {
 	/** The model to call. */
@@ -194,6 +196,7 @@ export class Agent {
 			pendingApprovals,
 			...hooks
 		} = options;
+		checkTools(tools);
 		const transcript = messages ? messages.slice() : [];
 		this._state = {
 			systemPrompt: systemPrompt ?? "",
@@ -444,8 +447,14 @@ export class Agent {
 		this._state.thinkingLevel = level;
 	}
 
-	/** Set the tools offered from the next run. The array is kept as given, not copied. */
+	/**
+	 * Set the tools offered from the next run. The array is kept as given, not copied. Throws a `TypeError`,
+	 * keeping the tools it had, for a tool whose parameters' root is plainly not an object (`type: "string"`, a
+	 * `type` list without `"object"`): a call's arguments are always a JSON object (rule T1). Each run checks
+	 * its tools again as it starts.
+	 */
 	setTools(tools: AgentTool[]): void {
+		checkTools(tools);
 		this._state.tools = tools;
 	}
 

@@ -27,7 +27,9 @@ import { providerReplyGuard, registryStream } from "./defaults.js";
  * model call, so the caller may change them mid-run. `signal` aborts the run (rule A1). Without
  * `config.streamFn`, model calls go through the provider registry (`capstan/providers`), loaded on the first
  * call. Throws at once when the context's last assistant message has tool calls without results (rule T17:
- * calls awaiting approval, or a batch cut off by a crash): resume them with `agentLoopContinue`.
+ * calls awaiting approval, or a batch cut off by a crash): resume them with `agentLoopContinue`; and throws a
+ * `TypeError` naming the tool when a tool's parameters have a root that is plainly not an object
+ * (`type: "string"`, a `type` list without `"object"`), since a call's arguments are always one (rule T1).
  */
 export function agentLoop(
 	prompts: AgentMessage[],
@@ -41,7 +43,8 @@ export function agentLoop(
 /**
  * Continue from the existing context without a new prompt (rule L6); the stream, `signal` and failures are as
  * in `agentLoop`. Throws synchronously for an empty context, for one whose last message is an assistant
- * message with no unpaired tool calls, and for unanswered tool calls followed by a user message (rule T17);
+ * message with no unpaired tool calls, for unanswered tool calls followed by a user message (rule T17), and for
+ * a tool whose parameters are not an object schema (as `agentLoop`);
  * when the last assistant message has tool calls without results, that batch runs first, then the loop goes on.
  *
  * That assistant message belongs to the caller's context, which the loop never mutates: if `beforeToolCall`

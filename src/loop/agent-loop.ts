@@ -6,6 +6,7 @@ import type { AgentLoopConfig } from "../protocol/config.js";
 import type { AgentContext, AgentEvent } from "../protocol/events.js";
 import { createRunTelemetry } from "../telemetry/collector.js";
 import { type ApprovalDecisions, isApprovalDecision } from "../tools/approval.js";
+import { checkTools } from "../tools/definition-checks.js";
 import { findDanglingBatch } from "./pairing.js";
 import { runAgentLoop } from "./run.js";
 import type { RunState } from "./run-state.js";
@@ -135,6 +136,8 @@ function startRun(
 	prompts: AgentMessage[],
 	decisions: ApprovalDecisions | undefined,
 ): AgentEventStream {
+	// Rule T1: a tool no call could ever pass is a mistake in the host's code, refused before the run starts.
+	checkTools(context.tools);
 	const events: AgentEventStream = new EventStream();
 	const now = config.now ?? Date.now;
 	const runSignal = createRunSignal(signal, config.deadline, now);

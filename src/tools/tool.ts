@@ -3,6 +3,7 @@
  * schema and the code that reads its arguments cannot drift apart: `args.nope` does not compile.
  */
 import type { JsonSchema } from "../core/model.js";
+import { checkObjectRoot } from "./definition-checks.js";
 import type { InferToolArgs } from "./infer.js";
 import { isStandardSchema, type StandardSchemaV1 } from "./standard-schema.js";
 import type { AgentTool, ToolExecutionContext, ToolParameters, ToolResult, ZodLikeSchema } from "./types.js";
@@ -43,9 +44,10 @@ export interface ToolDefinition<S extends ToolParameters, TDetails = unknown>
  * Define a tool whose `execute` arguments are inferred from `parameters` (see `InferToolArgs`). Returns a new
  * `AgentTool` with the definition's fields. The wire schema is built here, so a Standard Schema validator
  * without a JSON Schema converter (and no `jsonSchema`) throws a `TypeError` where the tool is defined, saying
- * what to pass; so does `jsonSchema` next to Zod or JSON Schema parameters. A JSON Schema is not checked
- * further here: its root should be an object schema (`type: "object"`), since every call's arguments are an
- * object and are validated against it when the call comes (rule T3).
+ * what to pass; so does `jsonSchema` next to Zod or JSON Schema parameters. So does a schema whose root is
+ * plainly not an object (`type: "string"`, or a `type` list without `"object"`; a Zod `z.string()` too): every
+ * call's arguments are a JSON object, so no call could pass it. Roots that may describe an object are taken
+ * (`{}`, `anyOf`/`oneOf`/`allOf`, `$ref`); the arguments are validated against them when a call comes (rule T3).
  *
  * @example
  * ```ts
@@ -63,7 +65,7 @@ export function tool<const S extends ToolParameters, TDetails = unknown>(
 	const { parameters, jsonSchema, ...rest } = definition;
 	const resolved =
 		jsonSchema === undefined ? parameters : withJsonSchema(parameters, jsonSchema as JsonSchema);
-	compileToolParameters(resolved).jsonSchema;
+	checkObjectRoot(rest.name, compileToolParameters(resolved).jsonSchema);
 	return { ...rest, parameters: resolved } as AgentTool<InferToolArgs<S>, TDetails>;
 }
 

@@ -1,0 +1,103 @@
+import { Type } from "@sinclair/typebox";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Agent } from "../../src/agent/agent.js";
+import { agentLoop, agentLoopContinue } from "../../src/index.js";
+import { scriptedModel } from "../../src/testing/index.js";
+import { tool } from "../../src/tools/tool.js";
+import type { AgentTool, ToolParameters } from "../../src/tools/types.js";
+import { user } from "../support/run.js";
+
+const execute = async () => ({ content: [{ type: "text" as const, text: "ran" }] });
+
+function rawTool(parameters: unknown, name = "t"): AgentTool {
+	return { name, description: "d", parameters: parameters as ToolParameters, execute };
+}
+
+/** Roots that may describe an object: every call's arguments are checked against them when it comes (T3). */
+const objectLike: [string, unknown][] = [
+	["type object", { type: "object", properties: { a: { type: "string" } } }],
+	["no type at all", {}],
+	["anyOf of objects", { anyOf: [{ type: "object" }, { type: "object", required: ["a"] }] }],
+	["oneOf", { oneOf: [{ properties: { a: {} } }] }],
+	["allOf", { allOf: [{ type: "object" }] }],
+	["$ref", { $ref: "#/definitions/args", definitions: { args: { type: "object" } } }],
+	["a type list with object", { type: ["object", "null"] }],
+	["boolean true", true],
+	["TypeBox object", Type.Object({ q: Type.String() })],
+	["Zod object", z.object({ q: z.string() })],
+	["Zod union of objects", z.union([z.object({ a: z.string() }), z.object({ b: z.number() })])],
+];
+
+/** Roots that cannot describe the JSON object every provider sends as a call's arguments. */
+const notObject: [string, unknown, RegExp][] = [
+	["type string", { type: "string" }, /root has type "string"/],
+	["type array", { type: "array", items: { type: "string" } }, /root has type "array"/],
+	[
+		"a type list without object",
+		{ type: ["string", "null"] },
+		/\["string","null"\], which does not include "object"/,
+	],
+	["TypeBox string", Type.String(), /root has type "string"/],
+	["Zod string", z.string(), /root has type "string"/],
+];
+
+describe("tool parameters must describe an object (SPEC T1)", () => {
+	it.each(objectLike)("tool() accepts a root that may describe an object: %s", (_name, parameters) => {
+		expect(() =>
+			tool({ name: "t", description: "d", parameters: parameters as never, execute }),
+		).not.toThrow();
+	});
+
+	it.each(notObject)("tool() refuses %s with a TypeError naming the tool", (_name, parameters, problem) => {
+		const define = () => tool({ name: "lookup", description: "d", parameters: parameters as never, execute });
+		expect(define).toThrow(TypeError);
+		expect(define).toThrow(/^tool "lookup": its parameters must describe a JSON object/);
+		expect(define).toThrow(problem);
+	});
+
+	it("agentLoop and agentLoopContinue refuse such a raw AgentTool before the run starts", () => {
+		const scripted = scriptedModel([{ content: [{ type: "text", text: "hi" }] }]);
+		const config = { model: scripted.model, streamFn: scripted.stream };
+		const tools = [rawTool({ type: "object" }, "fine"), rawTool({ type: "integer" }, "count")];
+		expect(() => agentLoop([user("go")], { messages: [], tools }, config)).toThrow(
+			/^tool "count": its parameters must describe a JSON object.*root has type "integer"/,
+		);
+		expect(() => agentLoopContinue({ messages: [user("go")], tools }, config)).toThrow(TypeError);
+		expect(scripted.calls).toHaveLength(0);
+	});
+
+	it("the Agent refuses it in its constructor and in setTools, keeping the tools it had", async () => {
+		const scripted = scriptedModel([{ content: [{ type: "text", text: "hi" }] }]);
+		const base = { model: scripted.model, streamFn: scripted.stream };
+		expect(() => new Agent({ ...base, tools: [rawTool({ type: "string" })] })).toThrow(TypeError);
+		const good = [rawTool({ type: "object" })];
+		const agent = new Agent({ ...base, tools: good });
+		expect(() => agent.setTools([rawTool({ type: ["array"] })])).toThrow(/^tool "t"/);
+		expect(agent.state.tools).toBe(good);
+		// A tools array changed behind the Agent's back is still caught as the run starts.
+		good.push(rawTool({ type: "number" }, "late"));
+		await expect(agent.prompt("go")).rejects.toThrow(/^tool "late"/);
+		expect(agent.state.isStreaming).toBe(false);
+		expect(agent.state.messages).toEqual([]);
+	});
+
+	it("a run with object-like roots only starts as before", async () => {
+		const scripted = scriptedModel([
+			{ content: [{ type: "toolCall", name: "any", arguments: { x: 1 } }] },
+			{ content: [{ type: "text", text: "done" }] },
+		]);
+		const tools = objectLike.map(([, parameters], i) => rawTool(parameters, i === 1 ? "any" : `t${i}`));
+		const stream = agentLoop(
+			[user("go")],
+			{ messages: [], tools },
+			{
+				model: scripted.model,
+				streamFn: scripted.stream,
+			},
+		);
+		const added = await stream.result();
+		const result = added.find((message) => message.role === "toolResult");
+		expect(result).toMatchObject({ isError: false, content: [{ type: "text", text: "ran" }] });
+	});
+});
