@@ -8,7 +8,7 @@ import type { AgentEventStream } from "../loop/agent-loop.js";
 import { findDanglingBatch } from "../loop/pairing.js";
 import type { AgentLoopConfig } from "../protocol/config.js";
 import type { AgentContext, AgentEvent } from "../protocol/events.js";
-import type { ApprovalDecision, PendingApproval } from "../tools/approval.js";
+import type { ApprovalDecision, ApprovalDecisions, PendingApproval } from "../tools/approval.js";
 import { checkTools } from "../tools/definition-checks.js";
 import type { AgentTool } from "../tools/types.js";
 import { RunDispatch, type RunHold, Subscribers } from "./dispatch.js";
@@ -52,6 +52,14 @@ export interface AgentState {
 	 * save it with `messages` to resume in another process (`AgentOptions.pendingApprovals`).
 	 */
 	pendingApprovals: readonly PendingApproval[];
+	/**
+	 * Rule T16: the decisions `approve` / `deny` recorded so far on `pendingApprovals`, by tool call id, in the
+	 * shape `agentLoopContinue` takes. The batch resumes once every pending call has one; until then, a host that
+	 * asks a person about the pending calls asks only about those without one. A new object with every decision;
+	 * empty again once the batch resumes, and whenever `pendingApprovals` is dropped. Not restored by
+	 * `AgentOptions`: an Agent restored from saved state asks about every pending call again.
+	 */
+	approvalDecisions: ApprovalDecisions;
 }
 
 /** A run's hold on the Agent's state, as the Agent keeps it: the Agent alone clears `held`. */
@@ -169,7 +177,6 @@ export class Agent {
 	private readonly followUps: MessageQueue;
 	private readonly asides = new MessageQueue("all");
 	private readonly running = new Set<string>();
-	private readonly decisions = new Map<string, ApprovalDecision>();
 	private abortController: FannedAbort | undefined;
 	/** The active run's context: the loop reads its system prompt before every model call. */
 	private runContext: AgentContext | undefined;
@@ -209,6 +216,7 @@ export class Agent {
 			streamMessage: undefined,
 			pendingToolCalls: this.running,
 			pendingApprovals: pendingApprovals ? checkedPending(pendingApprovals, transcript) : [],
+			approvalDecisions: {},
 		};
 		this.hooks = hooks;
 		this.streamFn = streamFn;
@@ -307,7 +315,8 @@ export class Agent {
 	/**
 	 * Approve a tool call awaiting approval (rule T16): one of `state.pendingApprovals`. Once every pending call
 	 * is decided, the batch resumes as a new run and the promise resolves when that run ends; before that it
-	 * resolves at once. Deciding the same id again replaces the earlier decision. Rejects with an `Error` for an
+	 * resolves at once; `state.approvalDecisions` shows the decisions so far. Deciding the same id again
+	 * replaces the earlier decision. Rejects with an `Error` for an
 	 * id that is not pending, and with `AgentBusyError` during a run. From a subscriber of the paused run's
 	 * `agent_end` it is accepted: the resumed run starts once that event reached every subscriber (rule Q8).
 	 */
@@ -392,9 +401,8 @@ export class Agent {
 			return;
 		}
 		if (this._state.pendingApprovals.length === 0) return;
-		const approvals = Object.fromEntries(this.decisions);
-		this._state.pendingApprovals = [];
-		this.decisions.clear();
+		const approvals = this._state.approvalDecisions;
+		this.dropPendingApprovals();
 		const ending = this.run((context, config, signal) =>
 			agentLoopContinue(context, config, signal, { approvals }),
 		);
@@ -425,8 +433,7 @@ export class Agent {
 		if (this.hold) this.giveBack(this.hold);
 		this._state.messages = [];
 		this._state.error = undefined;
-		this._state.pendingApprovals = [];
-		this.decisions.clear();
+		this.dropPendingApprovals();
 		this.clearQueues();
 		return this.settled;
 	}
@@ -466,14 +473,18 @@ export class Agent {
 	replaceMessages(messages: AgentMessage[]): void {
 		if (this._state.isStreaming) throw new AgentBusyError("replaceMessages");
 		this._state.messages = messages.slice();
-		this._state.pendingApprovals = [];
-		this.decisions.clear();
+		this.dropPendingApprovals();
 	}
 
 	/** Set the steering and follow-up dequeue modes (rule Q2), from the next dequeue; an omitted one stays. */
 	setQueueModes(modes: { steering?: QueueMode; followUp?: QueueMode }): void {
 		if (modes.steering) this.steering.mode = modes.steering;
 		if (modes.followUp) this.followUps.mode = modes.followUp;
+	}
+
+	private dropPendingApprovals(): void {
+		this._state.pendingApprovals = [];
+		this._state.approvalDecisions = {};
 	}
 
 	private refuseWhileAwaiting(method: string): void {
@@ -491,18 +502,18 @@ export class Agent {
 					(open ? ` (awaiting: ${open})` : " (nothing awaits approval)"),
 			);
 		}
-		this.decisions.set(toolCallId, decision);
-		if (!pending.every((p) => this.decisions.has(p.toolCallId))) return;
-		const approvals = Object.fromEntries(this.decisions);
-		this._state.pendingApprovals = [];
-		this.decisions.clear();
+		// A computed key defines an own property, even for "__proto__".
+		const approvals: ApprovalDecisions = { ...this._state.approvalDecisions, [toolCallId]: decision };
+		this._state.approvalDecisions = approvals;
+		if (!pending.every((p) => Object.hasOwn(approvals, p.toolCallId))) return;
+		this.dropPendingApprovals();
 		try {
 			await this.run((context, config, signal) => agentLoopContinue(context, config, signal, { approvals }));
 		} catch (error) {
 			// The run never started (the loop refused the context): nothing was decided, nothing may be lost.
 			if (!this._state.isStreaming && this._state.pendingApprovals.length === 0) {
 				this._state.pendingApprovals = pending;
-				for (const [id, kept] of Object.entries(approvals)) this.decisions.set(id, kept);
+				this._state.approvalDecisions = approvals;
 			}
 			throw error;
 		}

@@ -34,10 +34,12 @@ export function askBeforeRunning<T extends AgentTool>(tool: T, policy: ApprovalP
 }
 
 /**
- * Answers the approvals a run pauses on (rule T15): asks the policy's approver about every pending call at
- * once (the TTY shows them one at a time), then records each answer with `approve` / `deny`; the last one
- * resumes the batch (rule T16). A run that starts meanwhile — an abort of the paused run (rule T17) —
- * withdraws the questions still open.
+ * Answers the approvals a run pauses on (rule T15): asks the policy's approver about every pending call not
+ * decided yet (the TTY shows them one at a time) — a call the host decided already, from a subscriber of the
+ * paused run's `agent_end` say, is not asked about — then records each answer with `approve` / `deny`; the
+ * last one resumes the batch (rule T16). A decision the host records while the question is open stands: the
+ * answer to it is dropped. A run that starts meanwhile — an abort of the paused run (rule T17) — withdraws
+ * the questions still open.
  */
 export class ApprovalDesk {
 	private settling: Promise<void> = Promise.resolve();
@@ -66,10 +68,12 @@ export class ApprovalDesk {
 		}
 	}
 
-	private async decide(pending: readonly PendingApproval[]): Promise<void> {
-		// Asked at once (an answer is accepted from the paused run's agent_end on, rule Q8), unless a run a
-		// subscriber started there (an abort, rule T17) already settled the calls: nobody is asked about those.
-		if (!pending.some(({ toolCallId }) => this.awaits(toolCallId))) return;
+	private async decide(paused: readonly PendingApproval[]): Promise<void> {
+		// Asked at once (an answer is accepted from the paused run's agent_end on, rule Q8), about the calls still
+		// undecided: a subscriber there may have decided some itself, or started a run (an abort, rule T17) that
+		// settled them all. Nobody is asked about those.
+		const pending = paused.filter(({ toolCallId }) => this.undecided(toolCallId));
+		if (pending.length === 0) return;
 		const asking = new AbortController();
 		this.asking = asking;
 		const decisions = await Promise.all(pending.map((approval) => this.ask(approval, asking.signal)));
@@ -79,6 +83,8 @@ export class ApprovalDesk {
 			const decision = decisions[index];
 			// An abort or /clear meanwhile already settled the paused run: nothing is left to decide.
 			if (!decision || !this.awaits(toolCallId)) return;
+			// The host decided this call while the question was open: its decision stands.
+			if (!this.undecided(toolCallId)) continue;
 			try {
 				if (decision.approved) await this.agent.approve(toolCallId);
 				else await this.agent.deny(toolCallId, decision.reason);
@@ -91,6 +97,11 @@ export class ApprovalDesk {
 
 	private awaits(toolCallId: string): boolean {
 		return this.agent.state.pendingApprovals.some((p) => p.toolCallId === toolCallId);
+	}
+
+	/** Awaiting approval, and no decision recorded for it yet (rule T16). */
+	private undecided(toolCallId: string): boolean {
+		return this.awaits(toolCallId) && !Object.hasOwn(this.agent.state.approvalDecisions, toolCallId);
 	}
 
 	private async ask(approval: PendingApproval, signal: AbortSignal): Promise<ApprovalDecision> {

@@ -59,6 +59,36 @@ describe("Agent approvals", () => {
 		expect((denied.content[0] as { text: string }).text).toMatch(/was denied: b is read-only/);
 	});
 
+	it("SPEC T16: state.approvalDecisions shows what is decided so far, and is empty again once the batch resumes", async () => {
+		const { agent } = pausedAgent();
+		await agent.prompt("go");
+		expect(agent.state.approvalDecisions).toEqual({});
+		await agent.deny("call_2", "read-only");
+		const decided = agent.state.approvalDecisions;
+		expect(decided).toEqual({ call_2: { approved: false, reason: "read-only" } });
+		await agent.approve("call_2"); // decided again: replaced, still one of two
+		expect(agent.state.approvalDecisions).toEqual({ call_2: { approved: true } });
+		expect(decided).toEqual({ call_2: { approved: false, reason: "read-only" } }); // a snapshot, not live
+		expect(agent.state.pendingApprovals).toHaveLength(2);
+		await agent.approve("call_1");
+		expect(agent.state.pendingApprovals).toEqual([]);
+		expect(agent.state.approvalDecisions).toEqual({});
+	});
+
+	it("SPEC T16: reset() and abort() drop the decisions with the pending approvals", async () => {
+		const { agent } = pausedAgent();
+		await agent.prompt("go");
+		await agent.approve("call_1");
+		agent.abort("stop");
+		expect(agent.state.approvalDecisions).toEqual({});
+		await agent.waitForIdle();
+		const other = pausedAgent().agent;
+		await other.prompt("go");
+		await other.approve("call_1");
+		await other.reset();
+		expect(other.state.approvalDecisions).toEqual({});
+	});
+
 	it("SPEC T17: prompt() and continue() while approvals are pending throw ApprovalPendingError", async () => {
 		const { agent, scripted } = pausedAgent();
 		await agent.prompt("go");

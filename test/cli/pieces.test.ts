@@ -197,6 +197,74 @@ describe("approval of mutating tools (SPEC T14–T16 needsApproval)", () => {
 		expect(agent.state.messages.at(-1)).toMatchObject({ role: "toolResult", isError: true });
 	});
 
+	/** A paused run with two write_file calls (call_1: a.txt, call_2: b.txt), the desk asking `approver`. */
+	function pausedOnTwo(approver: ApprovalPolicy["approver"]) {
+		const policy: ApprovalPolicy = { autoApprove: false, approver };
+		const scripted = scriptedModel([
+			{
+				content: [
+					{ type: "toolCall", name: "write_file", arguments: { path: "a.txt" } },
+					{ type: "toolCall", name: "write_file", arguments: { path: "b.txt" } },
+				],
+			},
+			textReply("done"),
+		]);
+		const agent = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools: [askBeforeRunning(writeTool, policy)],
+		});
+		const desk = new ApprovalDesk(agent, policy);
+		const resultOf = (id: string) =>
+			agent.state.messages.find((m) => m.role === "toolResult" && m.toolCallId === id) as ToolResultMessage;
+		return { agent, desk, scripted, resultOf };
+	}
+
+	it("SPEC T16: calls the host decided at agent_end are not asked about; its decision stands", async () => {
+		writes.length = 0;
+		const asked: string[] = [];
+		const { agent, desk, scripted, resultOf } = pausedOnTwo(async (request) => {
+			asked.push(request.toolCallId);
+			return false;
+		});
+		// A host's own policy decides what it can (here: writes to a.txt are fine) before the person is asked.
+		agent.subscribe((event) => {
+			if (event.type === "agent_end" && event.outcome.type === "awaiting_approval")
+				void agent.approve("call_1");
+		});
+		await agent.prompt("write");
+		await desk.idle();
+		expect(asked).toEqual(["call_2"]);
+		expect(writes).toEqual(["a.txt"]);
+		expect(resultOf("call_2").content).toEqual([
+			{ type: "text", text: expect.stringContaining(`was denied: ${declinedByUser("write_file")}`) },
+		]);
+		expect(agent.state.pendingApprovals).toEqual([]);
+		expect(scripted.calls).toHaveLength(2);
+	});
+
+	it("SPEC T16: a decision the host records while the person is asked is not overwritten by the answer", async () => {
+		writes.length = 0;
+		const asked: string[] = [];
+		const answers: (() => void)[] = [];
+		let bothAsked!: () => void;
+		const asking = new Promise<void>((resolve) => (bothAsked = resolve));
+		const { agent, desk, resultOf } = pausedOnTwo((request) => {
+			asked.push(request.toolCallId);
+			if (asked.length === 2) bothAsked();
+			return new Promise((resolve) => answers.push(() => resolve(false)));
+		});
+		await agent.prompt("write");
+		await asking;
+		expect(asked).toEqual(["call_1", "call_2"]);
+		await agent.approve("call_1"); // another channel decides first
+		for (const answer of answers) answer(); // then the person says no to both
+		await desk.idle();
+		expect(writes).toEqual(["a.txt"]);
+		expect(resultOf("call_1").isError).toBe(false);
+		expect(resultOf("call_2").isError).toBe(true);
+	});
+
 	it("runs without asking with --yes", async () => {
 		writes.length = 0;
 		let asked = false;
