@@ -1,11 +1,19 @@
 /**
  * Tool definitions that can never work, refused where they are given (`tool()`, the `Agent`, the start of a
- * run) instead of failing every call: a schema whose root is not an object, when every provider sends a
- * call's arguments as a JSON object (rule T1).
+ * run) instead of failing every call or every request (rule T1): a schema whose root is not an object, when
+ * every provider sends a call's arguments as a JSON object; a name the providers reject; two tools of one
+ * name; a tool without an `execute` function.
  */
 import type { JsonSchema } from "../core/model.js";
 import type { AgentTool } from "./types.js";
 import { compileToolParameters } from "./validate.js";
+import { describeValue } from "./validation-errors.js";
+
+/**
+ * The tool names OpenAI, Anthropic and Gemini all accept: a request with any other name fails as a whole, on
+ * every model call.
+ */
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * Throws a `TypeError` naming the tool when its wire schema unmistakably describes something other than an
@@ -22,19 +30,60 @@ export function checkObjectRoot(name: unknown, schema: JsonSchema): void {
 }
 
 /**
- * Checks every tool of a list as {@link checkObjectRoot} does; `undefined` is no tools. Parameters whose wire
- * schema cannot be built (a Standard Schema without a converter) are left to where the tool list is built,
- * and parameters that are no schema object to each call (rule T3).
+ * Throws a `TypeError` when `name` is not a tool name every provider accepts: letters, digits, `_` and `-`,
+ * 1 to 64 characters.
+ */
+export function checkToolName(name: unknown): void {
+	if (typeof name === "string" && TOOL_NAME.test(name)) return;
+	const problem =
+		typeof name !== "string"
+			? `must be a string (received ${describeValue(name)})`
+			: name === ""
+				? "is empty"
+				: name.length > 64
+					? `is ${name.length} characters long`
+					: `has characters other than letters, digits, "_" and "-"`;
+	throw new TypeError(
+		`tool ${JSON.stringify(name) ?? String(name)}: the name ${problem}; providers accept tool names of 1 to 64 letters, digits, "_" and "-" only (e.g. "read_file") and reject the whole request otherwise`,
+	);
+}
+
+/**
+ * Checks a tool list before a run or an `Agent` takes it: an array of tool objects, each with a valid name
+ * ({@link checkToolName}), no name twice (a provider rejects a request that names a tool twice, and calls
+ * could only ever reach the first), an `execute` function, and parameters that may describe an object
+ * ({@link checkObjectRoot}). `undefined` is no tools. Parameters whose wire schema cannot be built (a Standard
+ * Schema without a converter) are left to where the tool list is built, and parameters that are no schema
+ * object to each call (rule T3).
  */
 export function checkTools(tools: readonly AgentTool[] | undefined): void {
-	for (const tool of tools ?? []) {
-		let schema: JsonSchema;
-		try {
-			schema = compileToolParameters(tool.parameters).jsonSchema;
-		} catch {
-			continue;
-		}
-		checkObjectRoot(tool.name, schema);
+	if (tools === undefined) return;
+	if (!Array.isArray(tools))
+		throw new TypeError(`tools must be an array of tools (received ${describeValue(tools)})`);
+	const seen = new Map<string, number>();
+	tools.forEach((tool: unknown, index) => {
+		if (typeof tool !== "object" || tool === null)
+			throw new TypeError(`tools[${index}] must be a tool object (received ${describeValue(tool)})`);
+		const { name, execute } = tool as Partial<AgentTool>;
+		checkToolName(name);
+		const first = seen.get(name as string);
+		if (first !== undefined)
+			throw new TypeError(
+				`tool ${JSON.stringify(name)} is given twice (tools[${first}] and tools[${index}]): providers reject a request that names a tool twice; rename one or leave one out`,
+			);
+		seen.set(name as string, index);
+		if (typeof execute !== "function")
+			throw new TypeError(`tool ${JSON.stringify(name)}: execute must be a function`);
+		const schema = wireSchemaOf(tool as AgentTool);
+		if (schema !== undefined) checkObjectRoot(name, schema);
+	});
+}
+
+function wireSchemaOf(tool: AgentTool): JsonSchema | undefined {
+	try {
+		return compileToolParameters(tool.parameters).jsonSchema;
+	} catch {
+		return undefined;
 	}
 }
 

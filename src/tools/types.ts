@@ -71,7 +71,10 @@ export interface ToolExecutionContext {
 /** A tool the agent may call (rule T1). */
 // biome-ignore lint/suspicious/noExplicitAny: default argument type; hosts narrow it with their schema type.
 export interface AgentTool<TArgs = any, TDetails = unknown> {
-	/** The name the model calls the tool by; calls are matched to it exactly (rule T2). */
+	/**
+	 * The name the model calls the tool by; calls are matched to it exactly (rule T2). 1 to 64 letters, digits,
+	 * `_` and `-` (what every provider accepts), and unique among the tools of a run (rule T1).
+	 */
 	name: string;
 	/** A human-readable name for UIs; the model never sees it. */
 	label?: string;

@@ -101,3 +101,57 @@ describe("tool parameters must describe an object (SPEC T1)", () => {
 		expect(result).toMatchObject({ isError: false, content: [{ type: "text", text: "ran" }] });
 	});
 });
+
+describe("tool names, duplicates and execute (SPEC T1, T2)", () => {
+	const scripted = scriptedModel([{ content: [{ type: "text", text: "hi" }] }]);
+	const start = (tools: unknown) =>
+		agentLoop(
+			[user("go")],
+			{ messages: [], tools: tools as AgentTool[] },
+			{
+				model: scripted.model,
+				streamFn: scripted.stream,
+			},
+		);
+
+	it.each([
+		["", /tool "": the name is empty; providers accept tool names of 1 to 64 letters/],
+		["read file", /tool "read file": the name has characters other than letters, digits, "_" and "-"/],
+		["fs.read", /tool "fs\.read": the name has characters/],
+		["x".repeat(65), /the name is 65 characters long/],
+		[undefined, /tool undefined: the name must be a string \(received undefined\)/],
+		[42, /tool 42: the name must be a string \(received number 42\)/],
+	])("a name providers reject (%j) is refused by tool(), the Agent and agentLoop", (name, message) => {
+		const defined = () => tool({ name: name as string, description: "d", parameters: {}, execute });
+		expect(defined).toThrow(TypeError);
+		expect(defined).toThrow(message);
+		expect(() => start([{ ...rawTool({}), name: name as string }])).toThrow(message);
+		expect(
+			() => new Agent({ model: scripted.model, tools: [{ ...rawTool({}), name: name as string }] }),
+		).toThrow(message);
+	});
+
+	it.each(["t", "read_file", "mcp__git-hub__list", "2fa", "x".repeat(64)])("accepts the name %j", (name) => {
+		expect(() => tool({ name, description: "d", parameters: {}, execute })).not.toThrow();
+		expect(() => start([rawTool({}, name)])).not.toThrow();
+	});
+
+	it("two tools of one name are refused: a provider rejects the request, and calls reach only the first", () => {
+		const tools = [rawTool({}, "read"), rawTool({}, "write"), rawTool({}, "read")];
+		expect(() => start(tools)).toThrow(
+			/^tool "read" is given twice \(tools\[0\] and tools\[2\]\): providers reject a request that names a tool twice/,
+		);
+		const agent = new Agent({ model: scripted.model, streamFn: scripted.stream, tools: tools.slice(0, 2) });
+		expect(() => agent.setTools(tools)).toThrow(/is given twice/);
+		expect(agent.state.tools).toHaveLength(2);
+	});
+
+	it("a tool without an execute function, a non-tool entry and a non-array list are refused", () => {
+		expect(() => start([{ name: "t", description: "d", parameters: {} }])).toThrow(
+			/^tool "t": execute must be a function$/,
+		);
+		expect(() => start([rawTool({}), null])).toThrow(/^tools\[1\] must be a tool object \(received null\)$/);
+		expect(() => start(rawTool({}))).toThrow(/^tools must be an array of tools \(received object\)$/);
+		expect(() => start(undefined)).not.toThrow();
+	});
+});
