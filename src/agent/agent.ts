@@ -1,6 +1,12 @@
 import { createFannedAbort, type FannedAbort } from "../core/abort.js";
 import type { AgentMessage, AssistantMessage, ImageContent, UserMessage } from "../core/messages.js";
-import type { Model, StreamFunction, ThinkingLevel } from "../core/model.js";
+import {
+	isThinkingLevel,
+	type Model,
+	type StreamFunction,
+	THINKING_LEVELS,
+	type ThinkingLevel,
+} from "../core/model.js";
 import { hasUserContent } from "../core/user-content.js";
 import { agentLoop, agentLoopContinue } from "../edge/agent-loop.js";
 import { providerReplyGuard, registryStream } from "../edge/defaults.js";
@@ -94,7 +100,10 @@ export interface AgentOptions extends AgentHooks {
 	model: Model;
 	/** The system prompt. Default: none (`""`). */
 	systemPrompt?: string;
-	/** The reasoning level. Default: `streamOptions.thinkingLevel`, else `"off"` (rule X5). */
+	/**
+	 * The reasoning level. Default: `streamOptions.thinkingLevel`, else `"off"` (rule X5). The constructor throws
+	 * a `TypeError` for a value that is not a level.
+	 */
 	thinkingLevel?: ThinkingLevel;
 	/** The tools the model may call. Default: none. Kept as given, not copied (see `setTools`). */
 	tools?: AgentTool[];
@@ -209,7 +218,7 @@ export class Agent {
 			systemPrompt: systemPrompt ?? "",
 			model,
 			// A level given only in `streamOptions` is where the Agent starts: its own level replaces that one.
-			thinkingLevel: thinkingLevel ?? hooks.streamOptions?.thinkingLevel ?? "off",
+			thinkingLevel: checkedLevel(thinkingLevel ?? hooks.streamOptions?.thinkingLevel ?? "off", "new Agent"),
 			tools: tools ?? [],
 			messages: transcript,
 			isStreaming: false,
@@ -449,9 +458,13 @@ export class Agent {
 		this._state.model = model;
 	}
 
-	/** Set the thinking level; applies to the next model call, also mid-run (rule X5). */
+	/**
+	 * Set the thinking level; applies to the next model call, also mid-run (rule X5). Throws a `TypeError`,
+	 * keeping the level it had, for a value that is not a level: a provider would get a budget or an effort it
+	 * rejects on every call.
+	 */
 	setThinkingLevel(level: ThinkingLevel): void {
-		this._state.thinkingLevel = level;
+		this._state.thinkingLevel = checkedLevel(level, "Agent.setThinkingLevel");
 	}
 
 	/**
@@ -627,6 +640,14 @@ function refuseBlank(message: AgentMessage, method: string): AgentMessage {
 			`Agent.${method}: the message has nothing in it (blank text and no image), and a model cannot answer an empty turn; pass some text or an image${method === "prompt" ? ", or use continue() to go on without a new message" : ""}`,
 		);
 	return message;
+}
+
+/** Rule X5: a level no provider maps would reach the wire as a budget or effort every reasoning API rejects. */
+function checkedLevel(level: unknown, where: string): ThinkingLevel {
+	if (isThinkingLevel(level)) return level;
+	throw new TypeError(
+		`${where}: thinking level ${JSON.stringify(level) ?? String(level)} is not one of ${THINKING_LEVELS.join(", ")}`,
+	);
 }
 
 /** Rule T16: restored approvals must name unanswered calls of the transcript, or resuming could never pair them. */

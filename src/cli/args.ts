@@ -3,7 +3,7 @@
  * error, not silently ignored). Parsing only reads the words; what they mean is decided in `main.ts`.
  */
 import { parseArgs } from "node:util";
-import type { ThinkingLevel } from "../core/model.js";
+import { isThinkingLevel, THINKING_LEVELS, type ThinkingLevel } from "../core/model.js";
 
 /** The modes the command runs in. */
 export type CliMode = "interactive" | "print" | "json" | "rpc";
@@ -35,14 +35,6 @@ export interface CliArgs {
 /** A command line that cannot be run: printed with a pointer to `--help`, exit code 2. */
 export class UsageError extends Error {
 	override readonly name = "UsageError";
-}
-
-/** The thinking levels `--thinking` accepts (rule X5). */
-export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
-
-/** Whether a string is a thinking level. */
-export function isThinkingLevel(value: unknown): value is ThinkingLevel {
-	return typeof value === "string" && (THINKING_LEVELS as readonly string[]).includes(value);
 }
 
 /** Parse `argv` (without the node and script paths). Throws {@link UsageError} on a bad command line. */

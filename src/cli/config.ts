@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ThinkingLevel } from "../core/model.js";
-import { isThinkingLevel, THINKING_LEVELS } from "./args.js";
+import { isThinkingLevel, THINKING_LEVELS } from "../core/model.js";
 
 /** Keys a settings file may set. Every key is optional. */
 export interface CliConfig {

@@ -8,9 +8,9 @@
  */
 import { createInterface } from "node:readline";
 import { ApprovalPendingError } from "../agent/agent.js";
+import { isThinkingLevel, THINKING_LEVELS } from "../core/model.js";
 import { findDanglingBatch } from "../loop/pairing.js";
 import type { CliApp } from "./app.js";
-import { isThinkingLevel, THINKING_LEVELS } from "./args.js";
 import type { ApprovalRequest } from "./host.js";
 import { EXIT } from "./outcome.js";
 import type { SignalHooks } from "./signals.js";

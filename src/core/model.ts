@@ -63,6 +63,14 @@ export interface Model {
 /** rule X5 reasoning levels; providers clamp and map them to effort or budget. */
 export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
 
+/** Every thinking level, lowest first (rule X5). */
+export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+
+/** Whether a value is a thinking level. */
+export function isThinkingLevel(value: unknown): value is ThinkingLevel {
+	return typeof value === "string" && (THINKING_LEVELS as readonly string[]).includes(value);
+}
+
 /** A JSON Schema object, as plain data. */
 export type JsonSchema = Record<string, unknown>;
 

@@ -317,6 +317,23 @@ describe("Agent", () => {
 		expect(both.calls[0]?.options.thinkingLevel).toBe("low");
 	});
 
+	it("SPEC X5: a value that is not a thinking level is refused by the constructor and setThinkingLevel", () => {
+		const scripted = scriptedModel([]);
+		const base = { model: scripted.model, streamFn: scripted.stream };
+		const levels = "off, minimal, low, medium, high, xhigh";
+		expect(() => new Agent({ ...base, thinkingLevel: "max" as never })).toThrow(
+			new TypeError(`new Agent: thinking level "max" is not one of ${levels}`),
+		);
+		expect(() => new Agent({ ...base, streamOptions: { thinkingLevel: "HIGH" as never } })).toThrow(
+			TypeError,
+		);
+		const agent = new Agent({ ...base, thinkingLevel: "low" });
+		expect(() => agent.setThinkingLevel(undefined as never)).toThrow(
+			`Agent.setThinkingLevel: thinking level undefined is not one of ${levels}`,
+		);
+		expect(agent.state.thinkingLevel).toBe("low");
+	});
+
 	it("SPEC L12/Q1: a provider error lands in state.error and never throws from prompt()", async () => {
 		const { agent } = agentOn([{ error: { message: "rate limited", kind: "rate_limit" } }]);
 		await agent.prompt("x");
