@@ -12,6 +12,7 @@ import { agentLoop, agentLoopContinue } from "../edge/agent-loop.js";
 import { providerReplyGuard, registryStream } from "../edge/defaults.js";
 import type { AgentEventStream } from "../loop/agent-loop.js";
 import { findDanglingBatch } from "../loop/pairing.js";
+import { checkDeadline } from "../loop/signals.js";
 import type { AgentLoopConfig } from "../protocol/config.js";
 import type { AgentContext, AgentEvent } from "../protocol/events.js";
 import type { ApprovalDecision, ApprovalDecisions, PendingApproval } from "../tools/approval.js";
@@ -93,7 +94,8 @@ export type AgentHooks = Omit<
 /**
  * Construction options of an Agent: its starting state, plus the loop hooks and settings every run gets
  * (`AgentHooks`). The constructor throws for `pendingApprovals` that do not fit `messages`, and a `TypeError`
- * for a tool no call could pass (see `setTools`).
+ * for a tool no call could pass (see `setTools`), a value that is not a thinking level, or a `deadline` that is
+ * not a number.
  */
 export interface AgentOptions extends AgentHooks {
 	/** The model to call. */
@@ -213,6 +215,7 @@ export class Agent {
 			...hooks
 		} = options;
 		checkTools(tools);
+		checkDeadline(hooks.deadline, "new Agent");
 		const transcript = messages ? messages.slice() : [];
 		this._state = {
 			systemPrompt: systemPrompt ?? "",

@@ -29,7 +29,8 @@ import { providerReplyGuard, registryStream } from "./defaults.js";
  * call. Throws at once when the context's last assistant message has tool calls without results (rule T17:
  * calls awaiting approval, or a batch cut off by a crash): resume them with `agentLoopContinue`; and throws a
  * `TypeError` naming the tool when a tool's parameters have a root that is plainly not an object
- * (`type: "string"`, a `type` list without `"object"`), since a call's arguments are always one (rule T1).
+ * (`type: "string"`, a `type` list without `"object"`), since a call's arguments are always one (rule T1), or
+ * has a name providers reject or one given twice, and for a `config.deadline` that is not a number (rule A7).
  */
 export function agentLoop(
 	prompts: AgentMessage[],

@@ -10,7 +10,7 @@ import { checkTools } from "../tools/definition-checks.js";
 import { findDanglingBatch } from "./pairing.js";
 import { runAgentLoop } from "./run.js";
 import type { RunState } from "./run-state.js";
-import { createRunSignal, stopFacts } from "./signals.js";
+import { checkDeadline, createRunSignal, stopFacts } from "./signals.js";
 import { WireLog } from "./wire-log.js";
 
 /** The stream of one run: every event, then every message the run added, in context order. */
@@ -138,6 +138,7 @@ function startRun(
 ): AgentEventStream {
 	// Rule T1: a tool no call could ever pass is a mistake in the host's code, refused before the run starts.
 	checkTools(context.tools);
+	checkDeadline(config.deadline, "agentLoop");
 	const events: AgentEventStream = new EventStream();
 	const now = config.now ?? Date.now;
 	const runSignal = createRunSignal(signal, config.deadline, now);

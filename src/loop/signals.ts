@@ -31,6 +31,17 @@ export interface RunSignal {
 	dispose(): void;
 }
 
+/**
+ * Rule A7: throws a `TypeError` for a `deadline` that is neither undefined nor a number of epoch ms. `NaN` (a
+ * date string's `Date.parse` gone wrong, say) would end every run at once as `deadline`.
+ */
+export function checkDeadline(deadline: unknown, where: string): void {
+	if (deadline === undefined || (typeof deadline === "number" && !Number.isNaN(deadline))) return;
+	throw new TypeError(
+		`${where}: deadline must be a time in epoch milliseconds, e.g. Date.now() + 60_000 (received ${typeof deadline === "number" ? "NaN" : typeof deadline})`,
+	);
+}
+
 /** Combine the caller's signal and the deadline into one signal handed to providers and tools. */
 export function createRunSignal(
 	external: AbortSignal | undefined,
@@ -65,12 +76,21 @@ export function createRunSignal(
 		else unsubscribeExternal = subscribeAbort(external, () => fire(external.reason));
 	}
 	if (deadline !== undefined && !run.aborted) {
+		// A timer longer than a 32-bit count of ms fires at once (Node warns and uses 1 ms): a deadline weeks
+		// away would end the run immediately. Such a wait is taken in steps.
+		const wait = (ms: number): void => {
+			if (ms <= MAX_TIMER_MS) timer = setTimeout(() => fire(new DeadlineExceededError()), ms);
+			else timer = setTimeout(() => wait(ms - MAX_TIMER_MS), MAX_TIMER_MS);
+		};
 		const remaining = deadline - now();
 		if (remaining <= 0) fire(new DeadlineExceededError());
-		else timer = setTimeout(() => fire(new DeadlineExceededError()), remaining);
+		else wait(remaining);
 	}
 	return run;
 }
+
+/** The longest delay `setTimeout` keeps (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Classify the run signal now: fired or not, by the deadline or not (the one place that tells them apart). */
 export function signalFacts(state: RunState): SignalFacts {

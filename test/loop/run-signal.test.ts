@@ -1,6 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { Agent } from "../../src/agent/agent.js";
 import { createFannedAbort, subscribeAbort } from "../../src/core/abort.js";
+import { agentLoop } from "../../src/index.js";
 import { createRunSignal, DeadlineExceededError } from "../../src/loop/signals.js";
+import { scriptedModel } from "../../src/testing/index.js";
 
 describe("run signal — plain abort fan-out", () => {
 	it("SPEC A1: onAbort listeners run once, after the fields and the signal are set; unsubscribed ones never", () => {
@@ -54,5 +57,39 @@ describe("run signal — plain abort fan-out", () => {
 		expect(run.aborted).toBe(true);
 		expect(run.reason).toBeInstanceOf(DeadlineExceededError);
 		run.dispose();
+	});
+});
+
+describe("run signal — deadlines far away or not a time", () => {
+	afterEach(() => {
+		vi.useRealTimers();
+	});
+
+	it("SPEC A7: a deadline further away than a timer can wait (~24.8 days) fires when it passes, not at once", () => {
+		vi.useFakeTimers({ now: 0 });
+		const day = 86_400_000;
+		const run = createRunSignal(undefined, 30 * day, Date.now);
+		vi.advanceTimersByTime(1_000);
+		expect(run.aborted).toBe(false);
+		vi.advanceTimersByTime(30 * day - 1_000 - 1);
+		expect(run.aborted).toBe(false);
+		vi.advanceTimersByTime(1);
+		expect(run.reason).toBeInstanceOf(DeadlineExceededError);
+		run.dispose();
+	});
+
+	it("SPEC A7: a deadline that is not a number of epoch ms is refused before the run starts", () => {
+		const scripted = scriptedModel([]);
+		const config = { model: scripted.model, streamFn: scripted.stream };
+		const prompt = { role: "user" as const, content: "go", timestamp: 0 };
+		expect(() => agentLoop([prompt], { messages: [] }, { ...config, deadline: Number.NaN })).toThrow(
+			/^agentLoop: deadline must be a time in epoch milliseconds, e\.g\. Date\.now\(\) \+ 60_000 \(received NaN\)$/,
+		);
+		expect(() => new Agent({ ...config, deadline: "tomorrow" as never })).toThrow(
+			new TypeError(
+				"new Agent: deadline must be a time in epoch milliseconds, e.g. Date.now() + 60_000 (received string)",
+			),
+		);
+		expect(scripted.calls).toHaveLength(0);
 	});
 });
