@@ -19,7 +19,7 @@ import type { ApprovalDecision, ApprovalDecisions, PendingApproval } from "../to
 import { checkTools } from "../tools/definition-checks.js";
 import type { AgentTool } from "../tools/types.js";
 import { RunDispatch, type RunHold, Subscribers } from "./dispatch.js";
-import { MessageQueue, type QueueMode } from "./queue.js";
+import { checkQueueMode, MessageQueue, type QueueMode } from "./queue.js";
 
 /** The Agent's observable state (rule Q1). Changed only by named methods and by the run's events. */
 export interface AgentState {
@@ -232,8 +232,8 @@ export class Agent {
 		};
 		this.hooks = hooks;
 		this.streamFn = streamFn;
-		this.steering = new MessageQueue(steeringMode);
-		this.followUps = new MessageQueue(followUpMode);
+		this.steering = new MessageQueue(checkQueueMode(steeringMode, "new Agent: steeringMode"));
+		this.followUps = new MessageQueue(checkQueueMode(followUpMode, "new Agent: followUpMode"));
 		this.onSubscriberError =
 			onSubscriberError ?? ((error) => console.error("capstan: subscriber error", error));
 	}
@@ -492,10 +492,15 @@ export class Agent {
 		this.dropPendingApprovals();
 	}
 
-	/** Set the steering and follow-up dequeue modes (rule Q2), from the next dequeue; an omitted one stays. */
+	/**
+	 * Set the steering and follow-up dequeue modes (rule Q2), from the next dequeue; an omitted one stays.
+	 * Throws a `TypeError`, changing neither, for a value that is not a mode.
+	 */
 	setQueueModes(modes: { steering?: QueueMode; followUp?: QueueMode }): void {
-		if (modes.steering) this.steering.mode = modes.steering;
-		if (modes.followUp) this.followUps.mode = modes.followUp;
+		const steering = checkQueueMode(modes.steering, "Agent.setQueueModes: steering");
+		const followUp = checkQueueMode(modes.followUp, "Agent.setQueueModes: followUp");
+		if (steering) this.steering.mode = steering;
+		if (followUp) this.followUps.mode = followUp;
 	}
 
 	private dropPendingApprovals(): void {

@@ -3,6 +3,17 @@ import type { AgentMessage } from "../core/messages.js";
 /** rule Q2: `one-at-a-time` (default) hands out one message per dequeue; `all` hands out everything. */
 export type QueueMode = "one-at-a-time" | "all";
 
+/**
+ * Rule Q2: throws a `TypeError` for a mode that is neither; `undefined` is the default. A typo would otherwise
+ * quietly hand out one message at a time.
+ */
+export function checkQueueMode(mode: unknown, where: string): QueueMode | undefined {
+	if (mode === undefined || mode === "one-at-a-time" || mode === "all") return mode;
+	throw new TypeError(
+		`${where}: a queue mode is "one-at-a-time" or "all" (received ${JSON.stringify(mode) ?? String(mode)})`,
+	);
+}
+
 /** A FIFO of messages waiting for the loop, with listeners told when something is queued. */
 export class MessageQueue {
 	private items: AgentMessage[] = [];

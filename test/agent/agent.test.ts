@@ -103,6 +103,26 @@ describe("Agent", () => {
 		expect(second.scripted.calls).toHaveLength(2);
 	});
 
+	it("SPEC Q2: a queue mode that is neither is refused, not taken as 'one-at-a-time'", async () => {
+		const scripted = scriptedModel([]);
+		const base = { model: scripted.model, streamFn: scripted.stream };
+		expect(() => new Agent({ ...base, followUpMode: "All" as never })).toThrow(
+			new TypeError('new Agent: followUpMode: a queue mode is "one-at-a-time" or "all" (received "All")'),
+		);
+		expect(() => new Agent({ ...base, steeringMode: "each" as never })).toThrow(/steeringMode/);
+		const { agent, scripted: played } = agentOn(
+			Array.from({ length: 4 }, (_, i) => ({ content: [text(`r${i}`)] })),
+		);
+		expect(() => agent.setQueueModes({ steering: "x" as never, followUp: "all" })).toThrow(
+			/^Agent\.setQueueModes: steering: a queue mode is/,
+		);
+		// Neither mode changed: the follow-ups still go out one per stop.
+		agent.followUp("f1");
+		agent.followUp("f2");
+		await agent.prompt("p");
+		expect(played.calls).toHaveLength(3);
+	});
+
 	it("SPEC Q4: continue() policy — busy, resume a dangling batch, queued steer, queued follow-up, nothing", async () => {
 		const { agent, scripted } = agentOn(
 			[{ content: [text("a")] }, { content: [text("b")] }, { content: [text("c")] }],
