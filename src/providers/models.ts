@@ -25,9 +25,12 @@ function price(input: number, output: number, cacheRead: number, cacheWrite: num
 	return { input, output, cacheRead, cacheWrite };
 }
 
-/** Anthropic prices: 5-minute cache writes cost 1.25× input, cache reads 0.1× input. */
-function anthropicPrice(input: number, output: number): ModelCost {
-	return price(input, output, input / 10, input * 1.25);
+/**
+ * Anthropic prices: 5-minute cache writes cost 1.25× input; cache reads cost 0.1× input unless the model's
+ * pricing gives its own rate (`cacheRead`).
+ */
+function anthropicPrice(input: number, output: number, cacheRead = input / 10): ModelCost {
+	return price(input, output, cacheRead, input * 1.25);
 }
 
 interface Entry {
@@ -59,7 +62,8 @@ const ANTHROPIC: Entry[] = [
 		reasoning: true,
 		contextWindow: 1_000_000,
 		maxTokens: 128_000,
-		cost: anthropicPrice(10, 50),
+		// Cache reads are 0.025× input on Fable 5.1 (platform.claude.com/docs/en/about-claude/pricing).
+		cost: anthropicPrice(10, 50, 0.25),
 		compat: ADAPTIVE_ALWAYS_ON,
 	},
 	{
@@ -68,7 +72,8 @@ const ANTHROPIC: Entry[] = [
 		reasoning: true,
 		contextWindow: 1_000_000,
 		maxTokens: 128_000,
-		cost: anthropicPrice(4, 20),
+		// Cache reads are 0.05× input on Opus 5.5 (platform.claude.com/docs/en/models/opus-5-5/overview).
+		cost: anthropicPrice(4, 20, 0.2),
 		compat: ADAPTIVE_ALWAYS_ON,
 	},
 	{

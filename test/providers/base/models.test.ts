@@ -23,6 +23,17 @@ describe("model catalog", () => {
 		expect(() => getModel("acme", "x")).toThrow(/Unknown provider "acme"/);
 	});
 
+	// Figures from the vendors' model and pricing pages (USD per million tokens), checked 2026-12-07.
+	it.each([
+		// platform.claude.com/docs/en/about-claude/pricing: Fable 5.1 cache hits are $0.25, not 0.1× input.
+		["anthropic", "claude-fable-5-1", { input: 10, output: 50, cacheRead: 0.25, cacheWrite: 12.5 }],
+		// platform.claude.com/docs/en/models/opus-5-5/overview: cache read $0.20, 5-minute cache write $5.
+		["anthropic", "claude-opus-5-5", { input: 4, output: 20, cacheRead: 0.2, cacheWrite: 5 }],
+		["anthropic", "claude-sonnet-5-5", { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5 }],
+	])("%s/%s is priced as its vendor lists it", (provider, id, cost) => {
+		expect(getModel(provider, id).cost).toEqual(cost);
+	});
+
 	it("every catalog api the built-in registry knows is dispatched there", () => {
 		expect(Object.keys(builtinProviders())).toContain("anthropic-messages");
 	});
