@@ -144,8 +144,44 @@ const ANTHROPIC: Entry[] = [
 /** `reasoning.effort` values per OpenAI model family (rule X5 clamping; read by the Responses provider). */
 const OPENAI_EFFORT_NONE_TO_XHIGH: ModelCompat = { effortLevels: ["none", "low", "medium", "high", "xhigh"] };
 const OPENAI_EFFORT_MINIMAL_TO_HIGH: ModelCompat = { effortLevels: ["minimal", "low", "medium", "high"] };
+/** GPT-6.2 rejects `none`: `off` clamps to `low` (rule X5). */
+const OPENAI_EFFORT_LOW_TO_MAX: ModelCompat = { effortLevels: ["low", "medium", "high", "xhigh", "max"] };
+const OPENAI_EFFORT_NONE_TO_MAX: ModelCompat = {
+	effortLevels: ["none", "low", "medium", "high", "xhigh", "max"],
+};
 
+/**
+ * OpenAI prices for prompts up to 272K input tokens (longer requests cost 2× input and cache, 1.5× output);
+ * `cacheWrite` is the 30-minute cache write, where the model's page lists one.
+ */
 const OPENAI: Entry[] = [
+	{
+		id: "gpt-6.2-sol",
+		name: "GPT-6.2 Sol",
+		reasoning: true,
+		contextWindow: 1_050_000,
+		maxTokens: 128_000,
+		cost: price(2, 10, 0.1, 2.5),
+		compat: OPENAI_EFFORT_LOW_TO_MAX,
+	},
+	{
+		id: "gpt-6.1-terra",
+		name: "GPT-6.1 Terra",
+		reasoning: true,
+		contextWindow: 1_050_000,
+		maxTokens: 128_000,
+		cost: price(1, 5, 0.05, 1.25),
+		compat: OPENAI_EFFORT_NONE_TO_MAX,
+	},
+	{
+		id: "gpt-6-luna",
+		name: "GPT-6 Luna",
+		reasoning: true,
+		contextWindow: 1_050_000,
+		maxTokens: 128_000,
+		cost: price(0.1, 0.5, 0.01, 0.125),
+		compat: OPENAI_EFFORT_NONE_TO_MAX,
+	},
 	{
 		id: "gpt-5.4",
 		name: "GPT-5.4",

@@ -30,8 +30,21 @@ describe("model catalog", () => {
 		// platform.claude.com/docs/en/models/opus-5-5/overview: cache read $0.20, 5-minute cache write $5.
 		["anthropic", "claude-opus-5-5", { input: 4, output: 20, cacheRead: 0.2, cacheWrite: 5 }],
 		["anthropic", "claude-sonnet-5-5", { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5 }],
+		// developers.openai.com/api/docs/models/<id>: input, cached input, 30-minute cache write, output.
+		["openai", "gpt-6.2-sol", { input: 2, output: 10, cacheRead: 0.1, cacheWrite: 2.5 }],
+		["openai", "gpt-6.1-terra", { input: 1, output: 5, cacheRead: 0.05, cacheWrite: 1.25 }],
+		["openai", "gpt-6-luna", { input: 0.1, output: 0.5, cacheRead: 0.01, cacheWrite: 0.125 }],
 	])("%s/%s is priced as its vendor lists it", (provider, id, cost) => {
 		expect(getModel(provider, id).cost).toEqual(cost);
+	});
+
+	it("GPT-6 models have their documented 1.05M context window and 128K output", () => {
+		for (const id of ["gpt-6.2-sol", "gpt-6.1-terra", "gpt-6-luna"])
+			expect(getModel("openai", id), id).toMatchObject({
+				api: "openai-responses",
+				contextWindow: 1_050_000,
+				maxTokens: 128_000,
+			});
 	});
 
 	it("every catalog api the built-in registry knows is dispatched there", () => {

@@ -423,6 +423,16 @@ describe("catalog models carry their effort levels (SPEC X5)", () => {
 		expect(responsesReasoningConfig(getModel("openai", "gpt-4.1"), "high")).toBeUndefined();
 	});
 
+	it("GPT-6.2 Sol rejects none, so off is its lowest effort; Terra and Luna switch reasoning off", () => {
+		expect(responsesReasoningConfig(getModel("openai", "gpt-6.2-sol"), "off")).toEqual({
+			effort: "low",
+			summary: "auto",
+		});
+		for (const id of ["gpt-6.1-terra", "gpt-6-luna"])
+			expect(responsesReasoningConfig(getModel("openai", id), "off"), id).toEqual({ effort: "none" });
+		expect(responsesReasoningConfig(getModel("openai", "gpt-6-luna"), "xhigh")?.effort).toBe("xhigh");
+	});
+
 	it("minimal on a model without it is its lowest reasoning level, never none (only off turns reasoning off)", () => {
 		for (const id of ["gpt-5.2", "gpt-5.4"])
 			expect(responsesReasoningConfig(getModel("openai", id), "minimal")?.effort, id).toBe("low");
