@@ -123,7 +123,8 @@ Usage:
 Models:
   -m, --model PROVIDER/ID       a catalog model, e.g. anthropic/claude-sonnet-4-5, openai/gpt-5-mini,
                                 google/gemini-2.5-flash (default: picked from the API keys in the environment:
-                                ANTHROPIC_API_KEY, then OPENAI_API_KEY, then GEMINI_API_KEY/GOOGLE_API_KEY)
+                                ANTHROPIC_API_KEY → anthropic/claude-opus-5-5, then OPENAI_API_KEY →
+                                openai/gpt-5-mini, then GEMINI_API_KEY/GOOGLE_API_KEY → google/gemini-2.5-flash)
   --base-url URL                an OpenAI-compatible server (Ollama, llama-server, vLLM, LM Studio);
                                 --model names its model id (default: the first the server lists)
   --api-key KEY                 discouraged (visible in the process list): prefer the environment

@@ -12,9 +12,12 @@ import { fetchSameOrigin } from "../providers/base/redirects.js";
 import { getModel, MODELS } from "../providers/models.js";
 import { openaiCompatible } from "../providers/openai-completions/compatible.js";
 
-/** Default model per provider when the environment picks it, in auto-pick order. */
+/**
+ * Default model per provider when the environment picks it, in auto-pick order. Anthropic's: the model its
+ * models overview says to start with for most workloads (Claude Opus 5.5).
+ */
 export const AUTO_PICK: readonly { provider: string; id: string }[] = [
-	{ provider: "anthropic", id: "claude-sonnet-4-5" },
+	{ provider: "anthropic", id: "claude-opus-5-5" },
 	{ provider: "openai", id: "gpt-5-mini" },
 	{ provider: "google", id: "gemini-2.5-flash" },
 ];

@@ -2,7 +2,7 @@
  * The command's decisions as tables, in-process: the demo script's reply per conversation, the approval
  * hook on a real Agent, settings validation, how a run's end reads and exits, and the trace's summaries.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import {
 	ApprovalDesk,
@@ -14,7 +14,7 @@ import {
 import { ConfigError, parseConfig } from "../../src/cli/config.js";
 import { DEMO_TEXT, demoReply } from "../../src/cli/demo.js";
 import type { ApprovalRequest } from "../../src/cli/host.js";
-import { catalogModel, keyFor, modelSpec, switchModel } from "../../src/cli/models.js";
+import { catalogModel, keyFor, modelSpec, resolveModel, switchModel } from "../../src/cli/models.js";
 import { EXIT, exitCodeFor, explainEnd } from "../../src/cli/outcome.js";
 import { summarizeArgs, traceRenderer, usageLine } from "../../src/cli/trace.js";
 import type { AssistantMessage, Message, ToolResultMessage } from "../../src/core/messages.js";
@@ -277,6 +277,29 @@ describe("approval of mutating tools (SPEC T14–T16 needsApproval)", () => {
 		});
 		expect(asked).toBe(false);
 		expect(writes).toEqual(["a.txt"]);
+	});
+});
+
+describe("the model the environment picks", () => {
+	afterEach(() => {
+		vi.unstubAllEnvs();
+	});
+	const only = (name: string) => {
+		for (const other of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"])
+			vi.stubEnv(other, "");
+		vi.stubEnv("GOOGLE_GENERATIVE_AI_API_KEY", "");
+		vi.stubEnv(name, "test-key");
+	};
+
+	it.each([
+		// platform.claude.com/docs/en/models/overview: "start with Claude Opus 5.5 for most workloads".
+		["ANTHROPIC_API_KEY", "anthropic/claude-opus-5-5"],
+		["OPENAI_API_KEY", "openai/gpt-5-mini"],
+		["GEMINI_API_KEY", "google/gemini-2.5-flash"],
+	])("with only %s set: %s", async (name, spec) => {
+		only(name);
+		const choice = await resolveModel({});
+		expect(choice.kind === "real" ? modelSpec(choice.model) : choice.reason).toBe(spec);
 	});
 });
 
