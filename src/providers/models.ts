@@ -1,7 +1,8 @@
 /**
  * A small, hand-kept catalog of current Anthropic, OpenAI and Google models: context window, max
  * output, reasoning support and per-million prices (USD) for input / output / cache read / cache write.
- * Checked against the vendors' model and pricing pages in November 2026. Any model not listed here works
+ * Checked against the vendors' model and pricing pages in November 2026; the Claude 5.x and GPT-6 entries again
+ * on 2026-12-07. Prices are each vendor's base (shortest-prompt) tier. Any model not listed here works
  * from an explicit `Model` object; this catalog is a convenience, not a gate.
  *
  * Compat flags used here (read by the providers, never `if (provider === ...)`):
