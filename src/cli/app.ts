@@ -44,6 +44,7 @@ import {
 import { adviceFor } from "./outcome.js";
 import { type CliSessions, checkSessionFolder, openSessions } from "./session.js";
 import { codingSystemPrompt } from "./system-prompt.js";
+import { terminalText } from "./terminal-text.js";
 
 /** Default session folder, relative to the working directory. */
 export const DEFAULT_SESSION_DIR = ".capstan/sessions";
@@ -233,7 +234,8 @@ async function assemble(
 	// Before any MCP server starts: a session folder that cannot be used ends the command (exit 2) at once.
 	if (enabled) checkSessionFolder(dir);
 	const warningListeners = new Set<(text: string) => void>();
-	const fallback = input.warn ?? ((text: string) => void process.stderr.write(`capstan: ${text}\n`));
+	const fallback =
+		input.warn ?? ((text: string) => void process.stderr.write(terminalText(`capstan: ${text}\n`)));
 	const warn = (text: string) => {
 		if (warningListeners.size === 0) fallback(text);
 		for (const listener of warningListeners) listener(text);

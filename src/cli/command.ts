@@ -12,10 +12,11 @@ import { ConfigError, loadConfig } from "./config.js";
 import { runInteractive } from "./interactive/index.js";
 import { ModelError } from "./models.js";
 import { EXIT } from "./outcome.js";
-import { type Output, type PrintStyle, runOnce } from "./print.js";
+import { type Output, outputTo, type PrintStyle, runOnce } from "./print.js";
 import { runRpc } from "./rpc.js";
 import { latestSessionPath, SessionError } from "./session.js";
 import { SignalHandler } from "./signals.js";
+import { terminalText } from "./terminal-text.js";
 
 /** The process the command runs in: its streams, environment and directory (a test may pass its own). */
 export interface CliProcess {
@@ -39,11 +40,9 @@ export function packageVersion(): string {
 
 /** Run the command; resolves to its exit code. Never throws for bad input: it says what is wrong. */
 export async function main(proc: CliProcess): Promise<number> {
-	const out: Output = {
-		stdout: (text) => void proc.stdout.write(text),
-		stderr: (text) => void proc.stderr.write(text),
-		color: proc.stdout.isTTY === true,
-	};
+	// Every warning and error goes to stderr through terminalText (outputTo): they quote what servers, providers
+	// and files said.
+	const out = outputTo(proc);
 	let app: CliApp;
 	let args: CliArgs;
 	try {
@@ -76,8 +75,10 @@ export async function main(proc: CliProcess): Promise<number> {
 			cwd: proc.cwd,
 			version: packageVersion(),
 			demoReporter: {
-				steered: (text) => mode !== "json" && out.stdout(`↯ steering (queued by the demo): ${text}\n`),
-				followUpQueued: (text) => mode !== "json" && out.stdout(`⋯ follow-up queued: ${text}\n`),
+				steered: (text) =>
+					mode !== "json" && out.stdout(terminalText(`↯ steering (queued by the demo): ${text}\n`)),
+				followUpQueued: (text) =>
+					mode !== "json" && out.stdout(terminalText(`⋯ follow-up queued: ${text}\n`)),
 			},
 			warn: (text) => out.stderr(`capstan: ${text}\n`),
 			projectServer: loaded.projectServer,
@@ -167,7 +168,7 @@ function announceDemo(app: CliApp, style: PrintStyle, out: Output): void {
 	];
 	// JSON mode keeps stdout pure JSON lines.
 	const write = style === "json" ? out.stderr : out.stdout;
-	write(`${lines.join("\n")}\n`);
+	write(terminalText(`${lines.join("\n")}\n`));
 }
 
 function terminal(proc: CliProcess): boolean {

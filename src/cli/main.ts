@@ -3,6 +3,7 @@ import { endRunningCommands } from "../workspace/index.js";
 import { main } from "./command.js";
 /** The `capstan` bin: runs the command on this process and exits with its code. */
 import { EXIT } from "./outcome.js";
+import { terminalText } from "./terminal-text.js";
 
 /**
  * A closed pipe (`capstan -p … | head -1`) is the reader's choice, not an error worth a stack trace; any other
@@ -10,7 +11,7 @@ import { EXIT } from "./outcome.js";
  */
 function outputFailed(error: NodeJS.ErrnoException): never {
 	if (error.code === "EPIPE") process.exit(EXIT.ok);
-	process.stderr.write(`capstan: cannot write the output: ${error.message}\n`);
+	process.stderr.write(terminalText(`capstan: cannot write the output: ${error.message}\n`));
 	process.exit(EXIT.runError);
 }
 
@@ -34,8 +35,9 @@ main({
 		});
 	},
 	(error: unknown) => {
+		// A stack quotes messages from anywhere: shown, like every other line on stderr, not obeyed.
 		process.stderr.write(
-			`capstan: internal error: ${error instanceof Error ? error.stack : String(error)}\n`,
+			terminalText(`capstan: internal error: ${error instanceof Error ? error.stack : String(error)}\n`),
 		);
 		process.exit(70);
 	},

@@ -6,14 +6,42 @@
 import type { AgentEvent } from "../protocol/events.js";
 import type { CliApp } from "./app.js";
 import { assistantText, EXIT, exitCodeFor, explainEnd, lastAssistant } from "./outcome.js";
+import { terminalText } from "./terminal-text.js";
 import { traceRenderer } from "./trace.js";
 
 /** Where a mode writes. */
 export interface Output {
+	/** Written as given: JSON lines, the help, an answer piped to a file stay byte-exact. */
 	stdout: (text: string) => void;
+	/** Diagnostics; made terminal-safe by {@link outputTo}, as they quote servers, providers, files and flags. */
 	stderr: (text: string) => void;
 	/** stdout is a terminal (colour allowed). */
 	color: boolean;
+}
+
+/**
+ * The {@link Output} on a process's streams. Every stderr write goes through {@link terminalText}: a warning or
+ * error quotes text from MCP servers, providers, tools and files, whose escape sequences would otherwise be
+ * commands to the user's terminal (clear the screen, set its title, write the clipboard). stdout is left as
+ * given; text on it that the command did not write goes through {@link shownOnStdout}.
+ */
+export function outputTo(streams: {
+	stdout: NodeJS.WritableStream & { isTTY?: boolean };
+	stderr: NodeJS.WritableStream;
+}): Output {
+	return {
+		stdout: (text) => void streams.stdout.write(text),
+		stderr: (text) => void streams.stderr.write(terminalText(text)),
+		color: streams.stdout.isTTY === true,
+	};
+}
+
+/**
+ * Text the command did not write (the model's answer), as it goes to stdout: terminal-safe when stdout is a
+ * terminal, byte-exact when it is a pipe or a file (an answer saved to a file is the answer).
+ */
+export function shownOnStdout(out: Output, text: string): string {
+	return out.color ? terminalText(text) : text;
 }
 
 /** How the run's events are shown. */
@@ -61,14 +89,15 @@ export async function runOnce(
 		unsubscribe();
 	}
 	const end = ends[ends.length - 1];
-	if (style === "trace" && app.sessions.current) out.stdout(`session: ${app.sessions.current}\n`);
+	if (style === "trace" && app.sessions.current)
+		out.stdout(terminalText(`session: ${app.sessions.current}\n`));
 	return end ? report(end, style, out) : EXIT.runError;
 }
 
 function report(end: AgentEnd, style: PrintStyle, out: Output): number {
 	if (style === "answer") {
 		const text = assistantText(lastAssistant(end.messages));
-		if (text !== "") out.stdout(text.endsWith("\n") ? text : `${text}\n`);
+		if (text !== "") out.stdout(shownOnStdout(out, text.endsWith("\n") ? text : `${text}\n`));
 	}
 	const reason = explainEnd(end);
 	if (reason !== undefined) out.stderr(`capstan: ${reason}\n`);
