@@ -7,6 +7,7 @@
 import type { AgentMessage, AssistantMessage, ToolResultMessage, UserMessage } from "../core/messages.js";
 import type { AgentEvent } from "../protocol/events.js";
 import type { ToolResult } from "../tools/types.js";
+import { formatCost } from "./interactive/status-line.js";
 import { terminalText } from "./terminal-text.js";
 
 /** Where the trace goes and how it looks. */
@@ -123,8 +124,10 @@ function marker(status: string): string {
 }
 
 /**
- * `usage: 5 model calls · 1,234 input · 567 output tokens · $0.0012`; `cost unknown` when the model has no
- * price table (rule M5: its zero cost is no price), as the interactive `/usage` says `unknown`.
+ * `usage: 5 model calls · 1,234 input · 567 output tokens · $0.0012`. The cost reads as the interactive status
+ * line's ({@link formatCost}: `<$0.0001` for a sum too small for four decimals); `cost unknown` when the model has
+ * no price table (rule M5: its zero cost is no price, as `/usage` says `unknown`); left out when nothing was
+ * spent on a model that has prices (the scripted demo), rather than a `$0.0000` that reads like a measurement.
  */
 export function usageLine(messages: readonly AgentMessage[]): string {
 	let calls = 0;
@@ -144,7 +147,14 @@ export function usageLine(messages: readonly AgentMessage[]): string {
 		if (reply.usage.priceUnknown) priceUnknown = true;
 	}
 	const cached = cacheRead > 0 ? ` (+${cacheRead.toLocaleString("en-US")} cached)` : "";
-	return `usage: ${calls} model call${calls === 1 ? "" : "s"} · ${input.toLocaleString("en-US")} input${cached} · ${output.toLocaleString("en-US")} output tokens · ${priceUnknown && cost === 0 ? "cost unknown" : `$${cost.toFixed(4)}`}`;
+	const parts = [
+		`usage: ${calls} model call${calls === 1 ? "" : "s"}`,
+		`${input.toLocaleString("en-US")} input${cached}`,
+		`${output.toLocaleString("en-US")} output tokens`,
+	];
+	if (cost > 0) parts.push(formatCost(cost));
+	else if (priceUnknown) parts.push("cost unknown");
+	return parts.join(" · ");
 }
 
 function userText(message: UserMessage): string {

@@ -60,7 +60,7 @@ describe("capstan with no key and no base URL", () => {
 		expect(stdout).toMatch(/^ {2}↷ watch_build: interrupted by the steering message$/m);
 		expect(stdout).toMatch(/^⋯ follow-up queued: Then give me a one-line summary\.$/m);
 		expect(stdout).toMatch(/^assistant: Summary: /m);
-		expect(stdout).toMatch(/^usage: 5 model calls · 2,100 input · 300 output tokens · \$0\.0000$/m);
+		expect(stdout).toMatch(/^usage: 5 model calls · 2,100 input · 300 output tokens$/m);
 		// Nothing was written where the command was started: the demo works in its own temp dir.
 		expect(existsSync(join(cwd, "notes.md"))).toBe(false);
 		expect(existsSync(join(cwd, ".capstan"))).toBe(false);

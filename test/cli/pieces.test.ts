@@ -461,4 +461,19 @@ describe("trace summaries", () => {
 			"usage: 1 model call · 10 input · 2 output tokens · cost unknown",
 		);
 	});
+
+	it("costs read as on the status line: none shown when nothing was spent, <$0.0001 for a tiny sum", () => {
+		const costing = (total: number): AssistantMessage => {
+			const r = reply();
+			return { ...r, usage: { ...r.usage, cost: { ...r.usage.cost, total } } };
+		};
+		// The scripted demo's replies: priced at nothing, not unpriced.
+		expect(usageLine([user("a"), costing(0)])).toBe("usage: 1 model call · 10 input · 2 output tokens");
+		expect(usageLine([user("a"), costing(0.00002)])).toBe(
+			"usage: 1 model call · 10 input · 2 output tokens · <$0.0001",
+		);
+		expect(usageLine([user("a"), costing(12.3456)])).toBe(
+			"usage: 1 model call · 10 input · 2 output tokens · $12.35",
+		);
+	});
 });
