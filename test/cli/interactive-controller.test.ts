@@ -383,6 +383,38 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		await until(vt, "— done");
 	});
 
+	it("an edit_file with replace_all says in its question that it replaces every occurrence", async () => {
+		const edit: AgentTool = {
+			name: "edit_file",
+			description: "edits",
+			parameters: { type: "object", properties: { path: { type: "string" } } },
+			needsApproval: () => true,
+			execute: async () => ({ content: [{ type: "text", text: "edited" }] }),
+		};
+		const { vt, type, answer, controller } = setup(
+			[
+				toolReply("edit_file", { path: "a.ts", old_string: "foo", new_string: "bar", replace_all: true }),
+				toolReply("edit_file", { path: "b.ts", old_string: "foo", new_string: "bar", replace_all: false }),
+				textReply("done"),
+			],
+			{ columns: 60, rows: 14 },
+			[edit],
+		);
+		type("rename");
+		controller.handle({ type: "submit" });
+		await until(vt, "? Run edit_file: a.ts");
+		expect(vt.screen().slice(-3)).toEqual([
+			"- foo",
+			"+ bar",
+			"? Run edit_file: a.ts (every occurrence)? [y/N/a=always]",
+		]);
+		answer("y");
+		await until(vt, "? Run edit_file: b.ts");
+		expect(vt.screen().at(-1)).toBe("? Run edit_file: b.ts? [y/N/a=always]");
+		answer("n");
+		await until(vt, "— done");
+	});
+
 	it("a command taller than the screen keeps its first rows, says how many are not shown, and ends with the keys", async () => {
 		const lines = Array.from({ length: 40 }, (_, i) => `echo line ${i}`).join("\n");
 		const { vt, type, controller } = setup([toolReply("write_file", { path: lines })], { rows: 12 });

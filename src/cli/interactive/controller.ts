@@ -468,10 +468,15 @@ export class InteractiveController {
 
 /**
  * What a call to approve would do, in full. The one-line summary cuts a command at 70 characters and turns
- * its line breaks (command separators) into spaces: `echo hi↵rm -rf ~` would read as a harmless echo.
+ * its line breaks (command separators) into spaces: `echo hi↵rm -rf ~` would read as a harmless echo. An
+ * `edit_file` with `replace_all` says it edits every occurrence: its preview shows one, and the question shows
+ * even when the screen has no room for the preview.
  */
 function approvalSubject(request: ApprovalRequest): string {
-	return describeArgs(request.args, (text) => text.replace(/\t/g, "    "));
+	const subject = describeArgs(request.args, (text) => text.replace(/\t/g, "    "));
+	return request.toolName === "edit_file" && request.args.replace_all === true
+		? `${subject} (every occurrence)`
+		: subject;
 }
 
 /**
