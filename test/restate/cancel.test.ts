@@ -19,6 +19,8 @@ import { countLines, eventsFile, FOLLOW_UP_TEXT, gateFile } from "./support/agen
 import {
 	describeWithRestate,
 	freePort,
+	type JournalRow,
+	journalRows,
 	startWorker,
 	tempDir,
 	uniqueName,
@@ -27,13 +29,6 @@ import {
 } from "./support/services.js";
 
 const prompt = userMessage("Find alpha, pay, find beta, then wait for the gate.", 1);
-
-interface JournalRow {
-	index: number;
-	entry_type: string;
-	name: string | null;
-	entry_json: string;
-}
 
 /** Cancel a run through Restate's admin API (what `restate invocations cancel` does). */
 async function cancel(adminUrl: string, invocationId: string): Promise<void> {
@@ -76,18 +71,6 @@ describeWithRestate("capstan/restate: a cancel that reaches a tool waiting for i
 		await worker?.kill();
 	});
 
-	async function journal(invocationId: string): Promise<JournalRow[]> {
-		const response = await fetch(`${urls.adminUrl}/query`, {
-			method: "POST",
-			headers: { "content-type": "application/json", accept: "application/json" },
-			body: JSON.stringify({
-				query: `SELECT index, entry_type, name, entry_json FROM sys_journal WHERE id = '${invocationId}' ORDER BY index`,
-			}),
-		});
-		expect(response.ok).toBe(true);
-		return ((await response.json()) as { rows: JournalRow[] }).rows;
-	}
-
 	/** The completion of the `ctx.run` entry named `step`, if Restate recorded one. */
 	function runResult(rows: readonly JournalRow[], step: string): unknown {
 		const command = rows.find((row) => row.entry_type === "Command: Run" && row.name === step);
@@ -113,7 +96,7 @@ describeWithRestate("capstan/restate: a cancel that reaches a tool waiting for i
 		expect((failed as RestateRequestError).status).toBe(409);
 		// The charge never ran; its marker was recorded, its own entry has no result (not the cancel).
 		expect(countLines(countFile)).not.toContain("tool call_2 start");
-		const rows = await journal(run.invocationId);
+		const rows = await journalRows(urls.adminUrl, run.invocationId);
 		expect(runResult(rows, "call_2:started")).toMatchObject({ Success: expect.anything() });
 		expect(runResult(rows, "call_2")).toBeUndefined();
 		// Nothing after the cancel: no model call, no transcript, and no event made of the cancelled step.

@@ -20,6 +20,7 @@ import {
 	tempDir,
 	uniqueName,
 	type WorkerProcess,
+	waitForCancelSignal,
 } from "./support/services.js";
 
 const prompt = userMessage("Find alpha, pay, find beta, then wait for the gate.", 1);
@@ -131,8 +132,8 @@ describeWithRestate("capstan/restate: steering, follow-up and abort through the 
 			{ method: "PATCH" },
 		);
 		expect(cancel.ok).toBe(true);
-		// Let the cancellation reach the worker while the tool still waits, then let the tool finish.
-		await new Promise((resolve) => setTimeout(resolve, 500));
+		// Once the cancel is in the run's journal, the tool's result can only come after it: let the tool finish.
+		await waitForCancelSignal(urls.adminUrl, run.invocationId);
 		open();
 		const failed = await client.result(run).catch((error: unknown) => error);
 		expect(failed).toBeInstanceOf(Error);

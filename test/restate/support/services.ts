@@ -122,6 +122,47 @@ export async function waitForLine(countFile: string, line: string, times = 1, ms
 	}
 }
 
+/** One row of an invocation's journal, as Restate's admin introspection (`sys_journal`) shows it. */
+export interface JournalRow {
+	index: number;
+	entry_type: string;
+	name: string | null;
+	entry_json: string;
+}
+
+/** The journal of `invocationId`, in order, through the admin API's SQL introspection. */
+export async function journalRows(adminUrl: string, invocationId: string): Promise<JournalRow[]> {
+	const response = await fetch(`${adminUrl}/query`, {
+		method: "POST",
+		headers: { "content-type": "application/json", accept: "application/json" },
+		body: JSON.stringify({
+			query: `SELECT index, entry_type, name, entry_json FROM sys_journal WHERE id = '${invocationId}' ORDER BY index`,
+		}),
+	});
+	if (!response.ok) throw new Error(`the admin query failed: ${response.status} ${await response.text()}`);
+	return ((await response.json()) as { rows: JournalRow[] }).rows;
+}
+
+/**
+ * Wait (bounded) until Restate has delivered a cancel to `invocationId`: its journal holds the cancel signal
+ * (signal 1). Whatever the run's worker proposes after that (a tool's result) comes after the cancel in the
+ * journal, so the worker sees the cancel first.
+ */
+export async function waitForCancelSignal(
+	adminUrl: string,
+	invocationId: string,
+	ms = 30_000,
+): Promise<void> {
+	const cancelled = (row: JournalRow) =>
+		row.entry_type === "Notification: Signal" &&
+		JSON.parse(row.entry_json).Notification?.Signal?.id?.Index === 1;
+	const until = Date.now() + ms;
+	while (!(await journalRows(adminUrl, invocationId)).some(cancelled)) {
+		if (Date.now() > until) throw new Error(`no cancel signal in ${invocationId}'s journal within ${ms} ms`);
+		await new Promise((resolve) => setTimeout(resolve, 20));
+	}
+}
+
 /** A private Restate server in its own run directory (for the test that kills the server too). */
 export interface PrivateServer extends RestateUrls {
 	runDir: string;
