@@ -19,6 +19,8 @@ import {
 } from "./topics.js";
 
 const ACTIVE = "active";
+/** The steering and follow-ups the active run has taken (`TakenByRun`). */
+const TAKEN = "takenByRun";
 
 function isTopic(value: unknown): value is DurableTopic {
 	return typeof value === "string" && (INBOX_TOPICS as readonly string[]).includes(value);
@@ -51,14 +53,39 @@ async function send(ctx: restate.ObjectContext, input: InboxSendInput): Promise<
 	ctx.set(input.topic, [...(await queue(ctx, input.topic)), message]);
 }
 
-/** The run's read: every message of `topic` (for `abort`: those aimed at this run), removed from the queue. */
+/** The steering and follow-ups one run took, kept until it ends, for a cancelled run to give back. */
+interface TakenByRun {
+	invocationId: string;
+	steer: unknown[];
+	followUp: unknown[];
+}
+
+/** What run `invocationId` has taken so far (nothing, when the record is another run's). */
+async function takenBy(ctx: restate.ObjectContext, invocationId: string): Promise<TakenByRun> {
+	const taken = await ctx.get<TakenByRun>(TAKEN);
+	return taken?.invocationId === invocationId ? taken : { invocationId, steer: [], followUp: [] };
+}
+
+/** Put `messages` back at the front of `topic`'s queue, ahead of what arrived since, in their order. */
+async function requeue(ctx: restate.ObjectContext, topic: "steer" | "followUp", messages: unknown[]) {
+	if (messages.length > 0) ctx.set(topic, [...messages, ...(await queue(ctx, topic))]);
+}
+
+/**
+ * The run's read: every message of `topic` (for `abort`: those aimed at this run), removed from the queue.
+ * Steering and follow-ups are also noted as taken by the run, until it ends (`end`).
+ */
 async function take(
 	ctx: restate.ObjectContext,
 	input: { topic: DurableTopic; invocationId: string },
 ): Promise<unknown[]> {
 	const all = await queue(ctx, input.topic);
 	if (input.topic !== "abort") {
-		if (all.length > 0) ctx.clear(input.topic);
+		if (all.length > 0) {
+			ctx.clear(input.topic);
+			const taken = await takenBy(ctx, input.invocationId);
+			ctx.set(TAKEN, { ...taken, [input.topic]: [...taken[input.topic], ...all] });
+		}
 		return all;
 	}
 	const mine = all.filter((request) => (request as AbortRequest).invocationId === input.invocationId);
@@ -84,10 +111,16 @@ async function boundary(
 	return { abort, steer: await take(ctx, { topic: "steer", invocationId: input.invocationId }) };
 }
 
-/** What a run hands back when it ends: steering it read at a boundary but did not use (it was stopped). */
+/** What a run tells the inbox when it ends. */
 export interface InboxEndInput {
 	invocationId: string;
+	/** Steering it took at a boundary but did not use (it was stopped first): requeued. */
 	unreadSteering?: unknown[];
+	/**
+	 * It was cancelled: its transcript is not written, so every steering message and follow-up it took (read
+	 * or not, including by a call the cancel overtook) is requeued, whatever `unreadSteering` says.
+	 */
+	cancelled?: boolean;
 }
 
 /** The inbox object for the conversation object `conversationName` (named `<conversationName>Inbox`). */
@@ -101,18 +134,25 @@ export function conversationInbox(conversationName: string) {
 			/** The run starts reading: abort requests without a run now aim at it. */
 			begin: async (ctx: restate.ObjectContext, invocationId: string) => {
 				ctx.set(ACTIVE, invocationId);
+				ctx.clear(TAKEN);
 			},
 			/**
 			 * The run ended: its unread abort requests are dropped (they can never apply); steering it took but
-			 * never used goes back to the front of the queue, for the next run. Once per run: a run whose
-			 * first `end` met a cancel sends it again, not knowing whether the first ran, and the steering must
-			 * not be queued twice.
+			 * never used goes back to the front of the queue, for the next run — for a cancelled run, whose
+			 * transcript is not written, every steering message and follow-up it took, in the order it took
+			 * them, so no message a user sent is lost. Once per run: a run whose first `end` met a cancel
+			 * sends it again, not knowing whether the first ran, and the steering must not be queued twice.
 			 */
-			end: async (ctx: restate.ObjectContext, { invocationId, unreadSteering = [] }: InboxEndInput) => {
+			end: async (
+				ctx: restate.ObjectContext,
+				{ invocationId, unreadSteering = [], cancelled = false }: InboxEndInput,
+			) => {
 				if ((await ctx.get<string>(ACTIVE)) === invocationId) {
 					ctx.clear(ACTIVE);
-					if (unreadSteering.length > 0)
-						ctx.set("steer", [...unreadSteering, ...(await queue(ctx, "steer"))]);
+					const taken = await takenBy(ctx, invocationId);
+					await requeue(ctx, "steer", cancelled ? taken.steer : unreadSteering);
+					if (cancelled) await requeue(ctx, "followUp", taken.followUp);
+					ctx.clear(TAKEN);
 				}
 				const aborts = await queue(ctx, "abort");
 				const left = aborts.filter((request) => (request as AbortRequest).invocationId !== invocationId);

@@ -20,7 +20,7 @@ import type { AgentEvent } from "../protocol/events.js";
 import type { RunOutcome } from "../protocol/outcome.js";
 import type { ApprovalDecisions, PendingApproval } from "../tools/approval.js";
 import { type ConversationInbox, conversationInbox, type InboxEndInput } from "./inbox.js";
-import { RestateAwaiter, type RestateRunInbox, restateInbox, restateJournal } from "./journal.js";
+import { RestateAwaiter, restateInbox, restateJournal } from "./journal.js";
 import { ensurePromiseWithResolvers } from "./polyfill.js";
 
 /** The input of the conversation object's `run` handler (JSON). */
@@ -223,7 +223,7 @@ async function runConversation(
 		// the run's waits seeing it, it still ends with that error and without a transcript, as a cancel promises.
 		awaiter.throwIfOver();
 	} catch (error) {
-		if (error instanceof restate.CancelledError) closeCancelledRun(ctx, inbox, invocationId, runInbox);
+		if (error instanceof restate.CancelledError) closeCancelledRun(ctx, inbox, invocationId);
 		throw error;
 	}
 	await endInbox(ctx, inbox, { invocationId, unreadSteering: runInbox.unreadSteering() });
@@ -264,18 +264,15 @@ async function endInbox(
 /**
  * A cancelled run leaves the transcript as it was, but not the marks of a run in progress: the `running`
  * state and the inbox's active run would name it until the next run, so `status` would report it running and
- * an `abort` would be queued for it instead of refused. Commands after a caught cancel are Restate's own
- * pattern for undoing a cancelled handler's work (its sagas guide), journaled like any other. The inbox's
- * `end` goes one-way: a cancelled run awaits nothing more.
+ * an `abort` would be queued for it instead of refused. Nor does it lose what it took from the inbox: the
+ * steering and follow-ups it read are in no transcript, so the inbox puts every one back at the front of its
+ * queue for the next run (it knows what it handed out, including by a call the cancel overtook). Commands
+ * after a caught cancel are Restate's own pattern for undoing a cancelled handler's work (its sagas guide),
+ * journaled like any other. The inbox's `end` goes one-way: a cancelled run awaits nothing more.
  */
-function closeCancelledRun(
-	ctx: restate.ObjectContext,
-	inbox: ConversationInbox,
-	invocationId: string,
-	runInbox: RestateRunInbox,
-): void {
+function closeCancelledRun(ctx: restate.ObjectContext, inbox: ConversationInbox, invocationId: string): void {
 	ctx.clear(RUNNING);
-	ctx.objectSendClient(inbox, ctx.key).end({ invocationId, unreadSteering: runInbox.unreadSteering() });
+	ctx.objectSendClient(inbox, ctx.key).end({ invocationId, cancelled: true });
 }
 
 /**

@@ -1,6 +1,7 @@
 // Cancels on a real Restate server, at each thing a run waits for. Whatever a cancel reaches (the run's start,
 // a model call, a tool waiting for its start marker, a turn boundary's inbox read), the run ends with Restate's
-// 409 and stores nothing: no transcript, no run in progress. One that reaches a non-idempotent tool waiting for
+// 409 and stores nothing: no transcript, no run in progress; the steering and follow-ups it took from the inbox
+// go back to their queues. One that reaches a non-idempotent tool waiting for
 // its marker (docs/durable.md, host rule 8) leaves no result in the tool's entry (a crash's trace, not a tool
 // that failed with "Cancelled"). One that arrives once the loop is over (the run's closing call to the inbox)
 // is too late: the run completes, as its events said, and its transcript is written.
@@ -15,7 +16,7 @@ import {
 	type RestateRunInput,
 	type StartedRun,
 } from "../../src/restate/index.js";
-import { countLines, eventsFile, FOLLOW_UP_TEXT, gateFile } from "./support/agent.js";
+import { countLines, eventsFile, FOLLOW_UP_TEXT, gateFile, STEER_TEXT } from "./support/agent.js";
 import {
 	describeWithRestate,
 	freePort,
@@ -142,6 +143,78 @@ describeWithRestate("capstan/restate: a cancel in a model call", (urls) => {
 	});
 });
 
+/** The messages' texts, `role: text`, for comparing what a run added. */
+function texts(messages: readonly { role: string; content?: unknown }[]): string[] {
+	return messages.map((message) => {
+		const content = message.content;
+		const blocks =
+			typeof content === "string"
+				? [{ type: "text", text: content }]
+				: (content as { type: string; text?: string }[]);
+		return `${message.role}: ${blocks.map((block) => block.text ?? `[${block.type}]`).join(" ")}`;
+	});
+}
+
+/**
+ * A run that read a steer and a follow-up, then is stopped by Restate (`cancel` or `kill`) while it waits for
+ * the reply to the follow-up: nothing it took is lost; the next run reads it all, in the order it was sent.
+ */
+function describeStopAfterReading(stop: "cancel" | "kill", rule: string): void {
+	describeWithRestate(`capstan/restate: a ${stop} after the run read steering and a follow-up`, (urls) => {
+		const name = uniqueName(`${stop}_read`);
+		const countFile = join(tempDir(`restate-${stop}-read`), "count");
+		let worker: WorkerProcess;
+		let client: RestateAgentClient;
+		beforeAll(async () => {
+			// model:2 is the reply to the follow-up: by then the run has read the steer and the follow-up.
+			const port = await freePort();
+			worker = await startWorker({ name, port, adminUrl: urls.adminUrl, countFile, holdResultOf: "model:2" });
+			client = new RestateAgentClient({ ingressUrl: urls.ingressUrl, name });
+		}, 40_000);
+		afterAll(async () => {
+			await worker?.kill();
+		});
+
+		it(`${rule}: what the run took from the inbox goes back to the front of its queues, in order, for the next run`, {
+			timeout: 90_000,
+		}, async () => {
+			const key = `${stop}-read-1`;
+			const later = `Again: ${STEER_TEXT}`;
+			await client.steer(key, STEER_TEXT); // read at the first turn boundary
+			await client.followUp(key, FOLLOW_UP_TEXT); // read when the run would stop after the steer's reply
+			const run = await client.start(key, { prompt: [prompt] });
+			await waitForLine(countFile, "held model:2");
+			await client.steer(key, later); // sent while the run waits: never taken
+			const answer = await fetch(
+				`${urls.adminUrl}/invocations/${encodeURIComponent(run.invocationId)}/${stop}`,
+				{ method: "PATCH" },
+			);
+			expect(answer.ok).toBe(true);
+			await expect(client.result(run)).rejects.toBeInstanceOf(RestateRequestError);
+			expect(await client.transcript(key)).toEqual([]);
+			if (stop === "cancel")
+				// The inbox hears of the cancel by a one-way call: a poll. (A kill runs no code: the next run's start
+				// gives back what the killed run took.)
+				await expect
+					.poll(() => client.pending(key), { timeout: 10_000 })
+					.toEqual({ steer: 2, followUp: 1, abort: 0, active: null });
+			// The next run reads them as if the stopped run had never taken them: the steer it had read first.
+			const next = await client.run(key, { prompt: "Anything else?" });
+			expect(next.outcome).toEqual({ type: "completed" });
+			expect(texts(next.added).slice(-5)).toEqual([
+				`user: ${STEER_TEXT}`,
+				`user: ${later}`,
+				"assistant: Switched to the blue one.",
+				`user: ${FOLLOW_UP_TEXT}`,
+				"assistant: The red one is sold out.",
+			]);
+			expect(await client.pending(key)).toEqual({ steer: 0, followUp: 0, abort: 0, active: null });
+		});
+	});
+}
+
+describeStopAfterReading("cancel", "docs/durable.md Restate rule 5");
+
 describeWithRestate("capstan/restate: a cancel while the run waits for its inbox", (urls) => {
 	const name = uniqueName("cancel_inbox");
 	const countFile = join(tempDir("restate-cancel-inbox"), "count");
@@ -179,10 +252,13 @@ describeWithRestate("capstan/restate: a cancel while the run waits for its inbox
 		expect(countLines(eventsFile(countFile)).filter((line) => line.startsWith("hold-begin-1 "))).toEqual([]);
 	});
 
-	it("docs/durable.md Restate rule 5: at a turn boundary (the inbox's boundary), no model call after it", {
+	it("docs/durable.md Restate rule 5: at a turn boundary (the inbox's boundary), no model call after it; the steering that call took goes back", {
 		timeout: 90_000,
 	}, async () => {
+		// The held boundary call takes the steer once the gate opens, but its answer never reaches the run.
+		await client.steer("hold-boundary-1", STEER_TEXT);
 		await cancelAtHeldCall("hold-boundary-1", { prompt: [prompt] });
+		expect(await client.pending("hold-boundary-1")).toMatchObject({ steer: 1, followUp: 0 });
 	});
 
 	it("docs/durable.md Restate rule 5: at its very last step (the inbox's end, the loop over), too late: the run completes", {
