@@ -131,8 +131,17 @@ export function conversationInbox(conversationName: string) {
 			send,
 			take,
 			boundary,
-			/** The run starts reading: abort requests without a run now aim at it. */
+			/**
+			 * The run starts reading: abort requests without a run now aim at it. What an earlier run took and
+			 * never ended with (it was killed: Restate ran none of its code, its transcript was not written) goes
+			 * back to the front of the queues first, as a cancelled run's does, so this run reads it.
+			 */
 			begin: async (ctx: restate.ObjectContext, invocationId: string) => {
+				const taken = await ctx.get<TakenByRun>(TAKEN);
+				if (taken && taken.invocationId !== invocationId) {
+					await requeue(ctx, "steer", taken.steer);
+					await requeue(ctx, "followUp", taken.followUp);
+				}
 				ctx.set(ACTIVE, invocationId);
 				ctx.clear(TAKEN);
 			},

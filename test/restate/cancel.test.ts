@@ -214,6 +214,7 @@ function describeStopAfterReading(stop: "cancel" | "kill", rule: string): void {
 }
 
 describeStopAfterReading("cancel", "docs/durable.md Restate rule 5");
+describeStopAfterReading("kill", "docs/durable.md Restate rule 5 (a kill)");
 
 describeWithRestate("capstan/restate: a cancel while the run waits for its inbox", (urls) => {
 	const name = uniqueName("cancel_inbox");
