@@ -331,14 +331,22 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 		};
 		const count = await read();
 		// Every other connection to the test database goes, as in a restart, a failover or a proxy's idle timeout.
+		const others =
+			"FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND backend_type = 'client backend'";
 		const admin = new pg.Client({ connectionString: database.url });
 		await admin.connect();
-		await admin.query(
-			"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND backend_type = 'client backend'",
-		);
+		await admin.query(`SELECT pg_terminate_backend(pid) ${others}`);
+		// The pools hear of it as an 'error' event; unheard, Node would end this process with it. A backend
+		// sends its "terminating connection" error before it leaves pg_stat_activity, so once none is left the
+		// errors wait in this process's sockets, and the next turn of the event loop delivers them.
+		const left = async () =>
+			Number((await admin.query<{ n: string }>(`SELECT count(*) AS n ${others}`)).rows[0]?.n);
+		for (let polls = 0; (await left()) > 0; polls++) {
+			if (polls > 1_000) throw new Error("the terminated backends never left pg_stat_activity");
+			await new Promise((resolve) => setTimeout(resolve, 10));
+		}
 		await admin.end();
-		// The pools hear of it as an 'error' event; unheard, Node would end this process with it.
-		await new Promise((resolve) => setTimeout(resolve, 200));
+		await new Promise((resolve) => setImmediate(resolve));
 		expect(await read()).toBe(count);
 	});
 });
