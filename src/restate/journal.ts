@@ -120,7 +120,8 @@ export interface RestateRunInbox extends DurableInbox {
  * `boundary` call answers both, and the steering it returns is held for the `take("steer")` that follows.
  * What the run never asks for (it stopped at that boundary, say by its deadline) is handed back by
  * `unreadSteering` and requeued when the run ends. The held messages come from journaled answers, so a
- * replay holds the same ones.
+ * replay holds the same ones. A cancelled (or killed) run's steering and follow-ups, read or not, are given
+ * back by the inbox object itself, which notes what it hands each run (inbox.ts).
  */
 export function restateInbox(
 	ctx: restate.ObjectContext,
