@@ -20,6 +20,7 @@ import { checkTools } from "../tools/definition-checks.js";
 import type { AgentTool } from "../tools/types.js";
 import { RunDispatch, type RunHold, Subscribers } from "./dispatch.js";
 import { checkQueueMode, MessageQueue, type QueueMode } from "./queue.js";
+import { checkedDecisions, checkedPending, decidesEvery } from "./restore.js";
 
 /** The Agent's observable state (rule Q1). Changed only by named methods and by the run's events. */
 export interface AgentState {
@@ -63,8 +64,8 @@ export interface AgentState {
 	 * Rule T16: the decisions `approve` / `deny` recorded so far on `pendingApprovals`, by tool call id, in the
 	 * shape `agentLoopContinue` takes. The batch resumes once every pending call has one; until then, a host that
 	 * asks a person about the pending calls asks only about those without one. A new object with every decision;
-	 * empty again once the batch resumes, and whenever `pendingApprovals` is dropped. Not restored by
-	 * `AgentOptions`: an Agent restored from saved state asks about every pending call again.
+	 * empty again once the batch resumes, and whenever `pendingApprovals` is dropped. Plain JSON: save it with
+	 * `pendingApprovals` and restore it through `AgentOptions.approvalDecisions`.
 	 */
 	approvalDecisions: ApprovalDecisions;
 }
@@ -94,8 +95,8 @@ export type AgentHooks = Omit<
 /**
  * Construction options of an Agent: its starting state, plus the loop hooks and settings every run gets
  * (`AgentHooks`). The constructor throws for `pendingApprovals` that do not fit `messages`, and a `TypeError`
- * for a tool no call could pass (see `setTools`), a value that is not a thinking level, or a `deadline` that is
- * not a number.
+ * for `approvalDecisions` that do not decide those calls, a tool no call could pass (see `setTools`), a value
+ * that is not a thinking level, or a `deadline` that is not a number.
  */
 export interface AgentOptions extends AgentHooks {
 	/** The model to call. */
@@ -129,6 +130,14 @@ export interface AgentOptions extends AgentHooks {
 	 * the constructor throws.
 	 */
 	pendingApprovals?: readonly PendingApproval[];
+	/**
+	 * Rule T16: the decisions already recorded on the restored `pendingApprovals` (the saved
+	 * `state.approvalDecisions`), so the restored Agent asks only about the calls still undecided. Each key must
+	 * be the `toolCallId` of one of `pendingApprovals`, each value `{ approved: true }` or
+	 * `{ approved: false, reason?: string }`; otherwise the constructor throws a `TypeError`. Decisions that
+	 * cover every pending call start nothing by themselves: `continue()` resumes the batch with them.
+	 */
+	approvalDecisions?: ApprovalDecisions;
 	/** Where subscriber errors are reported (rule Q5). Default: `console.error`. */
 	onSubscriberError?: (error: unknown, event: AgentEvent) => void;
 }
@@ -212,11 +221,13 @@ export class Agent {
 			followUpMode,
 			onSubscriberError,
 			pendingApprovals,
+			approvalDecisions,
 			...hooks
 		} = options;
 		checkTools(tools);
 		checkDeadline(hooks.deadline, "new Agent");
 		const transcript = messages ? messages.slice() : [];
+		const pending = pendingApprovals ? checkedPending(pendingApprovals, transcript) : [];
 		this._state = {
 			systemPrompt: systemPrompt ?? "",
 			model,
@@ -227,8 +238,8 @@ export class Agent {
 			isStreaming: false,
 			streamMessage: undefined,
 			pendingToolCalls: this.running,
-			pendingApprovals: pendingApprovals ? checkedPending(pendingApprovals, transcript) : [],
-			approvalDecisions: {},
+			pendingApprovals: pending,
+			approvalDecisions: checkedDecisions(approvalDecisions, pending),
 		};
 		this.hooks = hooks;
 		this.streamFn = streamFn;
@@ -292,17 +303,27 @@ export class Agent {
 	/**
 	 * Continue without a new prompt (rule Q4): resume a batch left without results; otherwise a queued
 	 * steer, else a queued follow-up (else a queued aside) becomes the next input; otherwise continue from a
-	 * transcript ending in a user or tool result message.
+	 * transcript ending in a user or tool result message. With approvals pending and every one of them decided
+	 * in `state.approvalDecisions` (restored through `AgentOptions.approvalDecisions`), it resumes the paused
+	 * batch with those decisions (rule T16).
 	 *
 	 * Rejects with `NothingToContinueError` when nothing is queued and the transcript is empty or ends with a
 	 * complete assistant reply — never while a message is queued. Rejects, queued messages or not, with
-	 * `AgentBusyError` during a run (rule Q3), with `ApprovalPendingError` while tool calls await a decision
-	 * (rule T17: the queued message waits for the resumed run), and with an `Error` when a user message follows
+	 * `AgentBusyError` during a run (rule Q3), with `ApprovalPendingError` while a pending tool call has no
+	 * decision (rule T17: the queued message waits for the resumed run), and with an `Error` when a user message follows
 	 * unanswered tool calls (rule T17). Accepted while a run ends, like {@link Agent.prompt} (rule Q8).
 	 */
 	async continue(): Promise<void> {
 		if (this._state.isStreaming) throw new AgentBusyError("continue");
-		this.refuseWhileAwaiting("continue");
+		const pending = this._state.pendingApprovals;
+		if (pending.length > 0) {
+			const approvals = this._state.approvalDecisions;
+			if (!decidesEvery(pending, approvals)) throw new ApprovalPendingError("continue", pending);
+			// Only decisions restored through AgentOptions (or kept by a resume that failed to start) get here:
+			// the last approve()/deny() resumes by itself.
+			await this.resume(pending, approvals);
+			return;
+		}
 		const messages = this._state.messages;
 		const resumable = findDanglingBatch(messages) !== undefined;
 		if (!resumable) {
@@ -526,7 +547,11 @@ export class Agent {
 		// A computed key defines an own property, even for "__proto__".
 		const approvals: ApprovalDecisions = { ...this._state.approvalDecisions, [toolCallId]: decision };
 		this._state.approvalDecisions = approvals;
-		if (!pending.every((p) => Object.hasOwn(approvals, p.toolCallId))) return;
+		if (decidesEvery(pending, approvals)) await this.resume(pending, approvals);
+	}
+
+	/** Resume the paused batch with a decision for every pending call, as a new run (rule T16). */
+	private async resume(pending: readonly PendingApproval[], approvals: ApprovalDecisions): Promise<void> {
 		this.dropPendingApprovals();
 		try {
 			await this.run((context, config, signal) => agentLoopContinue(context, config, signal, { approvals }));
@@ -656,19 +681,4 @@ function checkedLevel(level: unknown, where: string): ThinkingLevel {
 	throw new TypeError(
 		`${where}: thinking level ${JSON.stringify(level) ?? String(level)} is not one of ${THINKING_LEVELS.join(", ")}`,
 	);
-}
-
-/** Rule T16: restored approvals must name unanswered calls of the transcript, or resuming could never pair them. */
-function checkedPending(
-	pending: readonly PendingApproval[],
-	messages: readonly AgentMessage[],
-): PendingApproval[] {
-	const open = new Set(findDanglingBatch(messages)?.calls.map((call) => call.id));
-	for (const approval of pending) {
-		if (!open.has(approval?.toolCallId))
-			throw new Error(
-				`Agent: pendingApprovals names tool call ${JSON.stringify(approval?.toolCallId)}, which is not an unanswered call of the last assistant message in messages`,
-			);
-	}
-	return pending.slice();
 }

@@ -7,6 +7,7 @@ import {
 	AgentBusyError,
 	type AgentEvent,
 	type AgentMessage,
+	type ApprovalDecisions,
 	ApprovalPendingError,
 	type PendingApproval,
 	type ToolResultMessage,
@@ -172,6 +173,111 @@ describe("Agent approvals", () => {
 					pendingApprovals: [{ toolCallId: "call_1", toolName: "write", args: {} }],
 				}),
 		).toThrow(/pendingApprovals names tool call "call_1"/);
+	});
+
+	it("SPEC T16: decisions saved with the paused batch are restored: the fresh Agent asks only about the rest", async () => {
+		const { agent } = pausedAgent();
+		await agent.prompt("go");
+		await agent.approve("call_1");
+		const saved = JSON.parse(
+			JSON.stringify({
+				messages: agent.state.messages,
+				pendingApprovals: agent.state.pendingApprovals,
+				approvalDecisions: agent.state.approvalDecisions,
+			}),
+		) as {
+			messages: AgentMessage[];
+			pendingApprovals: PendingApproval[];
+			approvalDecisions: ApprovalDecisions;
+		};
+
+		const log: string[] = [];
+		const scripted = scriptedModel([textReply("resumed")]);
+		const fresh = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools: [echoTool("write", { needsApproval: true, log })],
+			...saved,
+		});
+		expect(fresh.state.approvalDecisions).toEqual({ call_1: { approved: true } });
+		await fresh.deny("call_2", "b is read-only"); // the last undecided call: the batch resumes
+		expect(log).toEqual(["start:write:a", "end:write:a"]);
+		expect(scripted.calls).toHaveLength(1);
+		expect(fresh.state.pendingApprovals).toEqual([]);
+		assertPaired(fresh.state.messages);
+	});
+
+	it("SPEC T16: restored decisions that cover every pending call start nothing; continue() resumes with them", async () => {
+		const { agent } = pausedAgent();
+		await agent.prompt("go");
+		const log: string[] = [];
+		const scripted = scriptedModel([textReply("resumed")]);
+		const fresh = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools: [echoTool("write", { needsApproval: true, log })],
+			messages: agent.state.messages,
+			pendingApprovals: agent.state.pendingApprovals,
+			approvalDecisions: { call_1: { approved: false, reason: "no" }, call_2: { approved: true } },
+		});
+		expect(fresh.state.isStreaming).toBe(false);
+		expect(fresh.state.pendingApprovals).toHaveLength(2);
+		await expect(fresh.prompt("something else")).rejects.toBeInstanceOf(ApprovalPendingError);
+		await fresh.continue();
+		expect(log).toEqual(["start:write:b", "end:write:b"]);
+		expect(scripted.calls).toHaveLength(1);
+		expect(fresh.state.approvalDecisions).toEqual({});
+		assertPaired(fresh.state.messages);
+	});
+
+	it("SPEC T16: continue() with a pending call still undecided is refused, naming the calls", async () => {
+		const { agent } = pausedAgent();
+		await agent.prompt("go");
+		await agent.approve("call_2");
+		await expect(agent.continue()).rejects.toBeInstanceOf(ApprovalPendingError);
+		expect(agent.state.approvalDecisions).toEqual({ call_2: { approved: true } });
+	});
+
+	it("SPEC T16: restored decisions must decide restored pending calls, each with a decision", async () => {
+		const { agent } = pausedAgent();
+		await agent.prompt("go");
+		const scripted = scriptedModel([]);
+		const restore =
+			(approvalDecisions: unknown, pendingApprovals = agent.state.pendingApprovals) =>
+			() =>
+				new Agent({
+					model: scripted.model,
+					streamFn: scripted.stream,
+					messages: agent.state.messages,
+					pendingApprovals,
+					approvalDecisions: approvalDecisions as ApprovalDecisions,
+				});
+		const table: [unknown, readonly PendingApproval[], RegExp][] = [
+			[null, agent.state.pendingApprovals, /approvalDecisions must be an object .* \(received null\)/],
+			[[{ approved: true }], agent.state.pendingApprovals, /must be an object .* \(received array\)/],
+			[
+				{ call_9: { approved: true } },
+				agent.state.pendingApprovals,
+				/"call_9", which is not one of pendingApprovals \(pending: call_1, call_2\)/,
+			],
+			[
+				{ call_1: { approved: true } },
+				[],
+				/"call_1", which is not one of pendingApprovals \(none is pending\)/,
+			],
+			[
+				{ call_1: { approved: "yes" } },
+				agent.state.pendingApprovals,
+				/approvalDecisions\["call_1"\] must be \{ approved: true \}/,
+			],
+			[{ call_1: { approved: false, reason: 7 } }, agent.state.pendingApprovals, /\(received object\)/],
+			[{ call_1: true }, agent.state.pendingApprovals, /\(received boolean true\)/],
+		];
+		for (const [decisions, pending, message] of table) {
+			expect(restore(decisions, pending)).toThrow(TypeError);
+			expect(restore(decisions, pending)).toThrow(message);
+		}
+		expect(restore(undefined)().state.approvalDecisions).toEqual({});
 	});
 
 	it("SPEC T15: a steer queued while paused waits in its queue and interrupts the resumed batch", async () => {
