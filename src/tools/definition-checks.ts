@@ -1,8 +1,8 @@
 /**
  * Tool definitions that can never work, refused where they are given (`tool()`, the `Agent`, the start of a
- * run) instead of failing every call or every request (rule T1): a schema whose root is not an object, when
- * every provider sends a call's arguments as a JSON object; a name the providers reject; two tools of one
- * name; a tool without an `execute` function.
+ * run) instead of failing every call or every request (rule T1): parameters that are no schema at all, or the
+ * schema `false`; a schema whose root is not an object, when every provider sends a call's arguments as a JSON
+ * object; a name the providers reject; two tools of one name; a tool without an `execute` function.
  */
 import type { JsonSchema } from "../core/model.js";
 import type { AgentTool } from "./types.js";
@@ -30,6 +30,27 @@ export function checkObjectRoot(name: unknown, schema: JsonSchema): void {
 }
 
 /**
+ * Throws a `TypeError` naming the tool when `parameters` is no schema: missing (a plain-JavaScript tool that
+ * left it out, or spelled it `schema` / `inputSchema`), `false` (JSON Schema's "nothing is valid"), another
+ * primitive, or an array. Such a tool could only fail every call, and guessing what it takes would hide the
+ * mistake. JSON Schema's `true` passes: it means any arguments object (rule T1).
+ */
+export function checkParameters(name: unknown, parameters: unknown): void {
+	if (parameters === true) return;
+	if (typeof parameters === "function") return;
+	if (typeof parameters === "object" && parameters !== null && !Array.isArray(parameters)) return;
+	const problem =
+		parameters === undefined
+			? "parameters are missing"
+			: parameters === false
+				? "parameters are false, the JSON Schema no value passes, so every call would fail"
+				: `parameters are no schema (received ${describeValue(parameters)})`;
+	throw new TypeError(
+		`tool ${JSON.stringify(name) ?? String(name)}: ${problem}; give a JSON Schema object, a Zod 4 schema or a Standard Schema validator (for a tool without arguments: { type: "object", properties: {} })`,
+	);
+}
+
+/**
  * Throws a `TypeError` when `name` is not a tool name every provider accepts: letters, digits, `_` and `-`,
  * 1 to 64 characters.
  */
@@ -51,10 +72,10 @@ export function checkToolName(name: unknown): void {
 /**
  * Checks a tool list before a run or an `Agent` takes it: an array of tool objects, each with a valid name
  * ({@link checkToolName}), no name twice (a provider rejects a request that names a tool twice, and calls
- * could only ever reach the first), an `execute` function, and parameters that may describe an object
- * ({@link checkObjectRoot}). `undefined` is no tools. Parameters whose wire schema cannot be built (a Standard
- * Schema without a converter) are left to where the tool list is built, and parameters that are no schema
- * object to each call (rule T3).
+ * could only ever reach the first), an `execute` function, parameters that are a schema
+ * ({@link checkParameters}) and that may describe an object ({@link checkObjectRoot}). `undefined` is no
+ * tools. Parameters whose wire schema cannot be built (a Standard Schema without a converter) are left to
+ * where the tool list is built.
  */
 export function checkTools(tools: readonly AgentTool[] | undefined): void {
 	if (tools === undefined) return;
@@ -64,7 +85,7 @@ export function checkTools(tools: readonly AgentTool[] | undefined): void {
 	tools.forEach((tool: unknown, index) => {
 		if (typeof tool !== "object" || tool === null)
 			throw new TypeError(`tools[${index}] must be a tool object (received ${describeValue(tool)})`);
-		const { name, execute } = tool as Partial<AgentTool>;
+		const { name, execute, parameters } = tool as Partial<AgentTool>;
 		checkToolName(name);
 		const first = seen.get(name as string);
 		if (first !== undefined)
@@ -74,6 +95,7 @@ export function checkTools(tools: readonly AgentTool[] | undefined): void {
 		seen.set(name as string, index);
 		if (typeof execute !== "function")
 			throw new TypeError(`tool ${JSON.stringify(name)}: execute must be a function`);
+		checkParameters(name, parameters);
 		const schema = wireSchemaOf(tool as AgentTool);
 		if (schema !== undefined) checkObjectRoot(name, schema);
 	});

@@ -3,7 +3,7 @@
  * schema and the code that reads its arguments cannot drift apart: `args.nope` does not compile.
  */
 import type { JsonSchema } from "../core/model.js";
-import { checkObjectRoot, checkToolName } from "./definition-checks.js";
+import { checkObjectRoot, checkParameters, checkToolName } from "./definition-checks.js";
 import type { InferToolArgs } from "./infer.js";
 import { isStandardSchema, type StandardSchemaV1 } from "./standard-schema.js";
 import type { AgentTool, ToolExecutionContext, ToolParameters, ToolResult, ZodLikeSchema } from "./types.js";
@@ -48,7 +48,9 @@ export interface ToolDefinition<S extends ToolParameters, TDetails = unknown>
  * plainly not an object (`type: "string"`, or a `type` list without `"object"`; a Zod `z.string()` too): every
  * call's arguments are a JSON object, so no call could pass it. Roots that may describe an object are taken
  * (`{}`, `anyOf`/`oneOf`/`allOf`, `$ref`); the arguments are validated against them when a call comes (rule T3).
- * A name other than 1 to 64 letters, digits, `_` and `-` throws a `TypeError` too: providers reject it.
+ * A name other than 1 to 64 letters, digits, `_` and `-` throws a `TypeError` too: providers reject it; so do
+ * parameters that are no schema (missing, `false`, another primitive, an array). JSON Schema's `true` is taken
+ * as any arguments object.
  *
  * @example
  * ```ts
@@ -64,9 +66,10 @@ export function tool<const S extends ToolParameters, TDetails = unknown>(
 	definition: ToolDefinition<S, TDetails>,
 ): AgentTool<InferToolArgs<S>, TDetails> {
 	const { parameters, jsonSchema, ...rest } = definition;
+	checkToolName(rest.name);
+	checkParameters(rest.name, parameters);
 	const resolved =
 		jsonSchema === undefined ? parameters : withJsonSchema(parameters, jsonSchema as JsonSchema);
-	checkToolName(rest.name);
 	checkObjectRoot(rest.name, compileToolParameters(resolved).jsonSchema);
 	return { ...rest, parameters: resolved } as AgentTool<InferToolArgs<S>, TDetails>;
 }

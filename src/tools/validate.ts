@@ -63,8 +63,10 @@ export function compileToolParameters(params: StandardSchemaV1): CompiledToolPar
 export function compileToolParameters(params: JsonSchema): CompiledToolParameters<ValidationResult>;
 export function compileToolParameters(params: ToolParameters): CompiledToolParameters;
 export function compileToolParameters(params: ToolParameters): CompiledToolParameters {
-	// A plain-JavaScript tool may have no schema object at all; each call then says so (not memoized: a
-	// WeakMap takes no primitives).
+	// JSON Schema's `true` accepts anything; arguments are always an object, so it is "any object".
+	if ((params as unknown) === true) return ANY_OBJECT;
+	// Anything else without a schema object is refused where tools are given (definition-checks.ts); should one
+	// still get here, each call says so (not memoized: a WeakMap takes no primitives).
 	if ((typeof params !== "object" && typeof params !== "function") || params === null)
 		return noSchema(params);
 	const cached = compiled.get(params);
@@ -154,6 +156,12 @@ function compileJsonSchema(schema: JsonSchema): CompiledToolParameters<Validatio
 		},
 	};
 }
+
+/** Parameters `true`: an object schema on the wire (providers take no boolean schema), any object passes. */
+const ANY_OBJECT: CompiledToolParameters<ValidationResult> = {
+	jsonSchema: { type: "object" },
+	validate: (args) => asObjectResult(cloneJson(args)),
+};
 
 /** Parameters that are no schema: a permissive wire schema, and every call rejected with the reason. */
 function noSchema(params: unknown): CompiledToolParameters<ValidationResult> {

@@ -102,6 +102,64 @@ describe("tool parameters must describe an object (SPEC T1)", () => {
 	});
 });
 
+describe("parameters that are no schema, and JSON Schema true (SPEC T1, T3)", () => {
+	const scripted = scriptedModel([{ content: [{ type: "text", text: "hi" }] }]);
+	const noSchema: [string, unknown, RegExp][] = [
+		["missing", undefined, /^tool "t": parameters are missing; give a JSON Schema object/],
+		[
+			"false",
+			false,
+			/^tool "t": parameters are false, the JSON Schema no value passes, so every call would fail/,
+		],
+		["null", null, /^tool "t": parameters are no schema \(received null\)/],
+		["a string", "object", /parameters are no schema \(received string "object"\)/],
+		["an array", [{ type: "object" }], /parameters are no schema \(received array\)/],
+	];
+
+	it.each(noSchema)(
+		"parameters %s are refused by tool(), the Agent and agentLoop",
+		(_name, parameters, message) => {
+			const defined = () => tool({ name: "t", description: "d", parameters: parameters as never, execute });
+			expect(defined).toThrow(TypeError);
+			expect(defined).toThrow(message);
+			expect(defined).toThrow(/for a tool without arguments: \{ type: "object", properties: \{\} \}/);
+			const tools = [rawTool(parameters)];
+			expect(() => agentLoop([user("go")], { messages: [], tools }, { model: scripted.model })).toThrow(
+				message,
+			);
+			expect(() => new Agent({ model: scripted.model, tools })).toThrow(message);
+			expect(() => new Agent({ model: scripted.model }).setTools(tools)).toThrow(message);
+		},
+	);
+
+	it("parameters true take any arguments object, and go to the provider as an object schema", async () => {
+		const run = scriptedModel([
+			{ content: [{ type: "toolCall", name: "anything", arguments: { path: "a", n: 2 } }] },
+			{ content: [{ type: "text", text: "done" }] },
+		]);
+		const seen: unknown[] = [];
+		const anything: AgentTool = {
+			...rawTool(true, "anything"),
+			execute: async (_id, args) => {
+				seen.push(args);
+				return execute();
+			},
+		};
+		expect(tool({ name: "anything", description: "d", parameters: true as never, execute }).parameters).toBe(
+			true,
+		);
+		const stream = agentLoop(
+			[user("go")],
+			{ messages: [], tools: [anything] },
+			{ model: run.model, streamFn: run.stream },
+		);
+		const added = await stream.result();
+		expect(added.find((message) => message.role === "toolResult")).toMatchObject({ isError: false });
+		expect(seen).toEqual([{ path: "a", n: 2 }]);
+		expect(run.calls[0]?.context.tools?.[0]?.parameters).toMatchObject({ type: "object" });
+	});
+});
+
 describe("tool names, duplicates and execute (SPEC T1, T2)", () => {
 	const scripted = scriptedModel([{ content: [{ type: "text", text: "hi" }] }]);
 	const start = (tools: unknown) =>

@@ -105,10 +105,11 @@ describe("compileToolParameters — raw JSON Schema", () => {
 	});
 
 	it("no schema object at all (a plain-JavaScript tool) is an error too, not a crash", () => {
+		// SPEC T1: tools such as these are refused where they are given; a call is checked all the same.
 		const table: [unknown, string][] = [
 			[undefined, "undefined"],
 			[null, "null"],
-			[true, "boolean true"],
+			[false, "boolean false"],
 			["object", 'string "object"'],
 		];
 		for (const [params, received] of table) {
@@ -119,6 +120,24 @@ describe("compileToolParameters — raw JSON Schema", () => {
 					`schema or a Standard Schema validator; received ${received})`,
 			]);
 		}
+	});
+});
+
+describe("compileToolParameters — JSON Schema true (SPEC T1, T3)", () => {
+	it("is any arguments object, an object schema on the wire", () => {
+		const compiled = compileToolParameters(true as unknown as JsonSchema);
+		expect(compiled.jsonSchema).toEqual({ type: "object" });
+		const args = { a: [1], b: { c: "d" } };
+		const result = compiled.validate(args);
+		expect(result).toEqual({ ok: true, value: args });
+		expect(result.ok && result.value).not.toBe(args); // a fresh object, as for every schema
+		expect(compiled.validate({})).toEqual({ ok: true, value: {} });
+		expect(errorsOf(compiled.validate([1]))).toEqual([
+			"root: arguments must be a JSON object (received array)",
+		]);
+		expect(errorsOf(compiled.validate("x"))).toEqual([
+			'root: arguments must be a JSON object (received string "x")',
+		]);
 	});
 });
 
