@@ -11,9 +11,10 @@ import { describeValue } from "./validation-errors.js";
 
 /**
  * The tool names OpenAI, Anthropic and Gemini all accept: a request with any other name fails as a whole, on
- * every model call.
+ * every model call. OpenAI and Anthropic take `^[a-zA-Z0-9_-]{1,64}$`; Gemini's `FunctionDeclaration.name` must
+ * also start with a letter or an underscore.
  */
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
 
 /**
  * Throws a `TypeError` naming the tool when its wire schema unmistakably describes something other than an
@@ -52,7 +53,7 @@ export function checkParameters(name: unknown, parameters: unknown): void {
 
 /**
  * Throws a `TypeError` when `name` is not a tool name every provider accepts: letters, digits, `_` and `-`,
- * 1 to 64 characters.
+ * 1 to 64 characters, starting with a letter or `_`.
  */
 export function checkToolName(name: unknown): void {
 	if (typeof name === "string" && TOOL_NAME.test(name)) return;
@@ -63,9 +64,11 @@ export function checkToolName(name: unknown): void {
 				? "is empty"
 				: name.length > 64
 					? `is ${name.length} characters long`
-					: `has characters other than letters, digits, "_" and "-"`;
+					: /[^a-zA-Z0-9_-]/.test(name)
+						? `has characters other than letters, digits, "_" and "-"`
+						: `starts with ${JSON.stringify(name[0])}, and Gemini takes only a letter or "_" there`;
 	throw new TypeError(
-		`tool ${JSON.stringify(name) ?? String(name)}: the name ${problem}; providers accept tool names of 1 to 64 letters, digits, "_" and "-" only (e.g. "read_file") and reject the whole request otherwise`,
+		`tool ${JSON.stringify(name) ?? String(name)}: the name ${problem}; providers accept tool names of 1 to 64 letters, digits, "_" and "-", starting with a letter or "_" (e.g. "read_file"), and reject the whole request otherwise`,
 	);
 }
 

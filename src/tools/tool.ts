@@ -48,7 +48,8 @@ export interface ToolDefinition<S extends ToolParameters, TDetails = unknown>
  * plainly not an object (`type: "string"`, or a `type` list without `"object"`; a Zod `z.string()` too): every
  * call's arguments are a JSON object, so no call could pass it. Roots that may describe an object are taken
  * (`{}`, `anyOf`/`oneOf`/`allOf`, `$ref`); the arguments are validated against them when a call comes (rule T3).
- * A name other than 1 to 64 letters, digits, `_` and `-` throws a `TypeError` too: providers reject it; so do
+ * A name other than 1 to 64 letters, digits, `_` and `-`, starting with a letter or `_`, throws a `TypeError`
+ * too: providers reject it; so do
  * parameters that are no schema (missing, `false`, another primitive, an array). JSON Schema's `true` is taken
  * as any arguments object.
  *

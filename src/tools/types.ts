@@ -73,7 +73,7 @@ export interface ToolExecutionContext {
 export interface AgentTool<TArgs = any, TDetails = unknown> {
 	/**
 	 * The name the model calls the tool by; calls are matched to it exactly (rule T2). 1 to 64 letters, digits,
-	 * `_` and `-` (what every provider accepts), and unique among the tools of a run (rule T1).
+	 * `_` and `-`, starting with a letter or `_` (what every provider accepts), and unique among the tools of a run (rule T1).
 	 */
 	name: string;
 	/** A human-readable name for UIs; the model never sees it. */

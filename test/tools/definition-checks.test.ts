@@ -179,6 +179,12 @@ describe("tool names, duplicates and execute (SPEC T1, T2)", () => {
 		["x".repeat(65), /the name is 65 characters long/],
 		[undefined, /tool undefined: the name must be a string \(received undefined\)/],
 		[42, /tool 42: the name must be a string \(received number 42\)/],
+		// Gemini's FunctionDeclaration.name must start with a letter or an underscore.
+		[
+			"2fa",
+			/tool "2fa": the name starts with "2", and Gemini takes only a letter or "_" there; .*starting with a letter or "_"/,
+		],
+		["-x", /tool "-x": the name starts with "-"/],
 	])("a name providers reject (%j) is refused by tool(), the Agent and agentLoop", (name, message) => {
 		const defined = () => tool({ name: name as string, description: "d", parameters: {}, execute });
 		expect(defined).toThrow(TypeError);
@@ -189,10 +195,13 @@ describe("tool names, duplicates and execute (SPEC T1, T2)", () => {
 		).toThrow(message);
 	});
 
-	it.each(["t", "read_file", "mcp__git-hub__list", "2fa", "x".repeat(64)])("accepts the name %j", (name) => {
-		expect(() => tool({ name, description: "d", parameters: {}, execute })).not.toThrow();
-		expect(() => start([rawTool({}, name)])).not.toThrow();
-	});
+	it.each(["t", "read_file", "mcp__git-hub__list", "_2fa", "A-1", "x".repeat(64)])(
+		"accepts the name %j",
+		(name) => {
+			expect(() => tool({ name, description: "d", parameters: {}, execute })).not.toThrow();
+			expect(() => start([rawTool({}, name)])).not.toThrow();
+		},
+	);
 
 	it("two tools of one name are refused: a provider rejects the request, and calls reach only the first", () => {
 		const tools = [rawTool({}, "read"), rawTool({}, "write"), rawTool({}, "read")];
