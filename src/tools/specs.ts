@@ -47,13 +47,23 @@ export function toolSpecOf(tool: AgentTool, intentTracing: boolean): ToolSpec {
 		cache = {
 			description: tool.description,
 			parameters: tool.parameters,
-			plain: { name: tool.name, description: tool.description, parameters: jsonSchema },
+			plain: { name: tool.name, description: tool.description, parameters: objectRooted(jsonSchema) },
 		};
 		specCache.set(tool, cache);
 	}
 	if (!intentTracing || !tracesIntent(tool)) return cache.plain;
 	cache.traced ??= { ...cache.plain, parameters: withIntentField(cache.plain.parameters) };
 	return cache.traced;
+}
+
+/**
+ * The schema as providers take it: a root that names no `type` (`{}`, `anyOf`/`oneOf`/`allOf`, `$ref`) is
+ * given `type: "object"`, which every call's arguments are anyway (rule T1). OpenAI refuses function
+ * parameters and Anthropic an `input_schema` without it, and either would fail every request. A schema that
+ * names its type is sent as it is, the very object.
+ */
+function objectRooted(schema: JsonSchema): JsonSchema {
+	return schema.type === undefined ? { type: "object", ...schema } : schema;
 }
 
 /**

@@ -160,6 +160,46 @@ describe("parameters that are no schema, and JSON Schema true (SPEC T1, T3)", ()
 	});
 });
 
+describe("the wire schema of a root that names no type (SPEC T1)", () => {
+	// OpenAI refuses function parameters, and Anthropic an input_schema, whose root has no `type`.
+	it.each([
+		["no type at all", {}, { type: "object" }],
+		["anyOf of objects", { anyOf: [{ required: ["a"] }] }, { type: "object", anyOf: [{ required: ["a"] }] }],
+		[
+			"$ref",
+			{ $ref: "#/$defs/a", $defs: { a: {} } },
+			{ type: "object", $ref: "#/$defs/a", $defs: { a: {} } },
+		],
+	])(
+		"%s goes to the provider with type object, the tool's own schema untouched",
+		async (_label, parameters, wire) => {
+			const run = scriptedModel([{ content: [{ type: "text", text: "hi" }] }]);
+			const given = structuredClone(parameters);
+			const stream = agentLoop(
+				[user("go")],
+				{ messages: [], tools: [rawTool(given)] },
+				{ model: run.model, streamFn: run.stream },
+			);
+			await stream.result();
+			const sent = run.calls[0]?.context.tools?.[0]?.parameters;
+			expect(sent).toEqual(wire);
+			expect(Object.keys(sent as object)[0]).toBe("type");
+			expect(given).toEqual(parameters);
+		},
+	);
+
+	it("a root that names its type is sent as the very object", async () => {
+		const run = scriptedModel([{ content: [{ type: "text", text: "hi" }] }]);
+		const parameters = { type: "object", properties: { a: { type: "string" } } };
+		await agentLoop(
+			[user("go")],
+			{ messages: [], tools: [rawTool(parameters)] },
+			{ model: run.model, streamFn: run.stream },
+		).result();
+		expect(run.calls[0]?.context.tools?.[0]?.parameters).toBe(parameters);
+	});
+});
+
 describe("tool names, duplicates and execute (SPEC T1, T2)", () => {
 	const scripted = scriptedModel([{ content: [{ type: "text", text: "hi" }] }]);
 	const start = (tools: unknown) =>
