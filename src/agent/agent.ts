@@ -166,12 +166,19 @@ export class AgentBusyError extends Error {
 export class ApprovalPendingError extends Error {
 	/** Always `"ApprovalPendingError"`. */
 	override readonly name = "ApprovalPendingError";
-	/** The tool calls awaiting a decision. */
+	/** The tool calls of the paused batch (`state.pendingApprovals`), decided or not. */
 	readonly pending: readonly PendingApproval[];
-	constructor(method: string, pending: readonly PendingApproval[]) {
-		const list = pending.map((p) => `${p.toolName} (${p.toolCallId})`).join(", ");
+	/**
+	 * @param decided the decisions recorded so far (`state.approvalDecisions`): the message names only the calls
+	 *   still undecided, and says to resume with `continue()` when none is.
+	 */
+	constructor(method: string, pending: readonly PendingApproval[], decided: ApprovalDecisions = {}) {
+		const open = pending.filter((p) => !Object.hasOwn(decided, p.toolCallId));
+		const list = open.map((p) => `${p.toolName} (${p.toolCallId})`).join(", ");
 		super(
-			`${method}() cannot start: ${pending.length} tool call(s) await approval: ${list}. Decide each with approve(id) or deny(id, reason) first.`,
+			open.length === 0
+				? `${method}() cannot start: the ${pending.length} paused tool call(s) are decided but not resumed; call continue() to resume them first.`
+				: `${method}() cannot start: ${open.length} tool call(s) await approval: ${list}. Decide each with approve(id) or deny(id, reason) first.`,
 		);
 		this.pending = pending;
 	}
@@ -318,7 +325,7 @@ export class Agent {
 		const pending = this._state.pendingApprovals;
 		if (pending.length > 0) {
 			const approvals = this._state.approvalDecisions;
-			if (!decidesEvery(pending, approvals)) throw new ApprovalPendingError("continue", pending);
+			if (!decidesEvery(pending, approvals)) throw new ApprovalPendingError("continue", pending, approvals);
 			// Only decisions restored through AgentOptions (or kept by a resume that failed to start) get here:
 			// the last approve()/deny() resumes by itself.
 			await this.resume(pending, approvals);
@@ -531,7 +538,7 @@ export class Agent {
 
 	private refuseWhileAwaiting(method: string): void {
 		const pending = this._state.pendingApprovals;
-		if (pending.length > 0) throw new ApprovalPendingError(method, pending);
+		if (pending.length > 0) throw new ApprovalPendingError(method, pending, this._state.approvalDecisions);
 	}
 
 	private async decide(toolCallId: string, decision: ApprovalDecision, method: string): Promise<void> {

@@ -222,7 +222,9 @@ describe("Agent approvals", () => {
 		});
 		expect(fresh.state.isStreaming).toBe(false);
 		expect(fresh.state.pendingApprovals).toHaveLength(2);
-		await expect(fresh.prompt("something else")).rejects.toBeInstanceOf(ApprovalPendingError);
+		await expect(fresh.prompt("something else")).rejects.toThrow(
+			"prompt() cannot start: the 2 paused tool call(s) are decided but not resumed; call continue() to resume them first.",
+		);
 		await fresh.continue();
 		expect(log).toEqual(["start:write:b", "end:write:b"]);
 		expect(scripted.calls).toHaveLength(1);
@@ -234,7 +236,13 @@ describe("Agent approvals", () => {
 		const { agent } = pausedAgent();
 		await agent.prompt("go");
 		await agent.approve("call_2");
-		await expect(agent.continue()).rejects.toBeInstanceOf(ApprovalPendingError);
+		const refused = await agent.continue().catch((error: unknown) => error);
+		expect(refused).toBeInstanceOf(ApprovalPendingError);
+		// The message names the call still undecided; `pending` keeps the whole batch.
+		expect((refused as Error).message).toMatch(
+			/^continue\(\) cannot start: 1 tool call\(s\) await approval: write \(call_1\)\./,
+		);
+		expect((refused as ApprovalPendingError).pending.map((p) => p.toolCallId)).toEqual(["call_1", "call_2"]);
 		expect(agent.state.approvalDecisions).toEqual({ call_2: { approved: true } });
 	});
 
