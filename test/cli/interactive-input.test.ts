@@ -1,25 +1,39 @@
+import { once } from "node:events";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { type KeyAction, keyAction, readKeys } from "../../src/cli/interactive/keys.js";
 import { LineEditor } from "../../src/cli/interactive/line-editor.js";
 import { graphemes } from "../../src/cli/interactive/text-width.js";
 
-/** Decode raw terminal bytes through the real readline decoder into actions. */
-async function decode(chunks: string[], gapMs = 0): Promise<KeyAction[]> {
-	const input = new PassThrough() as unknown as NodeJS.ReadStream;
+/**
+ * Decode raw terminal bytes through the real readline decoder into actions. Waits for what it can see: the
+ * input's end, and for a trailing Esc (which might start a sequence) the escape key that readline reports
+ * once its timeout passes; the timeout is 0 here, as readline's own timer is out of reach of fake timers.
+ */
+async function decode(chunks: string[]): Promise<KeyAction[]> {
+	const input = new PassThrough();
 	const actions: KeyAction[] = [];
 	let pasting = false;
-	const stop = readKeys(input, (text, key) => {
-		const action = keyAction(text, key, pasting);
-		if (action.type === "pasteStart") pasting = true;
-		if (action.type === "pasteEnd") pasting = false;
-		actions.push(action);
+	let sawEscape = (): void => {};
+	const escaped = new Promise<void>((resolve) => {
+		sawEscape = resolve;
 	});
-	for (const chunk of chunks) {
-		(input as unknown as PassThrough).write(chunk);
-		if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
-	}
-	await new Promise((r) => setTimeout(r, 120)); // past the lone-Esc timeout
+	const stop = readKeys(
+		input as unknown as NodeJS.ReadStream,
+		(text, key) => {
+			const action = keyAction(text, key, pasting);
+			if (action.type === "pasteStart") pasting = true;
+			if (action.type === "pasteEnd") pasting = false;
+			if (action.type === "escape") sawEscape();
+			actions.push(action);
+		},
+		{ escapeTimeoutMs: 0 },
+	);
+	const ended = once(input, "end");
+	for (const chunk of chunks) input.write(chunk);
+	input.end();
+	await ended;
+	if (chunks.at(-1)?.endsWith("\x1b")) await escaped;
 	stop();
 	return actions;
 }

@@ -130,6 +130,15 @@ export interface KeyInput {
 /** How long a lone Esc waits for the rest of a sequence: long enough for a pty, short enough to feel instant. */
 export const ESCAPE_TIMEOUT_MS = 50;
 
+/** Options for {@link readKeys}. */
+export interface ReadKeysOptions {
+	/**
+	 * How long a lone Esc waits for the rest of a sequence, in ms; {@link ESCAPE_TIMEOUT_MS} unless given.
+	 * `readline` runs this timer itself (out of reach of fake timers), so a test passes 0 and awaits the key.
+	 */
+	escapeTimeoutMs?: number;
+}
+
 /**
  * Start reading keys from `input` in raw mode; returns a function that restores the terminal.
  * `readline` takes the Esc timeout from its second argument (an interface, or any object carrying it).
@@ -137,10 +146,10 @@ export const ESCAPE_TIMEOUT_MS = 50;
 export function readKeys(
 	input: NodeJS.ReadableStream & KeyInput,
 	onKey: (text: string | undefined, key: KeyPress | undefined) => void,
+	options: ReadKeysOptions = {},
 ): () => void {
-	emitKeypressEvents(input, { escapeCodeTimeout: ESCAPE_TIMEOUT_MS } as unknown as Parameters<
-		typeof emitKeypressEvents
-	>[1]);
+	const escapeCodeTimeout = options.escapeTimeoutMs ?? ESCAPE_TIMEOUT_MS;
+	emitKeypressEvents(input, { escapeCodeTimeout } as unknown as Parameters<typeof emitKeypressEvents>[1]);
 	input.setRawMode?.(true);
 	input.on("keypress", onKey);
 	input.resume();
