@@ -27,6 +27,7 @@ export { processAlive, processGroupAlive } from "./process-status.js";
 export { type ReadFileArgs, type ReadFileDetails, readFileTool } from "./read-file.js";
 export {
 	MAX_MATCH_LINE_CHARS,
+	MAX_UNREADABLE_NAMED,
 	type SearchMatch,
 	type SearchTextArgs,
 	type SearchTextDetails,

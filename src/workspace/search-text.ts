@@ -54,7 +54,20 @@ export interface SearchTextDetails {
 	skippedBinary: number;
 	/** Files skipped because they are larger than `maxSearchFileBytes`. */
 	skippedLarge: number;
+	/**
+	 * Files and folders skipped because they could not be read (permission, I/O error, a name that is not
+	 * valid UTF-8, removed or replaced mid-search): a match in one of them would not be found.
+	 */
+	skippedUnreadable: number;
+	/**
+	 * The first {@link MAX_UNREADABLE_NAMED} of those, relative to the workspace root, in search order; a
+	 * folder's ends in `/`.
+	 */
+	unreadable: string[];
 }
+
+/** Unreadable files and folders a `search_text` result names; it counts all of them. */
+export const MAX_UNREADABLE_NAMED = 5;
 
 /** Characters of a matching line shown; minified files would otherwise flood the model's context. */
 export const MAX_MATCH_LINE_CHARS = 240;
@@ -79,7 +92,7 @@ export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<Search
 			"Search the workspace's files for a regular expression (JavaScript syntax), line by line. " +
 			"Respects .gitignore (a folder it ignores is searched when given as path), skips binary files and " +
 			".git/. Returns path:line: text for each match, " +
-			`at most ${cap} matches.`,
+			`at most ${cap} matches; a closing note counts the files it skipped and names those it could not read.`,
 		parameters: {
 			type: "object",
 			properties: {
@@ -108,6 +121,13 @@ export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<Search
 					truncated: false,
 					skippedBinary: 0,
 					skippedLarge: 0,
+					skippedUnreadable: 0,
+					unreadable: [],
+				};
+				const noteUnreadable = (absolute: string, isDirectory: boolean): void => {
+					details.skippedUnreadable++;
+					if (details.unreadable.length < MAX_UNREADABLE_NAMED)
+						details.unreadable.push(workspaceRelative(root, absolute) + (isDirectory ? "/" : ""));
 				};
 				const startStats = await stat(start).catch((error: NodeJS.ErrnoException) => {
 					if (error.code === "ENOENT") throw new Error(`Path not found: ${details.path}`);
@@ -115,7 +135,8 @@ export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<Search
 				});
 				if (!startStats.isDirectory() && !startStats.isFile())
 					throw new Error(`${details.path} is not a regular file (a FIFO, socket or device); not searched.`);
-				const files = startStats.isDirectory() ? walkFiles(root, start, signal) : single(start);
+				const walking = startStats.isDirectory();
+				const files = walking ? walkFiles(root, start, signal, noteUnreadable) : single(start);
 				const matcher = new LineMatcher(regex, MAX_MATCH_LINE_CHARS, timeoutMs, signal, (stop) =>
 					stop.type === "aborted"
 						? new Error(`Aborted: ${abortReasonText(stop.reason)}`)
@@ -143,7 +164,14 @@ export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<Search
 					for await (const file of files) {
 						const path = workspaceRelative(root, file);
 						if (include && !include.ignores(path)) continue;
-						const text = await readSearchable(file, maxFileBytes, details);
+						let text: string | undefined;
+						try {
+							text = await readSearchable(file, path, maxFileBytes, details);
+						} catch (error) {
+							// The file named as `path` failing is the call's error; one met on the walk is noted.
+							if (!walking) throw error;
+							noteUnreadable(file, false);
+						}
 						if (text === undefined) continue;
 						batch.push({ path, text });
 						batchChars += text.length;
@@ -174,21 +202,25 @@ function compilePattern(pattern: string, ignoreCase: boolean): RegExp {
 	}
 }
 
-/** The file's text, or undefined (counted) when it is too large or binary. */
+/**
+ * The file's text, or undefined (counted) when it is too large or binary. Throws when it cannot be read, or
+ * is no longer a regular file (the walk listed one, but it was replaced since).
+ */
 async function readSearchable(
 	file: string,
+	path: string,
 	maxFileBytes: number,
 	details: SearchTextDetails,
 ): Promise<string | undefined> {
-	const stats = await stat(file).catch(() => undefined);
+	const stats = await stat(file);
 	// Opening a FIFO would wait for a writer forever, on a thread the process needs to exit.
-	if (stats === undefined || !stats.isFile()) return undefined;
+	if (!stats.isFile())
+		throw new Error(`${path} is not a regular file (a FIFO, socket or device); not searched.`);
 	if (stats.size > maxFileBytes) {
 		details.skippedLarge++;
 		return undefined;
 	}
-	const bytes = await readFile(file).catch(() => undefined);
-	if (bytes === undefined) return undefined;
+	const bytes = await readFile(file);
 	if (looksBinary(bytes.subarray(0, BINARY_SNIFF_BYTES))) {
 		details.skippedBinary++;
 		return undefined;
@@ -212,6 +244,11 @@ function formatSearch(details: SearchTextDetails): string {
 	const skipped = details.skippedBinary + details.skippedLarge;
 	if (skipped > 0) {
 		lines.push(`[skipped ${details.skippedBinary} binary and ${details.skippedLarge} large files]`);
+	}
+	if (details.skippedUnreadable > 0) {
+		const more = details.skippedUnreadable - details.unreadable.length;
+		const named = details.unreadable.join(", ") + (more > 0 ? ` and ${more} more` : "");
+		lines.push(`[skipped ${details.skippedUnreadable} unreadable (not searched): ${named}]`);
 	}
 	return lines.join("\n");
 }

@@ -1,3 +1,4 @@
+import type { Dirent } from "node:fs";
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import ignore from "ignore";
@@ -89,27 +90,47 @@ async function hasGitEntry(dir: string): Promise<boolean> {
 	return (await lstat(join(dir, ".git")).catch(() => undefined)) !== undefined;
 }
 
+/** Called for a folder or file below the start that the walk lists but cannot read; the walk goes on. */
+export type OnUnreadable = (absolute: string, isDirectory: boolean, error: unknown) => void;
+
 /**
  * Every regular file under `dir`, depth first in name order, skipping `.git/`, what `.gitignore` files
- * exclude, and symlinks (following them could leave the workspace or loop).
+ * exclude, and symlinks (following them could leave the workspace or loop). A folder below `dir` that cannot
+ * be listed (permission, I/O error, a name that is not valid UTF-8, replaced or removed mid-walk) goes to
+ * `onUnreadable` and the walk goes on; `dir` itself failing throws its error.
  */
-export async function* walkFiles(root: string, dir: string, signal: AbortSignal): AsyncGenerator<string> {
-	yield* walkDirectory(dir, await GitignoreChain.forDirectory(root, dir), signal);
+export async function* walkFiles(
+	root: string,
+	dir: string,
+	signal: AbortSignal,
+	onUnreadable: OnUnreadable = () => {},
+): AsyncGenerator<string> {
+	throwIfAborted(signal);
+	const chain = await GitignoreChain.forDirectory(root, dir);
+	yield* walkDirectory(dir, await readdir(dir, { withFileTypes: true }), chain, signal, onUnreadable);
 }
 
 async function* walkDirectory(
 	dir: string,
+	entries: Dirent[],
 	chain: GitignoreChain,
 	signal: AbortSignal,
+	onUnreadable: OnUnreadable,
 ): AsyncGenerator<string> {
-	throwIfAborted(signal);
-	const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
 	entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 	for (const entry of entries) {
 		const absolute = join(dir, entry.name);
 		if (entry.isDirectory()) {
 			if (entry.name === ".git" || chain.ignores(absolute, true)) continue;
-			yield* walkDirectory(absolute, await chain.descend(absolute), signal);
+			throwIfAborted(signal);
+			let inner: Dirent[];
+			try {
+				inner = await readdir(absolute, { withFileTypes: true });
+			} catch (error) {
+				onUnreadable(absolute, true, error);
+				continue;
+			}
+			yield* walkDirectory(absolute, inner, await chain.descend(absolute), signal, onUnreadable);
 		} else if (entry.isFile() && !chain.ignores(absolute, false)) {
 			yield absolute;
 		}

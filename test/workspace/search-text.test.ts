@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type SearchTextDetails, searchTextTool } from "../../src/workspace/index.js";
@@ -260,6 +260,54 @@ describe("search_text", () => {
 		);
 		expect(out).toBe("a.txt:1: needle");
 	});
+
+	it("names the files and folders it could not read, counts them all, and searches the rest", async (ctx) => {
+		// Tests run as root, which reads a chmod 000 file. A name that is not valid UTF-8 stops root as well: Node
+		// lists it with U+FFFD in place of the bad byte, and no file bears that name.
+		const { cwd } = workspace({ "ok.txt": "needle\n" });
+		const named = (name: string) => Buffer.concat([Buffer.from(`${cwd}/`), Buffer.from(name, "latin1")]);
+		try {
+			mkdirSync(named("d\xfe"));
+		} catch {
+			ctx.skip(); // a file system that refuses such names (APFS)
+		}
+		writeFileSync(named("d\xfe/in.txt"), "needle\n");
+		for (let i = 1; i <= 6; i++) writeFileSync(named(`\xff${i}.txt`), "needle\n");
+		const result = await call(searchTextTool({ cwd }), { pattern: "needle" });
+		const bad = "\uFFFD";
+		const first = [`d${bad}/`, `${bad}1.txt`, `${bad}2.txt`, `${bad}3.txt`, `${bad}4.txt`];
+		expect(textOf(result)).toBe(
+			`ok.txt:1: needle\n[skipped 7 unreadable (not searched): ${first.join(", ")} and 2 more]`,
+		);
+		expect(result.details).toMatchObject({ filesSearched: 1, skippedUnreadable: 7, unreadable: first });
+	});
+
+	it.skipIf(process.getuid?.() === 0)(
+		"a file or folder it may not read is noted, not searched; one named in path is a clear error",
+		async () => {
+			const { cwd } = workspace({
+				"ok.txt": "needle\n",
+				"locked.txt": "needle\n",
+				"shut/in.txt": "needle\n",
+			});
+			chmodSync(join(cwd, "locked.txt"), 0o000);
+			chmodSync(join(cwd, "shut"), 0o000);
+			try {
+				const tool = searchTextTool({ cwd });
+				expect(textOf(await call(tool, { pattern: "needle" }))).toBe(
+					"ok.txt:1: needle\n[skipped 2 unreadable (not searched): locked.txt, shut/]",
+				);
+				await expect(call(tool, { pattern: "needle", path: "locked.txt" })).rejects.toThrow(
+					"permission denied: locked.txt",
+				);
+				await expect(call(tool, { pattern: "needle", path: "shut" })).rejects.toThrow(
+					"permission denied: shut",
+				);
+			} finally {
+				chmodSync(join(cwd, "shut"), 0o755); // so that the workspace can be removed
+			}
+		},
+	);
 
 	it("an invalid regex or a missing path is a clear error", async () => {
 		const { cwd } = workspace();
