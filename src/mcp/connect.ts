@@ -10,8 +10,16 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { isHttpServer, type McpServerConfig, type McpServersConfig, secretRedactor } from "./config.js";
 import { type RequestId, reachFetch, unansweredStreamFetch } from "./http-fetch.js";
+import { isUnknownSession, type RenewableTransport, renewableTransport, startNewSession } from "./session.js";
 import { answerInvalidLines, keepInvalidLines } from "./stdio-lines.js";
-import { listAllTools, type McpAgentTool, mcpToolKey, toAgentTools, uniqueMcpToolNames } from "./tools.js";
+import {
+	listAllTools,
+	type McpAgentTool,
+	mcpToolKey,
+	type SessionHooks,
+	toAgentTools,
+	uniqueMcpToolNames,
+} from "./tools.js";
 import { inWireOrder } from "./transport.js";
 
 /** Options of `connectMcpServers`. */
@@ -36,7 +44,11 @@ export interface ConnectMcpOptions {
 export interface McpServerHandle {
 	/** Its name in the configuration. */
 	name: string;
-	/** The SDK client, for what the bridge does not map (prompts, resources, …). */
+	/**
+	 * The SDK client, for what the bridge does not map (prompts, resources, …). The same one for the whole
+	 * connection, also when an HTTP server's session is started anew ({@link McpConnection.onSessionRenewed});
+	 * its `getServerCapabilities()`, `getServerVersion()` and `getInstructions()` stay the first session's.
+	 */
 	client: Client;
 	/** This server's current tools. */
 	tools: McpAgentTool[];
@@ -93,11 +105,24 @@ export interface McpConnection {
 	 * is lost again after a request reached it. Returns an unsubscribe function.
 	 */
 	onConnectionLost(listener: (server: McpServerHandle) => void): () => void;
+	/**
+	 * Called with an HTTP server that no longer knew the connection's session (it answered HTTP 404 for it: the
+	 * server restarted, or ended the session) once a new session with it began. The request that met the 404
+	 * never ran on the server: a tool call is sent once more on the new session, and the server's tools are
+	 * listed again. Once per new session, however many calls met the 404. Returns an unsubscribe function.
+	 */
+	onSessionRenewed(listener: (server: McpServerHandle) => void): () => void;
 }
 
-/** A handle with what the bridge keeps for itself: the entry's secret redactor. */
+/**
+ * A handle with what the bridge keeps for itself: the entry's secret redactor, and for an HTTP server its
+ * transport, the new session being started, and whether one is owed (the last attempt failed).
+ */
 interface Server extends McpServerHandle {
 	redact: (text: string) => string;
+	renewable?: RenewableTransport;
+	renewing?: Promise<string | undefined>;
+	owed?: boolean;
 }
 
 const DEFAULT_CLIENT_INFO = { name: "capstan", version: "0.1.0" };
@@ -118,6 +143,8 @@ export async function connectMcpServers(
 	const live: McpAgentTool[] = [];
 	const listeners = new Set<(tools: readonly McpAgentTool[]) => void>();
 	const lostListeners = new Set<(server: McpServerHandle) => void>();
+	const renewedListeners = new Set<(server: McpServerHandle) => void>();
+	const clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
 	// Set once the host closes the connection: a server closing then is not lost.
 	let closing = false;
 	const servers = new Map<string, Server>();
@@ -144,19 +171,27 @@ export async function connectMcpServers(
 	};
 
 	const relist = async (server: Server) => {
+		const session = sessionHooks(server);
+		await session?.ready();
+		const stale = server.renewable?.sessionId;
 		try {
 			const { tools, skipped } = await listAllTools(server.client);
 			server.tools = toAgentTools(
 				server.client,
 				tools,
 				toolOptions(server.name),
-				afterCall(server.name),
+				{ afterCall: afterCall(server.name), ...(session ? { session } : {}) },
 				server.redact,
 			);
 			if (skipped.length > 0) server.skippedTools = skipped;
 			else delete server.skippedTools;
 			delete server.lastRefreshError;
 		} catch (error) {
+			// The server forgot the session: a new one is started, and lists the tools again once it has.
+			if (session && stale !== undefined && isUnknownSession(error)) {
+				void session.renew(stale);
+				return;
+			}
 			server.lastRefreshError = server.redact(error instanceof Error ? error.message : String(error));
 		}
 		rebuild();
@@ -174,6 +209,43 @@ export async function connectMcpServers(
 	// the call caused is already re-listing here.
 	const afterCall = (name: string) => async () => {
 		await pending.get(name);
+	};
+	// An HTTP server that answers 404 for the session has forgotten it (MCP streamable HTTP, session
+	// management): a new session is started, once for every call that met the 404, and the tools listed again.
+	const sessions = new Map<Server, SessionHooks>();
+	const sessionHooks = (server: Server): SessionHooks | undefined => {
+		const renewable = server.renewable;
+		if (!renewable) return undefined;
+		const known = sessions.get(server);
+		if (known) return known;
+		const renew = (stale: string | undefined): Promise<string | undefined> => {
+			if (server.renewing) return server.renewing;
+			if (closing || (!server.owed && renewable.sessionId !== stale)) return Promise.resolve(undefined);
+			const renewing = (async () => {
+				try {
+					await startNewSession(server.client, renewable, clientInfo);
+				} catch (error) {
+					server.owed = true;
+					return server.redact(error instanceof Error ? error.message : String(error));
+				}
+				delete server.owed;
+				if (!closing) for (const listener of renewedListeners) listener(server);
+				void scheduleRelist(server);
+				return undefined;
+			})();
+			server.renewing = renewing;
+			void renewing.finally(() => {
+				if (server.renewing === renewing) delete server.renewing;
+			});
+			return renewing;
+		};
+		const hooks: SessionHooks = {
+			ready: () =>
+				server.renewing !== undefined || server.owed === true ? renew(undefined) : Promise.resolve(undefined),
+			renew,
+		};
+		sessions.set(server, hooks);
+		return hooks;
 	};
 	const toolOptions = (prefix: string) =>
 		options.timeoutMs === undefined ? { prefix } : { prefix, timeoutMs: options.timeoutMs };
@@ -217,15 +289,16 @@ export async function connectMcpServers(
 
 	try {
 		for (const [name, entry] of Object.entries(config.mcpServers)) {
-			const client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO);
+			const client = new Client(clientInfo);
 			const server: Server = { name, client, tools: [], connected: false, redact: secretRedactor(entry) };
 			try {
-				const { transport, stdio } = createTransport(entry, options, {
+				const { transport, stdio, renewable } = createTransport(entry, options, {
 					reached: reached(server),
 					ignored: (line) => options.onIgnoredLine?.(name, server.redact(line)),
 				});
 				await client.connect(transport);
 				if (stdio?.pid != null) pids.set(server, stdio.pid);
+				if (renewable) server.renewable = renewable;
 			} catch (error) {
 				await client.close().catch(() => {});
 				throw new Error(
@@ -266,19 +339,24 @@ export async function connectMcpServers(
 			lostListeners.add(listener);
 			return () => lostListeners.delete(listener);
 		},
+		onSessionRenewed(listener) {
+			renewedListeners.add(listener);
+			return () => renewedListeners.delete(listener);
+		},
 	};
 }
 
 /**
  * The client's transport, wrapped to keep wire order (transport.ts), and for a stdio server the SDK's own
  * transport too, whose process id is known once it has started. An HTTP server's requests tell `reached`
- * whether they reached it (http-fetch.ts); a stdio server's stdout lines that were no message go to `ignored`.
+ * whether they reached it (http-fetch.ts), and its transport can start a new session (session.ts); a stdio
+ * server's stdout lines that were no message go to `ignored`.
  */
 function createTransport(
 	entry: McpServerConfig,
 	options: ConnectMcpOptions,
 	hear: { reached: (problem: string | undefined) => void; ignored: (line: string) => void },
-): { transport: Transport; stdio?: StdioClientTransport } {
+): { transport: Transport; stdio?: StdioClientTransport; renewable?: RenewableTransport } {
 	if (!isHttpServer(entry)) {
 		const stdio = new StdioClientTransport({
 			command: entry.command,
@@ -302,13 +380,16 @@ function createTransport(
 					error: { code: ErrorCode.ConnectionClosed, message: UNANSWERED },
 				});
 		});
-	const transport = inWireOrder(
-		new StreamableHTTPClientTransport(new URL(entry.url), {
-			...(entry.headers ? { requestInit: { headers: entry.headers } } : {}),
-			fetch: unansweredStreamFetch(answerUnanswered, reachFetch(hear.reached)),
-		}),
+	const fetch = unansweredStreamFetch(answerUnanswered, reachFetch(hear.reached));
+	const renewable = renewableTransport(
+		() =>
+			new StreamableHTTPClientTransport(new URL(entry.url), {
+				...(entry.headers ? { requestInit: { headers: entry.headers } } : {}),
+				fetch,
+			}),
 	);
-	return { transport };
+	const transport = inWireOrder(renewable);
+	return { transport, renewable };
 }
 
 /**

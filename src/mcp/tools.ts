@@ -21,6 +21,7 @@ import {
 	type SchemaIssue,
 } from "./content.js";
 import { outputCheck } from "./output.js";
+import { isUnknownSession } from "./session.js";
 
 /** Progress reported by a server while a call runs, as `details` of an `onUpdate` partial result. */
 export interface McpProgressDetails extends McpToolDetails {
@@ -55,6 +56,20 @@ export interface McpToolsOptions {
 /** Internal: runs after every call settles, so a tool list change the call caused is applied first. */
 export type AfterCall = () => Promise<void>;
 
+/** Internal: an HTTP server's session, which `connectMcpServers` starts anew when the server forgot it. */
+export interface SessionHooks {
+	/** Waits for a new session being started (or starts one a failed attempt left owed); why none could be. */
+	ready(): Promise<string | undefined>;
+	/** Start a new session in place of `stale`, once for all the calls that met it; why it could not be. */
+	renew(stale: string): Promise<string | undefined>;
+}
+
+/** Internal: what `connectMcpServers` adds around every call. */
+export interface CallHooks {
+	afterCall?: AfterCall;
+	session?: SessionHooks;
+}
+
 /**
  * The tools a connected `Client` offers, as `AgentTool`s named `<prefix>__<tool>`. A snapshot: for
  * `tools/list_changed` handling use `connectMcpServers`, or call this again.
@@ -68,11 +83,11 @@ export function toAgentTools(
 	client: Client,
 	listed: readonly McpTool[],
 	options: McpToolsOptions,
-	afterCall?: AfterCall,
+	hooks: CallHooks = {},
 	redact?: Redact,
 ): McpAgentTool[] {
 	const names = uniqueMcpToolNames(listed.map((tool) => ({ server: options.prefix, tool: tool.name })));
-	return listed.map((tool, i) => toAgentTool(client, tool, options, afterCall, names[i], redact));
+	return listed.map((tool, i) => toAgentTool(client, tool, options, hooks, names[i], redact));
 }
 
 /** Internal: removes the server's configured secrets from an error text before the model sees it. */
@@ -192,6 +207,9 @@ const INVALID_RESULT = "the server's result is not a valid tools/call result";
 const CONNECTION_CLOSED =
 	"the connection to the server is closed (the server exited, or its connection was lost or closed); none of its tools can be called now";
 
+const NO_SESSION =
+	"the server no longer knows this connection's session (it restarted), and a new session could not be started";
+
 const TASK_REQUIRED =
 	"the server runs this tool only as an MCP task (execution.taskSupport: required), which capstan does not support";
 
@@ -267,7 +285,7 @@ export function toAgentTool(
 	client: Client,
 	tool: McpTool,
 	options: McpToolsOptions,
-	afterCall?: AfterCall,
+	{ afterCall, session }: CallHooks = {},
 	name = mcpToolName(options.prefix, tool.name),
 	redact: Redact = (text) => text,
 ): McpAgentTool {
@@ -289,11 +307,10 @@ export function toAgentTool(
 		async execute(_id, args, signal, onUpdate) {
 			// The SDK's `callTool` refuses such a tool itself, but only while its cache knows it (output.ts).
 			if (tool.execution?.taskSupport === "required") return errorResult(names, TASK_REQUIRED);
-			if (!client.transport) return errorResult(names, CONNECTION_CLOSED);
-			try {
-				// A plain request, not `callTool`: its output-schema check uses a cache that a paged listing leaves
-				// knowing only the last page's tools; `checkOutput` is this tool's own.
-				const result: LenientCallToolResult = await client.request(
+			// A plain request, not `callTool`: its output-schema check uses a cache that a paged listing leaves
+			// knowing only the last page's tools; `checkOutput` is this tool's own.
+			const send = (): Promise<LenientCallToolResult> =>
+				client.request(
 					{ method: "tools/call", params: { name: tool.name, arguments: args } },
 					LENIENT_RESULT_SCHEMA,
 					{
@@ -303,6 +320,22 @@ export function toAgentTool(
 						onprogress: (progress) => onUpdate(progressUpdate(names, progress)),
 					},
 				);
+			try {
+				const unready = await session?.ready();
+				if (unready !== undefined) return errorResult(names, `${NO_SESSION}: ${unready}`);
+				if (!client.transport) return errorResult(names, CONNECTION_CLOSED);
+				const sessionId = client.transport.sessionId;
+				let result: LenientCallToolResult;
+				try {
+					result = await send();
+				} catch (error) {
+					// HTTP 404 for the call's session: the server forgot it (it restarted) and never ran the call, so
+					// the call is sent once more, on a new session (MCP streamable HTTP, session management).
+					if (!session || sessionId === undefined || signal.aborted || !isUnknownSession(error)) throw error;
+					const failed = await session.renew(sessionId);
+					if (failed !== undefined) return errorResult(names, `${NO_SESSION}: ${failed}`);
+					result = await send();
+				}
 				// No content list is an empty one, as the SDK's own schema defaults it (a structured-only result).
 				const content = result.content ?? [];
 				if (!Array.isArray(content)) return errorResult(names, `${INVALID_RESULT}: content is not a list`);
