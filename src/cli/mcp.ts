@@ -51,7 +51,8 @@ export interface AttachMcpOptions {
 	/**
 	 * Told, once each, of what a server's listing left out, of a re-listing that failed (its previous tools
 	 * stay offered), of a server whose connection was lost (an HTTP server: each time it could not be reached
-	 * after it had been), and of the first few lines a stdio server wrote on stdout that were no MCP message.
+	 * after it had been), of an HTTP server that forgot the session (it restarted) and got a new one, and of the
+	 * first few lines a stdio server wrote on stdout that were no MCP message.
 	 * Default: nobody.
 	 */
 	warn?: (text: string) => void;
@@ -106,6 +107,11 @@ export async function attachMcpTools(
 	// Its tools stay offered: a model that calls one is told the server is gone (mcp/tools.ts), which a tool
 	// vanishing from the list would not tell it.
 	connection.onConnectionLost((server) => warn(lostWarning(server)));
+	connection.onSessionRenewed((server) =>
+		warn(
+			`MCP server "${server.name}": it no longer knew capstan's session (it restarted); a new session began, its tools are listed again`,
+		),
+	);
 	return connection;
 }
 

@@ -241,6 +241,27 @@ describe("capstan with MCP servers", () => {
 		}
 	}, 30_000);
 
+	it("an HTTP server that restarted and forgot the session is said once, and its tools work on a new one", async () => {
+		const http = await startHttpMcpServer(undefined, { sessions: "each", keepAlive: false });
+		mcpServers.push(http);
+		const warnings: string[] = [];
+		const tools: AgentTool[] = [];
+		const connection = await attachMcpTools({ mcpServers: { remote: { url: http.url } } }, tools, new Set(), {
+			warn: (text) => warnings.push(text),
+		});
+		const echo = () => executeAlone(tools.find((tool) => tool.name === "remote__echo")!, { text: "hi" });
+		try {
+			await http.restart();
+			expect((await echo()).isError).toBeUndefined();
+			expect((await echo()).isError).toBeUndefined();
+			expect(warnings).toEqual([
+				`MCP server "remote": it no longer knew capstan's session (it restarted); a new session began, its tools are listed again`,
+			]);
+		} finally {
+			await connection.close();
+		}
+	}, 30_000);
+
 	it("a stdio server's stdout lines that are no MCP message: the first three are said, made safe, then that more are not", async () => {
 		const server = resolve(REPO_ROOT, "test/mcp/support/bad-lines-server.ts");
 		const tsx = resolve(REPO_ROOT, "node_modules/tsx/dist/loader.mjs");
