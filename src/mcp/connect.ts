@@ -220,7 +220,10 @@ export async function connectMcpServers(
 		if (known) return known;
 		const renew = (stale: string | undefined): Promise<string | undefined> => {
 			if (server.renewing) return server.renewing;
-			if (closing || (!server.owed && renewable.sessionId !== stale)) return Promise.resolve(undefined);
+			// Another call's renewal already gave a new session (an SDK that forgets the dead id has none: renew).
+			const current = renewable.sessionId;
+			if (closing || (!server.owed && current !== undefined && current !== stale))
+				return Promise.resolve(undefined);
 			const renewing = (async () => {
 				try {
 					await startNewSession(server.client, renewable, clientInfo);
