@@ -19,7 +19,12 @@ import type { AgentTool } from "../../src/index.js";
 import { scriptedModel } from "../../src/testing/index.js";
 import { countingAgent, withoutTimestamps } from "../durable/support/agent.js";
 import { user } from "../support/run.js";
-import { createDatabase, describeWithPostgres } from "./support/postgres.js";
+import {
+	createDatabase,
+	describeWithPostgres,
+	OTHER_CLIENTS,
+	waitForNoOtherClients,
+} from "./support/postgres.js";
 
 const input = { prompts: [user("pay the bill")] };
 
@@ -331,20 +336,13 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 		};
 		const count = await read();
 		// Every other connection to the test database goes, as in a restart, a failover or a proxy's idle timeout.
-		const others =
-			"FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND backend_type = 'client backend'";
 		const admin = new pg.Client({ connectionString: database.url });
 		await admin.connect();
-		await admin.query(`SELECT pg_terminate_backend(pid) ${others}`);
+		await admin.query(`SELECT pg_terminate_backend(pid) ${OTHER_CLIENTS}`);
 		// The pools hear of it as an 'error' event; unheard, Node would end this process with it. A backend
 		// sends its "terminating connection" error before it leaves pg_stat_activity, so once none is left the
 		// errors wait in this process's sockets, and the next turn of the event loop delivers them.
-		const left = async () =>
-			Number((await admin.query<{ n: string }>(`SELECT count(*) AS n ${others}`)).rows[0]?.n);
-		for (let polls = 0; (await left()) > 0; polls++) {
-			if (polls > 1_000) throw new Error("the terminated backends never left pg_stat_activity");
-			await new Promise((resolve) => setTimeout(resolve, 10));
-		}
+		await waitForNoOtherClients(admin);
 		await admin.end();
 		await new Promise((resolve) => setImmediate(resolve));
 		expect(await read()).toBe(count);

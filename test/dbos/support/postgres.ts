@@ -52,5 +52,26 @@ export async function createDatabase(
 	};
 }
 
+/** The client sessions on `admin`'s database other than its own. */
+export const OTHER_CLIENTS =
+	"FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND backend_type = 'client backend'";
+
+/**
+ * Resolve once `admin`'s database has no client session but `admin`'s own. A backend leaves pg_stat_activity
+ * a moment after its client hung up (or after it was terminated), so a count taken at once can still see it;
+ * a connection that stays open fails this after `timeoutMs`.
+ */
+export async function waitForNoOtherClients(admin: pg.Client, timeoutMs = 10_000): Promise<void> {
+	const until = Date.now() + timeoutMs;
+	for (;;) {
+		const { rows } = await admin.query<{ n: number }>(`SELECT count(*)::int AS n ${OTHER_CLIENTS}`);
+		const left = rows[0]?.n ?? 0;
+		if (left === 0) return;
+		if (Date.now() > until)
+			throw new Error(`${left} other client session(s) still open after ${timeoutMs} ms`);
+		await new Promise((resolve) => setTimeout(resolve, 10));
+	}
+}
+
 /** The queue the kill tests' agents are registered on (not the default one). */
 export const KILL_QUEUE = "kill-queue";
