@@ -1,12 +1,6 @@
 import { createFannedAbort, type FannedAbort } from "../core/abort.js";
 import type { AgentMessage, AssistantMessage, ImageContent, UserMessage } from "../core/messages.js";
-import {
-	isThinkingLevel,
-	type Model,
-	type StreamFunction,
-	THINKING_LEVELS,
-	type ThinkingLevel,
-} from "../core/model.js";
+import { checkedThinkingLevel, type Model, type StreamFunction, type ThinkingLevel } from "../core/model.js";
 import { hasUserContent } from "../core/user-content.js";
 import { agentLoop, agentLoopContinue } from "../edge/agent-loop.js";
 import { providerReplyGuard, registryStream } from "../edge/defaults.js";
@@ -239,7 +233,10 @@ export class Agent {
 			systemPrompt: systemPrompt ?? "",
 			model,
 			// A level given only in `streamOptions` is where the Agent starts: its own level replaces that one.
-			thinkingLevel: checkedLevel(thinkingLevel ?? hooks.streamOptions?.thinkingLevel ?? "off", "new Agent"),
+			thinkingLevel: checkedThinkingLevel(
+				thinkingLevel ?? hooks.streamOptions?.thinkingLevel ?? "off",
+				"new Agent",
+			),
 			tools: tools ?? [],
 			messages: transcript,
 			isStreaming: false,
@@ -495,7 +492,7 @@ export class Agent {
 	 * rejects on every call.
 	 */
 	setThinkingLevel(level: ThinkingLevel): void {
-		this._state.thinkingLevel = checkedLevel(level, "Agent.setThinkingLevel");
+		this._state.thinkingLevel = checkedThinkingLevel(level, "Agent.setThinkingLevel");
 	}
 
 	/**
@@ -680,12 +677,4 @@ function refuseBlank(message: AgentMessage, method: string): AgentMessage {
 			`Agent.${method}: the message has nothing in it (blank text and no image), and a model cannot answer an empty turn; pass some text or an image${method === "prompt" ? ", or use continue() to go on without a new message" : ""}`,
 		);
 	return message;
-}
-
-/** Rule X5: a level no provider maps would reach the wire as a budget or effort every reasoning API rejects. */
-function checkedLevel(level: unknown, where: string): ThinkingLevel {
-	if (isThinkingLevel(level)) return level;
-	throw new TypeError(
-		`${where}: thinking level ${JSON.stringify(level) ?? String(level)} is not one of ${THINKING_LEVELS.join(", ")}`,
-	);
 }

@@ -71,6 +71,17 @@ export function isThinkingLevel(value: unknown): value is ThinkingLevel {
 	return typeof value === "string" && (THINKING_LEVELS as readonly string[]).includes(value);
 }
 
+/**
+ * `level` when it is a thinking level; else a `TypeError` saying `where` (rule X5): a level no provider maps
+ * would reach the wire as a budget or an effort every reasoning API rejects, failing every call.
+ */
+export function checkedThinkingLevel(level: unknown, where: string): ThinkingLevel {
+	if (isThinkingLevel(level)) return level;
+	throw new TypeError(
+		`${where}: thinking level ${JSON.stringify(level) ?? String(level)} is not one of ${THINKING_LEVELS.join(", ")}`,
+	);
+}
+
 /** A JSON Schema object, as plain data. */
 export type JsonSchema = Record<string, unknown>;
 

@@ -30,7 +30,8 @@ import { providerReplyGuard, registryStream } from "./defaults.js";
  * calls awaiting approval, or a batch cut off by a crash): resume them with `agentLoopContinue`; and throws a
  * `TypeError` naming the tool when a tool's parameters have a root that is plainly not an object
  * (`type: "string"`, a `type` list without `"object"`), since a call's arguments are always one (rule T1), or
- * has a name providers reject or one given twice, and for a `config.deadline` that is not a number (rule A7).
+ * has a name providers reject or one given twice, for a `config.deadline` that is not a number (rule A7), and
+ * for a `config.streamOptions.thinkingLevel` that is not a level (rule X5).
  */
 export function agentLoop(
 	prompts: AgentMessage[],

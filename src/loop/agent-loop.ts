@@ -1,6 +1,6 @@
 import { EventStream } from "../core/event-stream.js";
 import type { AgentMessage, ToolCall } from "../core/messages.js";
-import type { StreamFunction } from "../core/model.js";
+import { checkedThinkingLevel, type StreamFunction } from "../core/model.js";
 import { runStepDirectly } from "../core/step-runner.js";
 import type { AgentLoopConfig } from "../protocol/config.js";
 import type { AgentContext, AgentEvent } from "../protocol/events.js";
@@ -139,6 +139,8 @@ function startRun(
 	// Rule T1: a tool no call could ever pass is a mistake in the host's code, refused before the run starts.
 	checkTools(context.tools);
 	checkDeadline(config.deadline, "agentLoop");
+	const level = config.streamOptions?.thinkingLevel;
+	if (level !== undefined) checkedThinkingLevel(level, "agentLoop: streamOptions.thinkingLevel");
 	const events: AgentEventStream = new EventStream();
 	const now = config.now ?? Date.now;
 	const runSignal = createRunSignal(signal, config.deadline, now);

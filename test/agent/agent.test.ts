@@ -6,6 +6,7 @@ import {
 	type AgentEvent,
 	type AssistantMessage,
 	type AssistantMessageEvent,
+	agentLoop,
 	EventStream,
 	NothingToContinueError,
 	type StreamFunction,
@@ -352,6 +353,16 @@ describe("Agent", () => {
 			`Agent.setThinkingLevel: thinking level undefined is not one of ${levels}`,
 		);
 		expect(agent.state.thinkingLevel).toBe("low");
+		// The loop without an Agent refuses it too, before the run starts.
+		expect(() =>
+			agentLoop(
+				[{ role: "user", content: "go", timestamp: 0 }],
+				{ messages: [] },
+				{ ...base, streamOptions: { thinkingLevel: "max" as never } },
+			),
+		).toThrow(
+			new TypeError(`agentLoop: streamOptions.thinkingLevel: thinking level "max" is not one of ${levels}`),
+		);
 	});
 
 	it("SPEC L12/Q1: a provider error lands in state.error and never throws from prompt()", async () => {
