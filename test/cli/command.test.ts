@@ -6,13 +6,11 @@ import { readdirSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { HELP } from "../../src/cli/args.js";
-import { main } from "../../src/cli/command.js";
 import { DEMO_MARKER } from "../../src/cli/demo.js";
 import { API_KEY_ENV_VARS } from "../../src/providers/base/env.js";
-import { cleanEnv, cleanUpAfterEach, tempProject } from "./support.js";
+import { cleanUpAfterEach, runMain, tempProject } from "./support.js";
 
 cleanUpAfterEach();
 
@@ -22,25 +20,9 @@ beforeEach(() => {
 	return () => vi.unstubAllEnvs();
 });
 
-async function run(
-	argv: string[],
-	cwd = tempProject(),
-): Promise<{ code: number; stdout: string; stderr: string }> {
-	const stdout = new PassThrough();
-	const stderr = new PassThrough();
-	let out = "";
-	let err = "";
-	stdout.on("data", (chunk: Buffer) => {
-		out += chunk.toString();
-	});
-	stderr.on("data", (chunk: Buffer) => {
-		err += chunk.toString();
-	});
-	const stdin = new PassThrough();
-	stdin.end();
+function run(argv: string[], cwd = tempProject()): Promise<{ code: number; stdout: string; stderr: string }> {
 	vi.stubEnv("TMPDIR", cwd); // a demo sandbox made before a usage error lands in the test's own directory
-	const code = await main({ argv, env: cleanEnv(cwd), cwd, stdin, stdout, stderr });
-	return { code, stdout: out, stderr: err };
+	return runMain(argv, cwd);
 }
 
 describe("capstan --help / --version", () => {

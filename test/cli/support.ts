@@ -8,7 +8,9 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { PassThrough } from "node:stream";
 import { afterEach } from "vitest";
+import { main } from "../../src/cli/command.js";
 import type { AgentMessage, ToolResultMessage } from "../../src/core/messages.js";
 import { toolCallsOf } from "../../src/core/messages.js";
 import { REPO_ROOT } from "../providers/support/fixtures.js";
@@ -302,4 +304,29 @@ export class RpcClient {
 		this.child.stdin.end();
 		return this.exited;
 	}
+}
+
+/**
+ * Run the command in this process (`main`) in `cwd` with a clean environment and no input, its output
+ * collected; `stdoutIsTerminal` makes its stdout say it is a terminal.
+ */
+export async function runMain(
+	argv: string[],
+	cwd: string,
+	stdoutIsTerminal = false,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+	const stdout = Object.assign(new PassThrough(), { isTTY: stdoutIsTerminal });
+	const stderr = new PassThrough();
+	let out = "";
+	let err = "";
+	stdout.on("data", (chunk: Buffer) => {
+		out += chunk.toString();
+	});
+	stderr.on("data", (chunk: Buffer) => {
+		err += chunk.toString();
+	});
+	const stdin = new PassThrough();
+	stdin.end();
+	const code = await main({ argv, env: cleanEnv(cwd), cwd, stdin, stdout, stderr });
+	return { code, stdout: out, stderr: err };
 }

@@ -6,18 +6,16 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { main } from "../../src/cli/command.js";
 import { EXIT } from "../../src/cli/outcome.js";
 import { API_KEY_ENV_VARS } from "../../src/providers/base/env.js";
 import { type HttpMcpServer, startHttpMcpServer } from "../mcp/support/http-server.js";
 import { textReply } from "../providers/openai-completions/synthetic.js";
 import { closeServersAfterEach, serve } from "../providers/support/loopback.js";
 import { jsonResponse } from "../providers/support/replay-server.js";
-import { cleanEnv, cleanUpAfterEach, tempProject } from "./support.js";
+import { cleanUpAfterEach, runMain, tempProject } from "./support.js";
 
 closeServersAfterEach();
 cleanUpAfterEach();
@@ -36,27 +34,6 @@ afterEach(async () => {
 const HOSTILE = "\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;pwned\x07";
 /** The same, as {@link terminalText} shows it. */
 const SHOWN = "\u241b[2J\u241b]52;c;cm0gLXJmIH4=\u2407\u241b]0;pwned\u2407";
-
-async function run(
-	argv: string[],
-	cwd: string,
-	stdoutIsTerminal = false,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-	const stdout = Object.assign(new PassThrough(), { isTTY: stdoutIsTerminal });
-	const stderr = new PassThrough();
-	let out = "";
-	let err = "";
-	stdout.on("data", (chunk: Buffer) => {
-		out += chunk.toString();
-	});
-	stderr.on("data", (chunk: Buffer) => {
-		err += chunk.toString();
-	});
-	const stdin = new PassThrough();
-	stdin.end();
-	const code = await main({ argv, env: cleanEnv(cwd), cwd, stdin, stdout, stderr });
-	return { code, stdout: out, stderr: err };
-}
 
 /** An HTTP MCP server whose tool listing fails with `message`. */
 async function failingMcpServer(message: string): Promise<HttpMcpServer> {
@@ -77,7 +54,7 @@ describe("stderr is terminal-safe, whatever it quotes", () => {
 		const mcp = await failingMcpServer(`the index is gone${HOSTILE}`);
 		writeFileSync(join(cwd, "mcp.json"), JSON.stringify({ mcpServers: { hostile: { url: mcp.url } } }));
 		const provider = await serve({ type: "sse", body: textReply("unused"), split: false });
-		const run1 = await run(
+		const run1 = await runMain(
 			[
 				"-p",
 				"hi",
@@ -99,7 +76,7 @@ describe("stderr is terminal-safe, whatever it quotes", () => {
 
 	it("a provider's error message with escape sequences is shown, not obeyed", async () => {
 		const provider = await serve(jsonResponse(400, { error: { message: `bad request${HOSTILE}` } }));
-		const { code, stdout, stderr } = await run(
+		const { code, stdout, stderr } = await runMain(
 			["-p", "hi", "--base-url", `${provider.baseUrl}/v1`, "--model", "m", "--no-session"],
 			tempProject(),
 		);
@@ -115,7 +92,7 @@ describe("the answer on stdout (-p)", () => {
 	it("is written byte-exact to a pipe or file", async () => {
 		const answer = `#!/bin/sh\nprintf '\x1b[1mdone\x1b[0m\\n'\r\n${HOSTILE}`;
 		const provider = await serve({ type: "sse", body: textReply(answer), split: false });
-		const { code, stdout } = await run(
+		const { code, stdout } = await runMain(
 			["-p", "hi", "--base-url", `${provider.baseUrl}/v1`, "--model", "m", "--no-session"],
 			tempProject(),
 		);
@@ -125,7 +102,7 @@ describe("the answer on stdout (-p)", () => {
 
 	it("has its control characters shown when stdout is a terminal", async () => {
 		const provider = await serve({ type: "sse", body: textReply(`All done.${HOSTILE}`), split: false });
-		const { code, stdout } = await run(
+		const { code, stdout } = await runMain(
 			["-p", "hi", "--base-url", `${provider.baseUrl}/v1`, "--model", "m", "--no-session"],
 			tempProject(),
 			true,
