@@ -341,14 +341,16 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		expect(agent.state.pendingApprovals).toEqual([]);
 	});
 
+	/** An `edit_file` stand-in that asks for approval, for the file-change questions below. */
+	const edit: AgentTool = {
+		name: "edit_file",
+		description: "edits",
+		parameters: { type: "object", properties: { path: { type: "string" } } },
+		needsApproval: () => true,
+		execute: async () => ({ content: [{ type: "text", text: "edited" }] }),
+	};
+
 	it("a file change to approve shows what it writes: edit_file's old and new text, write_file's content", async () => {
-		const edit: AgentTool = {
-			name: "edit_file",
-			description: "edits",
-			parameters: { type: "object", properties: { path: { type: "string" } } },
-			needsApproval: () => true,
-			execute: async () => ({ content: [{ type: "text", text: "edited" }] }),
-		};
 		const content = Array.from({ length: 30 }, (_, i) => `line ${i}`).join("\n");
 		const { vt, type, answer, controller } = setup(
 			[
@@ -384,13 +386,6 @@ describe("InteractiveController: the live input line drives the agent", () => {
 	});
 
 	it("an edit_file with replace_all says in its question that it replaces every occurrence", async () => {
-		const edit: AgentTool = {
-			name: "edit_file",
-			description: "edits",
-			parameters: { type: "object", properties: { path: { type: "string" } } },
-			needsApproval: () => true,
-			execute: async () => ({ content: [{ type: "text", text: "edited" }] }),
-		};
 		const { vt, type, answer, controller } = setup(
 			[
 				toolReply("edit_file", { path: "a.ts", old_string: "foo", new_string: "bar", replace_all: true }),
