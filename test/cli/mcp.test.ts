@@ -213,15 +213,21 @@ describe("capstan with MCP servers", () => {
 		expect(lastMessage(2)?.content).toBe(`MCP tool "echo" on server "t" failed: ${closed}`);
 	}, 30_000);
 
-	it("an HTTP server that cannot be reached is said once, with the cause, and again if lost after it was back", async () => {
-		const http = await startHttpMcpServer();
-		mcpServers.push(http);
+	/** `http` attached as server "remote", its warnings collected; `echo` calls its echo tool. */
+	async function attachRemote(http: { url: string }) {
 		const warnings: string[] = [];
 		const tools: AgentTool[] = [];
 		const connection = await attachMcpTools({ mcpServers: { remote: { url: http.url } } }, tools, new Set(), {
 			warn: (text) => warnings.push(text),
 		});
 		const echo = () => executeAlone(tools.find((tool) => tool.name === "remote__echo")!, { text: "hi" });
+		return { warnings, connection, echo };
+	}
+
+	it("an HTTP server that cannot be reached is said once, with the cause, and again if lost after it was back", async () => {
+		const http = await startHttpMcpServer();
+		mcpServers.push(http);
+		const { warnings, connection, echo } = await attachRemote(http);
 		try {
 			await http.stop();
 			await echo();
@@ -244,12 +250,7 @@ describe("capstan with MCP servers", () => {
 	it("an HTTP server that restarted and forgot the session is said once, and its tools work on a new one", async () => {
 		const http = await startHttpMcpServer(undefined, { sessions: "each", keepAlive: false });
 		mcpServers.push(http);
-		const warnings: string[] = [];
-		const tools: AgentTool[] = [];
-		const connection = await attachMcpTools({ mcpServers: { remote: { url: http.url } } }, tools, new Set(), {
-			warn: (text) => warnings.push(text),
-		});
-		const echo = () => executeAlone(tools.find((tool) => tool.name === "remote__echo")!, { text: "hi" });
+		const { warnings, connection, echo } = await attachRemote(http);
 		try {
 			await http.restart();
 			expect((await echo()).isError).toBeUndefined();
