@@ -7,6 +7,7 @@ import {
 	AgentBusyError,
 	type AgentEvent,
 	type AgentMessage,
+	type AgentOptions,
 	type ApprovalDecisions,
 	ApprovalPendingError,
 	type PendingApproval,
@@ -139,6 +140,19 @@ describe("Agent approvals", () => {
 		await expect(agent.approve("call_9")).rejects.toThrow(/awaiting: call_1, call_2/);
 	});
 
+	/** A fresh Agent restored from `saved` (its transcript and paused batch), with the write tool logging to `log`. */
+	function restoredAgent(saved: Partial<AgentOptions>) {
+		const log: string[] = [];
+		const scripted = scriptedModel([textReply("resumed")]);
+		const fresh = new Agent({
+			model: scripted.model,
+			streamFn: scripted.stream,
+			tools: [echoTool("write", { needsApproval: true, log })],
+			...saved,
+		});
+		return { fresh, log, scripted };
+	}
+
 	it("SPEC T16, M6: a fresh Agent from JSON.parse of the saved state resumes the batch", async () => {
 		const { agent } = pausedAgent();
 		await agent.prompt("go");
@@ -146,12 +160,7 @@ describe("Agent approvals", () => {
 			JSON.stringify({ messages: agent.state.messages, pendingApprovals: agent.state.pendingApprovals }),
 		) as { messages: AgentMessage[]; pendingApprovals: PendingApproval[] };
 
-		const log: string[] = [];
-		const scripted = scriptedModel([textReply("resumed")]);
-		const fresh = new Agent({
-			model: scripted.model,
-			streamFn: scripted.stream,
-			tools: [echoTool("write", { needsApproval: true, log })],
+		const { fresh, log, scripted } = restoredAgent({
 			messages: saved.messages,
 			pendingApprovals: saved.pendingApprovals,
 		});
@@ -191,14 +200,7 @@ describe("Agent approvals", () => {
 			approvalDecisions: ApprovalDecisions;
 		};
 
-		const log: string[] = [];
-		const scripted = scriptedModel([textReply("resumed")]);
-		const fresh = new Agent({
-			model: scripted.model,
-			streamFn: scripted.stream,
-			tools: [echoTool("write", { needsApproval: true, log })],
-			...saved,
-		});
+		const { fresh, log, scripted } = restoredAgent(saved);
 		expect(fresh.state.approvalDecisions).toEqual({ call_1: { approved: true } });
 		await fresh.deny("call_2", "b is read-only"); // the last undecided call: the batch resumes
 		expect(log).toEqual(["start:write:a", "end:write:a"]);
@@ -210,12 +212,7 @@ describe("Agent approvals", () => {
 	it("SPEC T16: restored decisions that cover every pending call start nothing; continue() resumes with them", async () => {
 		const { agent } = pausedAgent();
 		await agent.prompt("go");
-		const log: string[] = [];
-		const scripted = scriptedModel([textReply("resumed")]);
-		const fresh = new Agent({
-			model: scripted.model,
-			streamFn: scripted.stream,
-			tools: [echoTool("write", { needsApproval: true, log })],
+		const { fresh, log, scripted } = restoredAgent({
 			messages: agent.state.messages,
 			pendingApprovals: agent.state.pendingApprovals,
 			approvalDecisions: { call_1: { approved: false, reason: "no" }, call_2: { approved: true } },
