@@ -19,7 +19,8 @@ import {
 	type RunEventsOptions,
 	readRunEvents,
 } from "./events.js";
-import { DEFAULT_AGENT_QUEUE, messageTopic } from "./workflow.js";
+import { carryOver, ensureMessageTables, messageTopic, resendRecorded, sendRecorded } from "./messages.js";
+import { DEFAULT_AGENT_QUEUE } from "./workflow.js";
 
 /** Options of `DbosAgentRuns.connect`. */
 export interface DbosAgentRunsOptions {
@@ -36,6 +37,9 @@ export interface DbosRunStatus {
 	/** The executor that runs (or last ran) it. */
 	executorId: string | undefined;
 }
+
+/** The queue a rewound run waits on while `rewind` sends its messages again: no worker polls it. */
+const REWIND_HOLD_QUEUE = "capstan-rewind-hold";
 
 const TERMINAL = new Set(["SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"]);
 
@@ -58,6 +62,7 @@ export class DbosAgentRuns {
 		const pool = createEventsPool(options.databaseUrl);
 		try {
 			await ensureEventsTable(pool);
+			await ensureMessageTables(pool);
 			const client = await DBOSClient.create({
 				systemDatabaseUrl: options.databaseUrl,
 				applicationName: options.applicationName,
@@ -69,16 +74,35 @@ export class DbosAgentRuns {
 		}
 	}
 
-	/** Enqueue a run of the agent registered as `agent`; a launched worker takes it. Resolves to the run id. */
+	/**
+	 * Enqueue a run of the agent registered as `agent`; a launched worker takes it. Resolves to the run id.
+	 *
+	 * With `carryOverFrom`, the new run also gets the steering and follow-ups sent to that earlier run of the
+	 * conversation that it did not keep (docs/durable.md, rule 5): all of them if it ended without a transcript
+	 * (cancelled with `DBOS.cancelWorkflow`, failed), those it never read if it completed. They are sent to the
+	 * new run in the order they were sent, in the transaction that enqueues it, so the run reads them at its
+	 * first boundaries as if they had been sent to it. A run still running is refused. The messages go to one
+	 * run only: a second `start` carrying over from the same run joins the first (resolves to its id) when it
+	 * gives no `runId` or the same one, and is refused with another `runId`.
+	 */
 	async start(
 		agent: string,
 		input: DurableRunInput,
-		options: { runId?: string; queueName?: string } = {},
+		options: { runId?: string; queueName?: string; carryOverFrom?: string } = {},
 	): Promise<string> {
+		const queueName = options.queueName ?? DEFAULT_AGENT_QUEUE;
+		if (options.carryOverFrom !== undefined)
+			return carryOver(this.#pool, this.#client, options.carryOverFrom, options.runId, async (db, runId) => {
+				await this.#client.enqueueInTransaction(
+					db,
+					{ workflowName: agent, queueName, workflowID: runId, workflowIDReusePolicy: "reject" },
+					input,
+				);
+			});
 		const handle = await this.#client.enqueue(
 			{
 				workflowName: agent,
-				queueName: options.queueName ?? DEFAULT_AGENT_QUEUE,
+				queueName,
 				...(options.runId !== undefined ? { workflowID: options.runId } : {}),
 			},
 			input,
@@ -86,14 +110,20 @@ export class DbosAgentRuns {
 		return handle.workflowID;
 	}
 
-	/** Queue a steering message: injected at the run's next turn boundary (rule Q2). */
+	/**
+	 * Queue a steering message: injected at the run's next turn boundary (rule Q2). It is recorded with the
+	 * run, so a later run can carry it over (`start`'s `carryOverFrom`) and a `rewind` sends it again.
+	 */
 	async steer(runId: string, message: RunMessage): Promise<void> {
-		return this.#client.send(runId, toMessage(message, "steer"), messageTopic("steer"));
+		return sendRecorded(this.#pool, this.#client, runId, "steer", toMessage(message, "steer"));
 	}
 
-	/** Queue a follow-up: read when the agent would otherwise stop (rule L9). */
+	/**
+	 * Queue a follow-up: read when the agent would otherwise stop (rule L9). Recorded with the run, as a steer
+	 * is.
+	 */
 	async followUp(runId: string, message: RunMessage): Promise<void> {
-		return this.#client.send(runId, toMessage(message, "followUp"), messageTopic("followUp"));
+		return sendRecorded(this.#pool, this.#client, runId, "followUp", toMessage(message, "followUp"));
 	}
 
 	/**
@@ -161,6 +191,28 @@ export class DbosAgentRuns {
 		if (!sameDecisions(recorded, approvals))
 			throw new Error(`resume: run "${runId}" was already resumed as "${resumeId}" with other decisions`);
 		return handle.workflowID;
+	}
+
+	/**
+	 * Rewind a run that ended (DBOS's `rewindWorkflow`): its steps from `startStep` on are dropped and it runs
+	 * again from there, on its queue (or `queueName`). DBOS deletes the messages the run had not read and those it
+	 * read at or after `startStep`; this sends the steering and follow-ups among them again, in their order,
+	 * before any worker can take the run (it waits meanwhile on a queue no worker polls, `capstan-rewind-hold`).
+	 * A call that failed halfway can be repeated: it goes on from where it stopped. Data sources registered in
+	 * a worker are not rewound (use `DBOS.rewindWorkflow` in-process for those, and send messages again).
+	 */
+	async rewind(runId: string, options: { startStep: number; queueName?: string }): Promise<void> {
+		const run = await this.#client.getWorkflow(runId);
+		if (!run) throw new Error(`rewind: no run "${runId}"`);
+		const held = run.status === "ENQUEUED" && run.queueName === REWIND_HOLD_QUEUE;
+		if (!held)
+			await this.#client.rewindWorkflow(runId, {
+				startStep: options.startStep,
+				queueName: REWIND_HOLD_QUEUE,
+			});
+		await resendRecorded(this.#pool, this.#client, runId);
+		const queueName = options.queueName ?? (held ? undefined : run.queueName);
+		await this.#client.resumeWorkflow(runId, queueName !== undefined ? { queueName } : {});
 	}
 
 	/** The run's DBOS status, or undefined for an unknown run id. */

@@ -11,18 +11,13 @@ import {
 	type DurableJournal,
 	type DurableRunInput,
 	type DurableRunResult,
-	type DurableTopic,
 	runDurableAgent,
 } from "../durable/index.js";
 import { createEventsPool, ensureEventsTable, RunEventWriter } from "./events.js";
+import { messageTopic, openEnvelopes } from "./messages.js";
 
 /** The queue runs are enqueued on (and taken over through) unless an agent names its own. */
 export const DEFAULT_AGENT_QUEUE = "capstan-agents";
-
-/** The DBOS message topic each durable queue travels on. */
-export function messageTopic(topic: DurableTopic): string {
-	return `capstan.${topic}`;
-}
 
 /** Options of `registerDbosAgent`. */
 export interface DbosAgentOptions {
@@ -177,14 +172,18 @@ class UnrecordedStepError extends DBOSWorkflowConflictError {
 	}
 }
 
-/** `DBOS.recv` is checkpointed by DBOS itself: a replay receives what the first attempt received. */
+/**
+ * `DBOS.recv` is checkpointed by DBOS itself: a replay receives what the first attempt received. What a
+ * boundary read comes out of its envelopes (`DbosAgentRuns` sends each message with an id and a position) in
+ * the order the messages were sent.
+ */
 const dbosInbox: DurableInbox = {
 	async take(topic) {
-		const messages: unknown[] = [];
+		const received: unknown[] = [];
 		for (;;) {
 			const message = await DBOS.recv<unknown>(messageTopic(topic), 0);
-			if (message === null) return messages;
-			messages.push(message);
+			if (message === null) return openEnvelopes(received);
+			received.push(message);
 		}
 	},
 };

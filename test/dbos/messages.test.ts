@@ -1,0 +1,209 @@
+// Steering and follow-ups that outlive their run: carried over from a cancelled or finished run to the next one,
+// and sent again after a rewind, against a real PostgreSQL. docs/durable.md rules 5 and 8.
+import { DBOS } from "@dbos-inc/dbos-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+	DbosAgentRuns,
+	type DbosAgentWorkflow,
+	type DbosWorker,
+	launchDbosWorker,
+	registerDbosAgent,
+} from "../../src/dbos/index.js";
+import { openEnvelopes } from "../../src/dbos/messages.js";
+import type { DurableAgent, DurableRunInput } from "../../src/durable/index.js";
+import type { AgentMessage, AgentTool } from "../../src/index.js";
+import { scriptedModel } from "../../src/testing/index.js";
+import { user } from "../support/run.js";
+import { createDatabase, describeWithPostgres } from "./support/postgres.js";
+
+/** A gate a tool call waits at: `reached` once it is inside, `open()` lets it return. */
+interface Gate {
+	reached: Promise<void>;
+	inside(): void;
+	opened: Promise<void>;
+	open(): void;
+}
+
+/** Gates by `<run id>:<tool call id>`, made on first mention by the test or the tool. */
+const gates = new Map<string, Gate>();
+function gate(key: string): Gate {
+	let found = gates.get(key);
+	if (!found) {
+		let inside!: () => void;
+		let open!: () => void;
+		const reached = new Promise<void>((resolve) => (inside = resolve));
+		const opened = new Promise<void>((resolve) => (open = resolve));
+		found = { reached, inside, opened, open };
+		gates.set(key, found);
+	}
+	return found;
+}
+
+/** Two tool calls, each waiting at its gate (`g1`, then `g2`), then a text reply for every later call. */
+function gatedAgent(): DurableAgent {
+	const scripted = scriptedModel(
+		(call) => {
+			const results = call.context.messages.filter((message) => message.role === "toolResult").length;
+			if (results >= 2) return { content: [{ type: "text", text: "done" }] };
+			return { content: [{ type: "toolCall", id: `g${results + 1}`, name: "wait", arguments: {} }] };
+		},
+		{ now: () => 0 },
+	);
+	const wait: AgentTool = {
+		name: "wait",
+		description: "Wait at the test's gate.",
+		parameters: { type: "object", properties: {} },
+		idempotent: true,
+		async execute(id) {
+			const at = gate(`${DBOS.workflowID}:${id}`);
+			at.inside();
+			await at.opened;
+			return { content: [{ type: "text", text: "waited" }] };
+		},
+	};
+	return { model: scripted.model, streamFn: scripted.stream, tools: [wait] };
+}
+
+/** Replies "ok" to everything. */
+function plainAgent(): DurableAgent {
+	const scripted = scriptedModel(() => ({ content: [{ type: "text", text: "ok" }] }), { now: () => 0 });
+	return { model: scripted.model, streamFn: scripted.stream };
+}
+
+const input = (text: string): DurableRunInput => ({ prompts: [user(text)] });
+
+/** The texts of the user messages of a transcript, in order. */
+function userTexts(messages: AgentMessage[]): unknown[] {
+	return messages.filter((message) => message.role === "user").map((message) => message.content);
+}
+
+describe("openEnvelopes", () => {
+	const envelope = (position: number, text: string) => ({
+		capstan: "message",
+		id: `m${position}`,
+		position,
+		message: user(text),
+	});
+
+	it("puts what one boundary read in the order it was sent, bare messages last", () => {
+		const bare = user("bare");
+		expect(openEnvelopes([envelope(7, "b"), bare, envelope(3, "a"), envelope(9, "c")])).toEqual([
+			user("a"),
+			user("b"),
+			user("c"),
+			bare,
+		]);
+		expect(openEnvelopes([])).toEqual([]);
+	});
+});
+
+describeWithPostgres("capstan/dbos: steering and follow-ups outlive their run", (serverUrl) => {
+	let database: Awaited<ReturnType<typeof createDatabase>>;
+	let worker: DbosWorker;
+	let runs: DbosAgentRuns;
+	let gated: DbosAgentWorkflow;
+	let plain: DbosAgentWorkflow;
+
+	beforeAll(async () => {
+		database = await createDatabase(serverUrl, "capstan_messages");
+		gated = registerDbosAgent({ name: "gated", agent: gatedAgent, queuePollingMs: 50 });
+		plain = registerDbosAgent({ name: "plain", agent: plainAgent });
+		worker = await launchDbosWorker({
+			applicationName: "capstan-messages-test",
+			databaseUrl: database.url,
+			executorId: "messages",
+		});
+		runs = await DbosAgentRuns.connect({
+			databaseUrl: database.url,
+			applicationName: "capstan-messages-test",
+		});
+	}, 60_000);
+
+	afterAll(async () => {
+		await runs?.close();
+		await worker?.shutdown();
+		await database?.drop();
+	});
+
+	/** The message texts the run's `DBOS.recv` steps returned, and the step that read each. */
+	async function reads(runId: string): Promise<Map<unknown, number>> {
+		const read = new Map<unknown, number>();
+		for (const step of (await DBOS.listWorkflowSteps(runId)) ?? []) {
+			if (step.name !== "DBOS.recv" || step.output === null) continue;
+			// An envelope of DbosAgentRuns, or a bare message as DBOS.send sends it.
+			const output = step.output as { message?: { content: unknown }; content?: unknown };
+			read.set((output.message ?? output).content, step.functionID);
+		}
+		return read;
+	}
+
+	it("a cancelled run's steering, read or not, and its follow-ups reach the next run started with carryOverFrom, once each and in order (rule 5)", async () => {
+		const cancelled = "cancelled-run";
+		await runs.start(gated.name, input("book the trip"), { runId: cancelled });
+		await gate(`${cancelled}:g1`).reached;
+		await runs.steer(cancelled, "s1");
+		gate(`${cancelled}:g1`).open();
+		// The model made the second call after the boundary that read s1.
+		await gate(`${cancelled}:g2`).reached;
+		await runs.steer(cancelled, "s2");
+		await runs.followUp(cancelled, "f1");
+		await DBOS.cancelWorkflow(cancelled);
+		gate(`${cancelled}:g2`).open();
+		await expect(runs.result(cancelled)).rejects.toThrow();
+		expect([...(await reads(cancelled)).keys()]).toEqual(["s1"]);
+
+		const next = await runs.start(plain.name, input("next"), { carryOverFrom: cancelled, runId: "next-run" });
+		expect(next).toBe("next-run");
+		const result = await runs.result(next);
+		expect(userTexts(result.messages)).toEqual(["next", "s1", "s2", "f1"]);
+
+		// A retried start joins the run that has the messages; another run id is refused; nothing is sent twice.
+		expect(await runs.start(plain.name, input("next"), { carryOverFrom: cancelled, runId: next })).toBe(next);
+		expect(await runs.start(plain.name, input("next"), { carryOverFrom: cancelled })).toBe(next);
+		await expect(
+			runs.start(plain.name, input("next"), { carryOverFrom: cancelled, runId: "another-run" }),
+		).rejects.toThrow(/already carried over to run "next-run"/);
+		expect(await runs.status("another-run")).toBeUndefined();
+		// The next run read all it was sent: a run carrying over from it gets nothing.
+		const third = await runs.start(plain.name, input("third"), { carryOverFrom: next });
+		expect(userTexts((await runs.result(third)).messages)).toEqual(["third"]);
+	});
+
+	it("a completed run's unread follow-up is carried over, and what it read is not; a run still running is refused", async () => {
+		const done = "completed-run";
+		await runs.start(gated.name, input("book the trip"), { runId: done });
+		await gate(`${done}:g1`).reached;
+		await runs.steer(done, "read");
+		gate(`${done}:g1`).open();
+		await expect(runs.start(plain.name, input("next"), { carryOverFrom: done })).rejects.toThrow(
+			/has not ended \(status PENDING\)/,
+		);
+		gate(`${done}:g2`).open();
+		expect(userTexts((await runs.result(done)).messages)).toEqual(["book the trip", "read"]);
+		await runs.followUp(done, "too late");
+		const next = await runs.start(plain.name, input("next"), { carryOverFrom: done });
+		expect(userTexts((await runs.result(next)).messages)).toEqual(["next", "too late"]);
+	});
+
+	it("a rewind sends again the steering it deleted and the follow-up never read: the replay loses nothing (rule 8)", async () => {
+		const rewound = "rewound-run";
+		await runs.start(gated.name, input("book the trip"), { runId: rewound });
+		await gate(`${rewound}:g1`).reached;
+		await runs.steer(rewound, "s1");
+		gate(`${rewound}:g1`).open();
+		await gate(`${rewound}:g2`).reached;
+		await runs.steer(rewound, "s2");
+		gate(`${rewound}:g2`).open();
+		expect(userTexts((await runs.result(rewound)).messages)).toEqual(["book the trip", "s1", "s2"]);
+		await runs.followUp(rewound, "f1");
+
+		// From the boundary that read s2: DBOS keeps s1 (read before), deletes s2 (read after) and f1 (unread).
+		const startStep = (await reads(rewound)).get("s2");
+		expect(startStep).toBeTypeOf("number");
+		await runs.rewind(rewound, { startStep: startStep as number });
+		const result = await runs.result(rewound);
+		expect(userTexts(result.messages)).toEqual(["book the trip", "s1", "s2", "f1"]);
+		expect(result.outcome).toEqual({ type: "completed" });
+		expect(await runs.status(rewound)).toMatchObject({ status: "SUCCESS" });
+	});
+});
