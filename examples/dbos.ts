@@ -6,7 +6,14 @@
 //   npx tsx examples/dbos.ts worker w2 &        another worker
 //   npx tsx examples/dbos.ts takeover w1        hand w1's unfinished runs to the live workers
 //   npx tsx examples/dbos.ts watch <run id>     the rest of the events, then the transcript
+// And a hard stop that loses nothing the user sent (docs/durable.md, rule 5):
+//   npx tsx examples/dbos.ts start &            another run
+//   npx tsx examples/dbos.ts steer <run id> "Use the company card."
+//   npx tsx examples/dbos.ts next <run id>      cancel it (DBOS), start the next run with its steering
+//                                               (a run that ended first gives the messages it never read)
 // The model is scripted (capstan/testing), so no API key is needed.
+
+import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import type { AgentTool } from "capstan";
 import { DbosAgentRuns, type DurableAgent, launchDbosWorker, registerDbosAgent } from "capstan/dbos";
 import { scriptedModel } from "capstan/testing";
@@ -67,11 +74,16 @@ function unreachable(error: unknown): never {
 	process.exit(1);
 }
 
-const [command, arg] = process.argv.slice(2);
+const [command, arg, text] = process.argv.slice(2);
 const known =
-	command === "worker" || command === "start" || ((command === "takeover" || command === "watch") && arg);
+	command === "worker" ||
+	command === "start" ||
+	((command === "takeover" || command === "watch" || command === "next") && arg) ||
+	(command === "steer" && arg && text);
 if (!known) {
-	console.log("usage: examples/dbos.ts worker <id> | start | takeover <dead worker id> | watch <run id>");
+	console.log(
+		"usage: examples/dbos.ts worker <id> | start | takeover <dead worker id> | watch <run id> | steer <run id> <text> | next <run id>",
+	);
 } else if (command === "worker") {
 	registerDbosAgent({ name: "pay-invoice", agent: paymentAgent });
 	const worker = await launchDbosWorker({ applicationName, databaseUrl, executorId: arg ?? "w1" }).catch(
@@ -90,6 +102,23 @@ if (!known) {
 			await printEvents(runs, runId);
 		} else if (command === "takeover" && arg) {
 			console.log(`handed over: ${(await runs.takeOver({ executorId: arg })).join(", ") || "nothing"}`);
+		} else if (command === "steer" && arg && text) {
+			await runs.steer(arg, text); // recorded with the run: a run that carries over from it gets it too
+			console.log(`steered ${arg}`);
+		} else if (command === "next" && arg) {
+			// A hard stop: the run ends CANCELLED, without a transcript, keeping what it was sent.
+			const dbos = await DBOSClient.create({ systemDatabaseUrl: databaseUrl, applicationName });
+			await dbos.cancelWorkflow(arg).finally(() => dbos.destroy());
+			// The conversation's next run gets every steer and follow-up the cancelled run was sent, read or not.
+			const runId = await runs.start(
+				"pay-invoice",
+				{ prompts: [{ role: "user", content: "Pay it after all.", timestamp: Date.now() }] },
+				{ carryOverFrom: arg },
+			);
+			console.log(`run ${runId}`);
+			await printEvents(runs, runId);
+			const added = (await runs.result(runId)).added.filter((message) => message.role === "user");
+			console.log(`it read: ${added.map((message) => JSON.stringify(message.content)).join(", ")}`);
 		} else if (command === "watch" && arg) {
 			await printEvents(runs, arg);
 			const result = await runs.result(arg);
