@@ -92,13 +92,20 @@ export class DbosAgentRuns {
 	): Promise<string> {
 		const queueName = options.queueName ?? DEFAULT_AGENT_QUEUE;
 		if (options.carryOverFrom !== undefined)
-			return carryOver(this.#pool, this.#client, options.carryOverFrom, options.runId, async (db, runId) => {
-				await this.#client.enqueueInTransaction(
-					db,
-					{ workflowName: agent, queueName, workflowID: runId, workflowIDReusePolicy: "reject" },
-					input,
-				);
-			});
+			return carryOver(
+				this.#pool,
+				this.#client,
+				"carryOverFrom",
+				options.carryOverFrom,
+				options.runId,
+				async (db, runId) => {
+					await this.#client.enqueueInTransaction(
+						db,
+						{ workflowName: agent, queueName, workflowID: runId, workflowIDReusePolicy: "reject" },
+						input,
+					);
+				},
+			);
 		const handle = await this.#client.enqueue(
 			{
 				workflowName: agent,
@@ -153,8 +160,10 @@ export class DbosAgentRuns {
 	 * queue. An approved call runs, a denied one gets a result the model reads; undecided calls pause again.
 	 * The new run's id defaults to `<runId>:resume`, so a second `resume` of the same run — another process,
 	 * a retried request — joins the first instead of running the approved tools again (different decisions
-	 * are refused). Resolves to the new run's id; throws when the run is not paused or a decision names no
-	 * pending call.
+	 * are refused). The steering and follow-ups sent to the paused run that it never read go to the new run, as
+	 * `start`'s `carryOverFrom` sends them, in the transaction that enqueues it; so a resume under another
+	 * `runId` than the first one's is refused. Resolves to the new run's id; throws when the run is not paused
+	 * or a decision names no pending call.
 	 */
 	async resume(
 		runId: string,
@@ -177,20 +186,22 @@ export class DbosAgentRuns {
 		};
 		checkDurableInput(input);
 		const resumeId = options.runId ?? `${runId}:resume`;
-		const handle = await this.#client.enqueue(
-			{
-				workflowName: paused.workflowName,
-				queueName: options.queueName ?? paused.queueName ?? DEFAULT_AGENT_QUEUE,
-				workflowID: resumeId,
-			},
-			input,
-		);
-		// DBOS returns the existing run for a known id: it must carry these decisions, not others.
-		const existing = await this.#client.getWorkflow(handle.workflowID);
+		const queueName = options.queueName ?? paused.queueName ?? DEFAULT_AGENT_QUEUE;
+		// The steering and follow-ups sent to the paused run after its last read go to the continuation with it.
+		// DBOS returns the existing run for a known id (a run resumed before messages were recorded).
+		const resumed = await carryOver(this.#pool, this.#client, "resume", runId, resumeId, async (db) => {
+			await this.#client.enqueueInTransaction(
+				db,
+				{ workflowName: paused.workflowName, queueName, workflowID: resumeId },
+				input,
+			);
+		});
+		// A second resume joins the first: it must carry these decisions, not others.
+		const existing = await this.#client.getWorkflow(resumed);
 		const recorded = (existing?.input?.[0] as DurableRunInput | undefined)?.approvals;
 		if (!sameDecisions(recorded, approvals))
 			throw new Error(`resume: run "${runId}" was already resumed as "${resumeId}" with other decisions`);
-		return handle.workflowID;
+		return resumed;
 	}
 
 	/**

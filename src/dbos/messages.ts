@@ -101,18 +101,20 @@ export async function sendRecorded(
  * message `fromRunId` was sent and did not keep, in order, each recorded for the new run under its own id. A
  * worker cannot dequeue the new run before the messages are there. What the old run kept: nothing if it ended
  * without a transcript (cancelled, failed); the messages it read if it completed (they are in its transcript).
- * A run still running is refused, and so is a second carry-over from the same run to another one. Resolves to
- * the new run's id: `toRunId`, or the run the messages were already carried to when `toRunId` is undefined.
+ * A run still running is refused, and so is a second carry-over from the same run to another one (`what` names
+ * the caller in errors). Resolves to the new run's id: `toRunId`, or the run the messages were already carried
+ * to when `toRunId` is undefined.
  */
 export async function carryOver(
 	pool: pg.Pool,
 	client: DBOSClient,
+	what: string,
 	fromRunId: string,
 	toRunId: string | undefined,
 	enqueue: (db: pg.ClientBase, runId: string) => Promise<void>,
 ): Promise<string> {
 	const from = await client.getWorkflow(fromRunId);
-	if (!from) throw new Error(`carryOverFrom: no run "${fromRunId}"`);
+	if (!from) throw new Error(`${what}: no run "${fromRunId}"`);
 	const read =
 		from.status === "SUCCESS"
 			? await readMessageIds(client, fromRunId)
@@ -121,7 +123,7 @@ export async function carryOver(
 				: undefined;
 	if (!read)
 		throw new Error(
-			`carryOverFrom: run "${fromRunId}" has not ended (status ${from.status}); it may still read its messages`,
+			`${what}: run "${fromRunId}" has not ended (status ${from.status}); it may still read its messages`,
 		);
 	const runId = toRunId ?? randomUUID();
 	return inTransaction(pool, async (db) => {
@@ -130,12 +132,12 @@ export async function carryOver(
 			[fromRunId, runId],
 		);
 		const row = claimed.rows[0] as { to_run_id: string; inserted: boolean } | undefined;
-		if (!row) throw new Error("carryOverFrom: the carry-over could not be recorded");
+		if (!row) throw new Error(`${what}: the carry-over could not be recorded`);
 		if (!row.inserted) {
 			// Done before, by this call retried or by another process: the new run has its messages already.
 			if (toRunId === undefined || row.to_run_id === toRunId) return row.to_run_id;
 			throw new Error(
-				`carryOverFrom: the messages of run "${fromRunId}" were already carried over to run "${row.to_run_id}"`,
+				`${what}: the messages of run "${fromRunId}" were already carried over to run "${row.to_run_id}"`,
 			);
 		}
 		await enqueue(db, runId);

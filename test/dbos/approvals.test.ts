@@ -95,6 +95,28 @@ describeWithPostgres("capstan/dbos: tool approvals across processes", (serverUrl
 		}
 	});
 
+	it("a follow-up and a steer sent while the run waits for approval reach the resumed run, once; a resume under another id is refused (docs/durable.md rule 5)", async () => {
+		const runs = await connect();
+		try {
+			const runId = await runs.start(agent.name, input, { runId: "paused-with-messages" });
+			await runs.result(runId);
+			await runs.followUp(runId, "and email the receipt");
+			await runs.steer(runId, "use the company card");
+			const resumed = await runs.resume(runId, { t2: { approved: true } });
+			const result = await runs.result(resumed);
+			const users = result.messages.filter((m) => m.role === "user").map((m) => m.content);
+			expect(users).toEqual([input.prompts[0]?.content, "use the company card", "and email the receipt"]);
+			expect(result.outcome).toEqual({ type: "completed" });
+			expect(await runs.resume(runId, { t2: { approved: true } })).toBe(resumed);
+			await expect(runs.resume(runId, { t2: { approved: true } }, { runId: "elsewhere" })).rejects.toThrow(
+				/already carried over to run "paused-with-messages:resume"/,
+			);
+			expect(await runs.status("elsewhere")).toBeUndefined();
+		} finally {
+			await runs.close();
+		}
+	});
+
 	it("refuses a resume that cannot run, in the caller's process", async () => {
 		const runs = await connect();
 		try {
