@@ -7,7 +7,7 @@
 import type { AgentMessage, AssistantMessage, ToolResultMessage, UserMessage } from "../core/messages.js";
 import type { AgentEvent } from "../protocol/events.js";
 import type { ToolResult } from "../tools/types.js";
-import { formatCost } from "./interactive/status-line.js";
+import { spentCost } from "./interactive/status-line.js";
 import { terminalText } from "./terminal-text.js";
 
 /** Where the trace goes and how it looks. */
@@ -125,7 +125,7 @@ function marker(status: string): string {
 
 /**
  * `usage: 5 model calls · 1,234 input · 567 output tokens · $0.0012`. The cost reads as the interactive status
- * line's ({@link formatCost}: `<$0.0001` for a sum too small for four decimals); `cost unknown` when the model has
+ * line's ({@link spentCost}: `<$0.0001` for a sum too small for four decimals); `cost unknown` when the model has
  * no price table (rule M5: its zero cost is no price, as `/usage` says `unknown`); left out when nothing was
  * spent on a model that has prices (the scripted demo), rather than a `$0.0000` that reads like a measurement.
  */
@@ -152,8 +152,8 @@ export function usageLine(messages: readonly AgentMessage[]): string {
 		`${input.toLocaleString("en-US")} input${cached}`,
 		`${output.toLocaleString("en-US")} output tokens`,
 	];
-	if (cost > 0) parts.push(formatCost(cost));
-	else if (priceUnknown) parts.push("cost unknown");
+	const shown = spentCost(cost, priceUnknown, "cost unknown");
+	if (shown !== undefined) parts.push(shown);
 	return parts.join(" · ");
 }
 

@@ -635,6 +635,31 @@ describe("InteractiveController: the live input line drives the agent", () => {
 		await until(vt, "replies      0");
 	});
 
+	it("/usage words the cost as the status line does: no $0.0000 when nothing was spent, <$0.0001 for a tiny sum", async () => {
+		const tiny = {
+			input: 10,
+			output: 2,
+			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.00002 },
+		};
+		const { vt, type, controller } = setup([textReply("free"), textReply("cheap", { usage: tiny })]);
+		type("hi");
+		controller.handle({ type: "submit" });
+		await until(vt, "— done");
+		type("/usage");
+		controller.handle({ type: "submit" });
+		await until(vt, "replies      1");
+		const free = vt.screen().join("\n");
+		expect(free).not.toContain("$0.0000");
+		expect(free).not.toMatch(/^ {2}cost/m);
+		type("again");
+		controller.handle({ type: "submit" });
+		await until(vt, "cheap");
+		type("/usage");
+		controller.handle({ type: "submit" });
+		await until(vt, "replies      2");
+		expect(vt.screen().join("\n")).toMatch(/^ {2}cost +<\$0\.0001$/m);
+	});
+
 	it("/tools gives each tool one row on a narrow terminal: a long description is cut to the width", async () => {
 		const wordy: AgentTool = {
 			...waitTool,

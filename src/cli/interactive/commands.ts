@@ -6,7 +6,7 @@ import type { ThinkingLevel } from "../../core/model.js";
 import { MUTATING_TOOLS } from "../../workspace/index.js";
 import type { InteractiveHost, SessionSummary } from "../host.js";
 import type { Palette } from "./ansi.js";
-import { formatCost, formatTokens, type UsageTotals } from "./status-line.js";
+import { formatTokens, spentCost, type UsageTotals } from "./status-line.js";
 import { displayWidth, truncate } from "./text-width.js";
 import { oneLine } from "./tool-lines.js";
 
@@ -158,12 +158,14 @@ function usageCommand(_: string, ctx: CommandContext): void {
 	const context = window
 		? `${formatTokens(t.contextTokens)} of ${formatTokens(window)} (${Math.round((t.contextTokens / window) * 100)}%)`
 		: formatTokens(t.contextTokens);
+	// No cost row while nothing was spent on a priced model (the scripted demo): `$0.0000` reads as a measurement.
+	const cost = spentCost(t.cost, t.priceUnknown, "unknown (no price table for this model)");
 	ctx.print([
 		s.bold("Usage"),
 		`  replies      ${t.replies}`,
 		`  input        ${formatTokens(t.input)} (+ ${formatTokens(t.cacheRead)} cache read, ${formatTokens(t.cacheWrite)} cache write)`,
 		`  output       ${formatTokens(t.output)}`,
-		`  cost         ${t.priceUnknown && t.cost === 0 ? "unknown (no price table for this model)" : formatCost(t.cost)}`,
+		...(cost === undefined ? [] : [`  cost         ${cost}`]),
 		`  context      ${context}`,
 	]);
 }

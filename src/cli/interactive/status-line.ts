@@ -55,6 +55,17 @@ export function formatCost(cost: number): string {
 }
 
 /**
+ * The conversation's cost as every CLI view words it (the status line, `/usage`, the print mode's usage line):
+ * {@link formatCost} once something was spent; `unknown` for a model with no price table (rule M5: its zero
+ * cost is no price), each view saying that in its own words or not at all; and nothing when a priced model
+ * spent nothing (the scripted demo), rather than a `$0.0000` that reads like a measurement.
+ */
+export function spentCost(cost: number, priceUnknown: boolean, unknown?: string): string | undefined {
+	if (cost > 0) return formatCost(cost);
+	return priceUnknown ? unknown : undefined;
+}
+
+/**
  * The status line for the live region, cut to `width`. The cost shows once something was spent: not before the
  * first reply, nor for a model with no prices (rule M5: a local model's zero is no price; `/usage` says so).
  */
@@ -64,7 +75,8 @@ export function statusLine(model: ModelDescription, totals: UsageTotals, width: 
 		`thinking ${model.thinkingLevel}`,
 		`↑${formatTokens(totals.input + totals.cacheRead + totals.cacheWrite)} ↓${formatTokens(totals.output)}`,
 	];
-	if (totals.cost > 0) parts.push(formatCost(totals.cost));
+	const cost = spentCost(totals.cost, totals.priceUnknown);
+	if (cost !== undefined) parts.push(cost);
 	if (model.contextWindow && model.contextWindow > 0) {
 		const share = Math.min(999, Math.round((totals.contextTokens / model.contextWindow) * 100));
 		parts.push(`ctx ${share}% of ${formatTokens(model.contextWindow)}`);
