@@ -1,10 +1,10 @@
 import type { Dirent } from "node:fs";
 import { lstat, readdir, readFile } from "node:fs/promises";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import ignore from "ignore";
 import { throwIfAborted } from "./options.js";
 
-/** The largest `.gitignore` read (git's own are a few kilobytes). */
+/** The largest ignore file read (git's own are a few kilobytes). */
 const MAX_GITIGNORE_BYTES = 1024 * 1024;
 
 /** The rules of one `.gitignore` file and the directory its patterns are relative to. */
@@ -14,15 +14,17 @@ interface IgnoreLevel {
 }
 
 /**
- * The `.gitignore` files that apply in one directory, outermost first. Evaluated like git: a deeper file's
- * rules override an outer one's, so `!keep.log` in a subdirectory re-includes what the root ignored.
+ * The ignore files that apply in one directory, lowest precedence first: the repository's `info/exclude`,
+ * then the `.gitignore` files outermost first. Evaluated like git: a later file's rules override an earlier
+ * one's, so `!keep.log` in a subdirectory re-includes what the root ignored.
  */
 export class GitignoreChain {
 	private constructor(private readonly levels: readonly IgnoreLevel[]) {}
 
 	/**
 	 * The chain for `dir`: every `.gitignore` from the workspace `root` down to `dir` itself, after those of
-	 * the folders above `root` up to the top of the git repository `root` lies in, as git reads them (a
+	 * the folders above `root` up to the top of the git repository `root` lies in and that repository's
+	 * `.git/info/exclude` (the main repository's, in a linked worktree), as git reads them (a
 	 * workspace that is one package of a monorepo obeys the root's `node_modules/`); outside a repository no
 	 * file above `root` counts. A `dir` that the files above it ignore was named on purpose (a search of
 	 * `node_modules/react`, or a workspace that is a scratch folder git ignores): only its own and deeper
@@ -41,33 +43,31 @@ export class GitignoreChain {
 		return chain.descend(current);
 	}
 
-	/** The `.gitignore` files of the folders above `root`, from the repository's top down; none outside one. */
+	/**
+	 * The rules that apply above `root`: the repository's `info/exclude`, then the `.gitignore` files of the
+	 * folders above `root` from the repository's top down; none outside a repository. The exclude file comes
+	 * first because git ranks it below every `.gitignore`: a `!name` in one re-includes what it excludes.
+	 */
 	private static async above(root: string): Promise<GitignoreChain> {
 		const folders: string[] = [];
-		for (let dir = root; ; ) {
-			if (await hasGitEntry(dir)) break;
-			const parent = dirname(dir);
-			if (parent === dir) return new GitignoreChain([]);
+		let top = root;
+		for (;;) {
+			if (await hasGitEntry(top)) break;
+			const parent = dirname(top);
+			if (parent === top) return new GitignoreChain([]);
 			folders.unshift(parent);
-			dir = parent;
+			top = parent;
 		}
-		let chain = new GitignoreChain([]);
+		const excludes = await readRules(join(await commonGitDir(top), "info", "exclude"));
+		let chain = new GitignoreChain(excludes ? [{ base: top, rules: excludes }] : []);
 		for (const folder of folders) chain = await chain.descend(folder);
 		return chain;
 	}
 
-	/**
-	 * The chain for a subdirectory: this one plus the subdirectory's own `.gitignore`, if it has one. Only a
-	 * regular file of a sane size is read: a `.gitignore` that is a symlink (perhaps out of the tree, or to
-	 * `/dev/zero`), a FIFO (an open that never returns) or huge is not one git would use either.
-	 */
+	/** The chain for a subdirectory: this one plus the subdirectory's own `.gitignore`, if it has one. */
 	async descend(dir: string): Promise<GitignoreChain> {
-		const path = join(dir, ".gitignore");
-		const stats = await lstat(path).catch(() => undefined);
-		if (!stats?.isFile() || stats.size > MAX_GITIGNORE_BYTES) return this;
-		const text = await readFile(path, "utf8").catch(() => undefined);
-		if (text === undefined) return this;
-		return new GitignoreChain([...this.levels, { base: dir, rules: ignore().add(text) }]);
+		const rules = await readRules(join(dir, ".gitignore"));
+		return rules ? new GitignoreChain([...this.levels, { base: dir, rules }]) : this;
 	}
 
 	/** Whether git would ignore this path. */
@@ -88,6 +88,38 @@ export class GitignoreChain {
 /** Whether `dir` is the top of a git work tree: it holds `.git` (a folder, or a file in a linked worktree). */
 async function hasGitEntry(dir: string): Promise<boolean> {
 	return (await lstat(join(dir, ".git")).catch(() => undefined)) !== undefined;
+}
+
+/** The rules of one ignore file, or undefined when there is none to read. */
+async function readRules(path: string): Promise<ignore.Ignore | undefined> {
+	const text = await readSmallFile(path);
+	return text === undefined ? undefined : ignore().add(text);
+}
+
+/**
+ * The folder holding the repository's shared files (`info/exclude` among them) for the work tree at `top`:
+ * its `.git` folder, or for a linked worktree (`.git` is then a file, `gitdir: <path>`) the main repository's,
+ * which the worktree's own git folder names in its `commondir` file.
+ */
+async function commonGitDir(top: string): Promise<string> {
+	const dotGit = join(top, ".git");
+	const pointer = await readSmallFile(dotGit);
+	const gitDir = /^gitdir: *(.+?)\s*$/m.exec(pointer ?? "")?.[1];
+	if (gitDir === undefined) return dotGit;
+	const own = resolve(top, gitDir);
+	const common = (await readSmallFile(join(own, "commondir")))?.trim();
+	return common ? resolve(own, common) : own;
+}
+
+/**
+ * The text of a git file (an ignore file, a `.git` pointer, a `commondir`), or undefined when there is none to
+ * read. Only a regular file of a sane size is read: one that is a symlink (perhaps out of the tree, or to
+ * `/dev/zero`), a FIFO (an open that never returns) or huge is not one git would use either.
+ */
+async function readSmallFile(path: string): Promise<string | undefined> {
+	const stats = await lstat(path).catch(() => undefined);
+	if (!stats?.isFile() || stats.size > MAX_GITIGNORE_BYTES) return undefined;
+	return readFile(path, "utf8").catch(() => undefined);
 }
 
 /** Called for a folder or file below the start that the walk lists but cannot read; the walk goes on. */

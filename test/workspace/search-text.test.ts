@@ -120,6 +120,35 @@ describe("search_text", () => {
 		expect(textOf(await call(searchTextTool({ cwd }), { pattern: "hit" }))).toBe("main.ts:1: hit");
 	});
 
+	it(".git/info/exclude applies from the repository's top, below every .gitignore; a linked worktree reads the main repository's", async () => {
+		const { cwd } = workspace({
+			".git/info/exclude": "*.log\nscratch/\npkg/gen/\n",
+			".gitignore": "!keep.log\n",
+			"main.ts": "hit\n",
+			"a.log": "hit\n",
+			"keep.log": "hit\n",
+			"scratch/x.ts": "hit\n",
+			"pkg/b.log": "hit\n",
+			"pkg/c.ts": "hit\n",
+			"pkg/gen/z.ts": "hit\n",
+		});
+		const tool = searchTextTool({ cwd });
+		expect(textOf(await call(tool, { pattern: "hit" }))).toBe(
+			"keep.log:1: hit\nmain.ts:1: hit\npkg/c.ts:1: hit",
+		);
+		// A workspace below the top: the patterns stay relative to the top, as git reads them.
+		expect(textOf(await call(searchTextTool({ cwd: join(cwd, "pkg") }), { pattern: "hit" }))).toBe(
+			"c.ts:1: hit",
+		);
+		// `git worktree add`: `.git` is a file naming the worktree's git folder, whose `commondir` names the main one.
+		const linked = join(dirname(cwd), "linked");
+		put(linked, "c.log", "hit\n");
+		put(linked, "d.ts", "hit\n");
+		put(cwd, ".git/worktrees/linked/commondir", "../..\n");
+		writeFileSync(join(linked, ".git"), `gitdir: ${join(cwd, ".git/worktrees/linked")}\n`);
+		expect(textOf(await call(searchTextTool({ cwd: linked }), { pattern: "hit" }))).toBe("d.ts:1: hit");
+	});
+
 	it("outer .gitignore files count only inside a repository, and not when they ignore the workspace itself", async () => {
 		const { cwd } = workspace({ "main.ts": "hit\n", "x.log": "hit\n" });
 		const above = dirname(cwd);
