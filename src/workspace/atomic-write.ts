@@ -10,6 +10,30 @@ import { throwIfAborted } from "./options.js";
  */
 const NAME_PREFIX_CHARS = 64;
 
+/** Random bytes in a temporary file's name, written as twice as many hex digits. */
+const RANDOM_BYTES = 6;
+
+/**
+ * A name {@link atomicTempPath} makes: `.`, up to {@link NAME_PREFIX_CHARS} UTF-16 units of the target's name,
+ * `.`, 12 hex digits, `.tmp`. Without the `u` flag `[\s\S]` is one UTF-16 unit, as `slice` counts them.
+ */
+const TEMP_NAME = new RegExp(`^\\.[\\s\\S]{1,${NAME_PREFIX_CHARS}}\\.[0-9a-f]{${RANDOM_BYTES * 2}}\\.tmp$`);
+
+/** Where {@link writeFileAtomically} writes the text for `absolute` before renaming it over the target. */
+export function atomicTempPath(absolute: string): string {
+	const name = basename(absolute).slice(0, NAME_PREFIX_CHARS);
+	return join(dirname(absolute), `.${name}.${randomBytes(RANDOM_BYTES).toString("hex")}.tmp`);
+}
+
+/**
+ * Whether a file name is one of {@link writeFileAtomically}'s temporary files: one a crash mid-write (a killed
+ * process, a power cut) left behind. The listing and search tools leave these out, so the model never
+ * mistakes half a write for a file of the project; the exact pattern keeps a user's own `*.tmp` in view.
+ */
+export function isAtomicWriteTemp(name: string): boolean {
+	return TEMP_NAME.test(name);
+}
+
 /**
  * Replace the file at `absolute` (a real path, symlinks resolved) with `text`, so that nothing ever sees it half
  * written: the text goes to a temporary file in the same folder, is flushed to disk, and is renamed over the
@@ -28,8 +52,7 @@ export async function writeFileAtomically(
 	// Renaming needs only the folder's permission: a file the process may not write (read-only, or another
 	// user's) stays refused, as a write in place would refuse it.
 	if (existing !== undefined) await access(absolute, constants.W_OK);
-	const name = basename(absolute).slice(0, NAME_PREFIX_CHARS);
-	const temp = join(dirname(absolute), `.${name}.${randomBytes(6).toString("hex")}.tmp`);
+	const temp = atomicTempPath(absolute);
 	// A new file gets the mode `writeFile` would give it (0o666 less the umask).
 	const handle = await open(temp, "wx", 0o666);
 	try {

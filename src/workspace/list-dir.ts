@@ -1,6 +1,7 @@
 import { readdir, readlink, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { AgentTool } from "../tools/types.js";
+import { isAtomicWriteTemp } from "./atomic-write.js";
 import { withWorkspaceFileErrors } from "./fs-errors.js";
 import { textResult, WORKSPACE_DEFAULTS, type WorkspaceToolsOptions } from "./options.js";
 import { resolveInWorkspace, workspaceRelative } from "./paths.js";
@@ -27,13 +28,16 @@ export interface ListDirDetails {
 	path: string;
 	/** The entries shown, sorted by name, at most `maxListEntries`. */
 	entries: DirEntry[];
-	/** Entries in the directory, including those left out by the cap. */
+	/** Entries in the directory, including those left out by the cap (not a crashed write's temporary file). */
 	total: number;
 	/** True when the cap left entries out. */
 	truncated: boolean;
 }
 
-/** `list_dir`: the entries of one directory, sorted by name; `name/` for directories, `name -> target` for links. */
+/**
+ * `list_dir`: the entries of one directory, sorted by name; `name/` for directories, `name -> target` for links.
+ * The temporary file of a write a crash cut short ({@link isAtomicWriteTemp}) is left out.
+ */
 export function listDirTool(options: WorkspaceToolsOptions): AgentTool<ListDirArgs, ListDirDetails> {
 	const maxEntries = options.maxListEntries ?? WORKSPACE_DEFAULTS.maxListEntries;
 	return {
@@ -64,7 +68,10 @@ export function listDirTool(options: WorkspaceToolsOptions): AgentTool<ListDirAr
 					throw error;
 				});
 				if (!stats.isDirectory()) throw new Error(`${path} is a file, not a directory; use read_file.`);
-				const dirents = await readdir(absolute, { withFileTypes: true });
+				// Half a write a crash left behind is no file of the project: the model would read it as one.
+				const dirents = (await readdir(absolute, { withFileTypes: true })).filter(
+					(dirent) => !(dirent.isFile() && isAtomicWriteTemp(dirent.name)),
+				);
 				dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 				const entries: DirEntry[] = [];
 				for (const dirent of dirents.slice(0, maxEntries)) {

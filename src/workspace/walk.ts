@@ -2,6 +2,7 @@ import type { Dirent } from "node:fs";
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import ignore from "ignore";
+import { isAtomicWriteTemp } from "./atomic-write.js";
 import { throwIfAborted } from "./options.js";
 
 /** The largest ignore file read (git's own are a few kilobytes). */
@@ -127,7 +128,8 @@ export type OnUnreadable = (absolute: string, isDirectory: boolean, error: unkno
 
 /**
  * Every regular file under `dir`, depth first in name order, skipping `.git/`, what `.gitignore` files
- * exclude, and symlinks (following them could leave the workspace or loop). A folder below `dir` that cannot
+ * exclude, the temporary files of writes a crash cut short, and symlinks (following them could leave the
+ * workspace or loop). A folder below `dir` that cannot
  * be listed (permission, I/O error, a name that is not valid UTF-8, replaced or removed mid-walk) goes to
  * `onUnreadable` and the walk goes on; `dir` itself failing throws its error.
  */
@@ -163,7 +165,7 @@ async function* walkDirectory(
 				continue;
 			}
 			yield* walkDirectory(absolute, inner, await chain.descend(absolute), signal, onUnreadable);
-		} else if (entry.isFile() && !chain.ignores(absolute, false)) {
+		} else if (entry.isFile() && !isAtomicWriteTemp(entry.name) && !chain.ignores(absolute, false)) {
 			yield absolute;
 		}
 	}

@@ -1,15 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { createReadStream } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
+import { atomicTempPath } from "../../src/workspace/atomic-write.js";
 import {
 	type ListDirDetails,
 	listDirTool,
 	type ReadFileDetails,
 	readFileTool,
 } from "../../src/workspace/index.js";
-import { call, link, textOf, workspace } from "./support.js";
+import { call, link, put, textOf, workspace } from "./support.js";
 
 const numbered = (from: number, to: number) =>
 	Array.from({ length: to - from + 1 }, (_, i) => `line ${from + i}`).join("\n");
@@ -170,6 +171,17 @@ describe("list_dir", () => {
 			{ name: "c-link", type: "symlink", target: "b.txt" },
 		]);
 		expect(textOf(await call(listDirTool({ cwd }), { path: "a" }))).toBe("inner.txt");
+	});
+
+	it("leaves out the temporary file a crash mid-write left, and only that: a user's own .tmp files stay", async () => {
+		const long = `${"ü".repeat(70)}.md`;
+		const { cwd } = workspace({ "notes.md": "whole\n", [long]: "", "data.tmp": "", ".cache.tmp": "" });
+		// What write_file leaves when the process dies between writing its temporary file and the rename.
+		for (const target of ["notes.md", long]) put(cwd, basename(atomicTempPath(join(cwd, target))), "half");
+		put(cwd, ".notes.md.0123456789AB.tmp", ""); // not hex as capstan writes it: someone else's
+		const result = await call(listDirTool({ cwd }), {});
+		expect(textOf(result)).toBe(`.cache.tmp\n.notes.md.0123456789AB.tmp\ndata.tmp\nnotes.md\n${long}`);
+		expect(result.details).toMatchObject({ total: 5, truncated: false });
 	});
 
 	it("quotes a name with a newline, which would otherwise read as two entries", async () => {

@@ -1,7 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { atomicTempPath } from "../../src/workspace/atomic-write.js";
 import { type SearchTextDetails, searchTextTool } from "../../src/workspace/index.js";
 import { REPO_ROOT } from "../providers/support/fixtures.js";
 import { call, link, put, textOf, workspace } from "./support.js";
@@ -147,6 +148,14 @@ describe("search_text", () => {
 		put(cwd, ".git/worktrees/linked/commondir", "../..\n");
 		writeFileSync(join(linked, ".git"), `gitdir: ${join(cwd, ".git/worktrees/linked")}\n`);
 		expect(textOf(await call(searchTextTool({ cwd: linked }), { pattern: "hit" }))).toBe("d.ts:1: hit");
+	});
+
+	it("skips the temporary file a crash mid-write left beside its target, but not a user's .tmp file", async () => {
+		const { cwd } = workspace({ "src/a.ts": "hit\n", "src/b.tmp": "hit\n" });
+		put(cwd, `src/${basename(atomicTempPath(join(cwd, "src/a.ts")))}`, "hit, half written\n");
+		expect(textOf(await call(searchTextTool({ cwd }), { pattern: "hit" }))).toBe(
+			"src/a.ts:1: hit\nsrc/b.tmp:1: hit",
+		);
 	});
 
 	it("outer .gitignore files count only inside a repository, and not when they ignore the workspace itself", async () => {
