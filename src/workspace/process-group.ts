@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { MAX_TIMER_DELAY_MS } from "../core/timer.js";
+import { otherGroupsOfSession } from "./process-status.js";
 
 /** How a command run in its own process group ended. */
 export interface GroupRun {
@@ -36,7 +37,7 @@ let exitHookInstalled = false;
  * `exit` listener when a signal kills it).
  */
 export function endRunningCommands(): void {
-	for (const pid of liveGroups) signalGroup(pid, "SIGKILL");
+	for (const pid of liveGroups) signalCommand(pid, "SIGKILL");
 	liveGroups.clear();
 }
 
@@ -46,6 +47,17 @@ export function endRunningCommands(): void {
  */
 function after(ms: number, fn: () => void): NodeJS.Timeout {
 	return setTimeout(fn, Math.min(ms, MAX_TIMER_DELAY_MS));
+}
+
+/**
+ * Send a signal to every process the command started: the shell's process group, and (on Linux) every other
+ * group of the session the shell leads. Job control (`set -m`, an interactive `bash -i`) puts each background
+ * job in a group of its own, which a signal to the shell's group never reaches; they stay in its session. A
+ * process that started a session of its own (`setsid`) has left on purpose and is not signalled.
+ */
+function signalCommand(pid: number, signal: NodeJS.Signals): void {
+	signalGroup(pid, signal);
+	for (const group of otherGroupsOfSession(pid)) signalGroup(group, signal);
 }
 
 /** Send a signal to every process of the group; best effort — a group already gone is the goal. */
@@ -58,12 +70,12 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 /**
- * Run `<shell> -c <command>` as the leader of a new process group and settle once every process of the group
- * is gone. A plain `spawn(…, { signal })` kills only the shell and leaves its children (`sleep 30 &`) running
- * and holding the pipes; here abort and timeout send SIGTERM to the whole group, then SIGKILL after a grace.
- * Processes the command leaves in the background are ended the same way once the shell exits. A process
- * that leaves the group on purpose (`setsid`, a daemon) is beyond reach of a group signal and may outlive
- * the call; the call stops waiting for it.
+ * Run `<shell> -c <command>` as the leader of a new session and process group, and settle once every process
+ * of the group is gone. A plain `spawn(…, { signal })` kills only the shell and leaves its children
+ * (`sleep 30 &`) running and holding the pipes; here abort and timeout send SIGTERM to the whole group (and,
+ * on Linux, to the session's other groups: `set -m` jobs), then SIGKILL after a grace. Processes the command
+ * leaves in the background are ended the same way once the shell exits. A process that leaves the session on
+ * purpose (`setsid`, a daemon) is beyond reach and may outlive the call; the call stops waiting for it.
  */
 export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRun> {
 	return new Promise((resolve, reject) => new GroupCall(options, resolve, reject).start());
@@ -134,12 +146,12 @@ class GroupCall {
 		const pid = run.pid;
 		if (this.ending || pid === undefined) return;
 		this.ending = true;
-		signalGroup(pid, "SIGTERM");
+		signalCommand(pid, "SIGTERM");
 		const grace = this.options.killGraceMs;
 		this.timers.push(
 			after(grace, () => {
-				signalGroup(pid, "SIGKILL");
-				// A process that left the group (setsid) may still hold the pipe: stop waiting for it.
+				signalCommand(pid, "SIGKILL");
+				// A process that left the session (setsid) may still hold the pipe: stop waiting for it.
 				this.timers.push(after(grace, () => this.finish()));
 			}),
 		);
@@ -148,7 +160,7 @@ class GroupCall {
 	private finish(): void {
 		if (this.settled) return;
 		this.settled = true;
-		if (this.run.pid !== undefined) signalGroup(this.run.pid, "SIGKILL");
+		if (this.run.pid !== undefined) signalCommand(this.run.pid, "SIGKILL");
 		this.cleanup();
 		this.child?.stdout?.destroy();
 		this.resolve(this.run);

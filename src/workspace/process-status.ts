@@ -22,6 +22,23 @@ export function processAlive(pid: number): boolean {
 	return stat !== undefined && stat.state !== "Z" && stat.state !== "X";
 }
 
+/**
+ * The process groups of the session `sid`, other than the one `sid` leads: on Linux read from `/proc`
+ * (zombies left out); elsewhere none, for want of a portable way to list a session. A session id stays taken
+ * while any process is in the session, so every group listed is one that session's own processes made.
+ */
+export function otherGroupsOfSession(sid: number): number[] {
+	if (!existsSync("/proc/self/stat")) return [];
+	const groups = new Set<number>();
+	for (const entry of readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry)) continue;
+		const stat = readProcStat(entry);
+		if (stat === undefined || stat.session !== sid || stat.pgrp === sid) continue;
+		if (stat.state !== "Z" && stat.state !== "X") groups.add(stat.pgrp);
+	}
+	return [...groups];
+}
+
 function signalZeroReaches(pid: number): boolean {
 	try {
 		process.kill(pid, 0);
@@ -31,8 +48,8 @@ function signalZeroReaches(pid: number): boolean {
 	}
 }
 
-/** State and process group from `/proc/<pid>/stat`; the command name may contain spaces and parentheses. */
-function readProcStat(pid: string): { state: string; pgrp: number } | undefined {
+/** State, process group and session from `/proc/<pid>/stat`; the command name may contain spaces and parentheses. */
+function readProcStat(pid: string): { state: string; pgrp: number; session: number } | undefined {
 	let text: string;
 	try {
 		text = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -40,5 +57,5 @@ function readProcStat(pid: string): { state: string; pgrp: number } | undefined 
 		return undefined;
 	}
 	const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-	return { state: fields[0] ?? "", pgrp: Number(fields[2]) };
+	return { state: fields[0] ?? "", pgrp: Number(fields[2]), session: Number(fields[3]) };
 }

@@ -187,6 +187,35 @@ describe("shell", () => {
 		expect(processGroupAlive((result.details as ShellDetails).pid!)).toBe(false);
 	});
 
+	it.runIf(process.platform === "linux")(
+		"jobs that job control (set -m) put in groups of their own end with the call too, on Linux",
+		async () => {
+			const { cwd } = workspace();
+			const tool = shellTool({ cwd, shell: { killGraceMs: 500 } });
+			const result = await call(tool, { command: "set -m; sleep 30 & echo pid:$!; sleep 31 & echo pid:$!" });
+			const jobs = pidsIn(textOf(result));
+			try {
+				expect(jobs).toHaveLength(2);
+				expect(result.isError).toBe(false);
+				expect(await eventually(() => !jobs.some(alive), 3000)).toBe(true);
+			} finally {
+				for (const pid of jobs.filter(alive)) process.kill(pid, "SIGKILL");
+			}
+			// SPEC A1: an abort while the shell waits for such a job ends the job as well.
+			const controller = new AbortController();
+			const waiting = await startWithChildren("set -m; sleep 30 & echo pid:$!; wait", 1, {
+				signal: controller.signal,
+			});
+			controller.abort();
+			try {
+				expect(((await waiting.result).details as ShellDetails).aborted).toBe(true);
+				expect(await eventually(() => !waiting.pids.some(alive), 3000)).toBe(true);
+			} finally {
+				for (const pid of waiting.pids.filter(alive)) process.kill(pid, "SIGKILL");
+			}
+		},
+	);
+
 	it("keeps the head and the tail of a large output with a note of what was dropped", async () => {
 		const { cwd } = workspace();
 		const tool = shellTool({ cwd, shell: { maxOutputBytes: 1000 } });
