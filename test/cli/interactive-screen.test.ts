@@ -147,6 +147,65 @@ describe("LiveScreen: transcript lines once, live region diffed", () => {
 		expect(vt.screen()).toEqual(["kept", "status!", "› abc"]);
 	});
 
+	it("at a new width the transcript lines on screen are written again, wrapped between words there", () => {
+		const vt = new VirtualTerminal(30, 7);
+		const screen = new LiveScreen(vt);
+		const long = "the quick brown fox jumps over the lazy dog";
+		screen.print(["scrolled 1", "scrolled 2", "scrolled 3", long, "done"]);
+		screen.setLive(["status", "› hi"], { row: 1, col: 4 });
+		screen.flush();
+		expect(vt.screen()).toEqual([
+			"scrolled 2",
+			"scrolled 3",
+			"the quick brown fox jumps",
+			"over the lazy dog",
+			"done",
+			"status",
+			"› hi",
+		]);
+		// Narrower: the terminal's reflow cuts "the quick brown fox jumps" inside a word; the screen rewraps it.
+		vt.resize(20, 7);
+		screen.resized();
+		screen.setLive(["status", "› hi"], { row: 1, col: 4 });
+		screen.flush();
+		expect(vt.screen()).toEqual([
+			"scrolled 3",
+			"the quick brown fox",
+			"jumps over the lazy",
+			"dog",
+			"done",
+			"status",
+			"› hi",
+		]);
+		// Wider: the short rows join up again.
+		vt.resize(60, 7);
+		screen.resized();
+		screen.setLive(["status", "› hi"], { row: 1, col: 4 });
+		screen.flush();
+		expect(vt.screen().slice(-4)).toEqual([long, "done", "status", "› hi"]);
+		// A line whose top went into the scrollback is left as the terminal reflowed it: the screen cannot reach it.
+		vt.resize(12, 5);
+		screen.resized();
+		screen.setLive(["status", "› hi"], { row: 1, col: 4 });
+		screen.flush();
+		expect(vt.screen()).toEqual(["s over the l", "azy dog", "done", "status", "› hi"]);
+		// Taller and wider, it is whole on screen again and written anew: nothing twice, nothing lost.
+		vt.resize(40, 9);
+		screen.resized();
+		screen.setLive(["status", "› hi"], { row: 1, col: 4 });
+		screen.flush();
+		expect(vt.lines.map((line) => line.trimEnd())).toEqual([
+			"scrolled 1",
+			"scrolled 2",
+			"scrolled 3",
+			"the quick brown fox jumps over the lazy",
+			"dog",
+			"done",
+			"status",
+			"› hi",
+		]);
+	});
+
 	it("shows the control characters of model and tool text instead of obeying them; its own colours pass", () => {
 		const vt = new VirtualTerminal(60, 10);
 		const screen = new LiveScreen(vt);

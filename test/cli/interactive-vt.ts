@@ -8,14 +8,53 @@ const CSI_SEQUENCE = /^\[(\??)([0-9;]*)([A-Za-z])/;
 
 export class VirtualTerminal {
 	readonly lines: string[] = [""];
+	/** Whether a row goes on in the next one: the terminal wrapped it there on a resize (no line break). */
+	private continues: boolean[] = [false];
 	private row = 0;
 	private col = 0;
 	written = "";
 
 	constructor(
-		readonly columns = 80,
-		readonly rows = 24,
+		public columns = 80,
+		public rows = 24,
 	) {}
+
+	/**
+	 * Change size as a reflowing terminal (VTE, iTerm2, kitty, tmux) does: a row wider than the new width goes
+	 * on in the rows below it, cut at the edge whatever it cuts, rows cut so by an earlier resize join again when
+	 * there is room, and the cursor stays on its character. Line breaks written (CR LF) are never joined.
+	 */
+	resize(columns: number, rows: number): void {
+		const next: string[] = [];
+		const continues: boolean[] = [];
+		let cursor = { row: 0, col: 0 };
+		for (let row = 0; row < this.lines.length; row++) {
+			// One line as written: this row and the rows it goes on in.
+			let line = "";
+			let cursorAt: number | undefined;
+			for (; ; row++) {
+				if (row === this.row) cursorAt = line.length + this.col;
+				line += this.lines[row] ?? "";
+				if (!this.continues[row] || row + 1 >= this.lines.length) break;
+			}
+			if (cursorAt !== undefined)
+				cursor = { row: next.length + Math.floor(cursorAt / columns), col: cursorAt % columns };
+			for (let at = 0; at === 0 || at < line.length; at += columns) {
+				next.push(line.slice(at, at + columns));
+				continues.push(at + columns < line.length);
+			}
+		}
+		while (next.length <= cursor.row) {
+			next.push("");
+			continues.push(false);
+		}
+		this.lines.splice(0, this.lines.length, ...next);
+		this.continues = continues;
+		this.row = cursor.row;
+		this.col = cursor.col;
+		this.columns = columns;
+		this.rows = rows;
+	}
 
 	write(chunk: string): boolean {
 		this.written += chunk;
@@ -32,7 +71,10 @@ export class VirtualTerminal {
 			if (ch === "\r") this.col = 0;
 			else if (ch === "\n") {
 				this.row++;
-				if (this.row >= this.lines.length) this.lines.push("");
+				if (this.row >= this.lines.length) {
+					this.lines.push("");
+					this.continues.push(false);
+				}
 			} else {
 				const line = (this.lines[this.row] ?? "").padEnd(this.col);
 				this.lines[this.row] = line.slice(0, this.col) + ch + line.slice(this.col + 1);
@@ -67,6 +109,8 @@ export class VirtualTerminal {
 		else if (final === "J") {
 			this.lines[this.row] = (this.lines[this.row] ?? "").slice(0, this.col);
 			this.lines.length = this.row + 1;
+			this.continues.length = this.row + 1;
+			this.continues[this.row] = false;
 		} else if (final === "K") this.lines[this.row] = "";
 		else throw new Error(`unsupported CSI ${params}${final}`);
 	}

@@ -1,7 +1,8 @@
 /**
  * The differential renderer. The terminal holds two things: the transcript, written once into the scrollback
- * and never touched again, and a small live region at the bottom (streaming line, running tools, status,
- * input) that is redrawn from its first changed row. A streamed delta therefore costs a redraw of a few rows,
+ * (a resize to a new width writes the lines still on screen again, wrapped at that width) and never touched
+ * otherwise, and a small live region at the bottom (streaming line, running tools, status, input) that is
+ * redrawn from its first changed row. A streamed delta therefore costs a redraw of a few rows,
  * never of the transcript, and finished lines scroll away as ordinary terminal output.
  */
 import { terminalText } from "../terminal-text.js";
@@ -21,9 +22,25 @@ export interface CursorPosition {
 	col: number;
 }
 
+/** A transcript line as it was written: kept so that a resize can write it again at the new width. */
+interface WrittenLine {
+	text: string;
+	/** Cells of each row it was wrapped into. */
+	rowWidths: number[];
+}
+
+/**
+ * Rows of the latest transcript lines kept for a resize to write again: more than any screen holds, since only
+ * lines still on screen are written again.
+ */
+const KEPT_ROWS = 1000;
+
 /** Owns the bottom of the terminal: commits transcript lines above the live region and diffs the region. */
 export class LiveScreen {
 	private pending: string[] = [];
+	/** The latest transcript lines written, oldest first, about {@link KEPT_ROWS} rows of them. */
+	private written: WrittenLine[] = [];
+	private writtenRows = 0;
 	private shown: string[] = [];
 	private next: string[] = [];
 	private cursor: CursorPosition = { row: 0, col: 0 };
@@ -71,8 +88,11 @@ export class LiveScreen {
 			frame += `\r${CSI.up(this.cursorRow)}${CSI.clearBelow}`;
 			// One cell short of the edge, as the live rows: a row filling the last column wraps early on some terminals.
 			const width = Math.max(1, this.out.columns - 1);
-			for (const line of this.pending)
-				for (const row of wrapRows(line, width)) frame += `${row}${CSI.reset}\r\n`;
+			for (const line of this.pending) {
+				const rows = wrapRows(line, width);
+				for (const row of rows) frame += `${row}${CSI.reset}\r\n`;
+				this.keep({ text: line, rowWidths: rows.map(displayWidth) });
+			}
 			this.pending = [];
 			from = 0;
 		} else {
@@ -103,13 +123,24 @@ export class LiveScreen {
 
 	/**
 	 * The terminal changed size. Terminals reflow the rows they hold, so the region now spans more (or fewer)
-	 * physical rows than we drew: clear from where its top moved to and draw it again at the next flush.
+	 * physical rows than we drew: clear from where its top moved to and draw it again at the next flush. At a
+	 * new width the transcript lines still on screen are cleared too and written again, wrapped between words
+	 * at that width: the terminal's own reflow of a narrower screen cuts words at its edge, and a wider one
+	 * would keep the old short rows. Lines partly or wholly in the scrollback stay as they were: the screen
+	 * cannot reach them.
 	 */
 	resized(): void {
 		const columns = Math.max(1, this.out.columns);
 		let above = 0;
 		for (let i = 0; i < this.cursorRow; i++) above += physicalRows(this.shown[i] ?? "", columns);
 		above += Math.floor(Math.min(this.shownCursor.col, this.columnsDrawn) / columns);
+		if (columns !== this.columnsDrawn) {
+			let region = 0;
+			for (const row of this.shown) region += physicalRows(row, columns);
+			const again = this.linesOnScreen(columns, this.out.rows - region);
+			above += again.rows;
+			this.pending.unshift(...again.lines);
+		}
 		this.out.write(`\r${CSI.up(above)}${CSI.clearBelow}`);
 		this.shown = [];
 		this.cursorRow = 0;
@@ -123,6 +154,34 @@ export class LiveScreen {
 		this.shown = [];
 		this.next = [];
 		this.cursorRow = 0;
+	}
+
+	/** Remember a written line; the oldest are forgotten past {@link KEPT_ROWS} rows. */
+	private keep(line: WrittenLine): void {
+		this.written.push(line);
+		this.writtenRows += line.rowWidths.length;
+		while (this.writtenRows > KEPT_ROWS && this.written.length > 1)
+			this.writtenRows -= this.written.shift()?.rowWidths.length ?? 0;
+	}
+
+	/**
+	 * Take the latest written lines that lie wholly in the `room` rows above the live region once the terminal
+	 * has reflowed them to `columns`, and the rows they take there. Only whole lines: the top of one cut by the
+	 * screen's edge lies in the scrollback, and writing it again would show that part twice.
+	 */
+	private linesOnScreen(columns: number, room: number): { lines: string[]; rows: number } {
+		let rows = 0;
+		let first = this.written.length;
+		while (first > 0) {
+			const line = this.written[first - 1] as WrittenLine;
+			const height = line.rowWidths.reduce((sum, width) => sum + Math.max(1, Math.ceil(width / columns)), 0);
+			if (rows + height > room) break;
+			rows += height;
+			first--;
+		}
+		const taken = this.written.splice(first);
+		for (const line of taken) this.writtenRows -= line.rowWidths.length;
+		return { lines: taken.map((line) => line.text), rows };
 	}
 
 	private moveTo(row: number): string {
