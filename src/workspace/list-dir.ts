@@ -36,7 +36,7 @@ export interface ListDirDetails {
 
 /**
  * `list_dir`: the entries of one directory, sorted by name; `name/` for directories, `name -> target` for links.
- * The temporary file of a write a crash cut short ({@link isAtomicWriteTemp}) is left out.
+ * The temporary file of a write a crash cut short (`.<name>.<hex>.tmp`) is left out.
  */
 export function listDirTool(options: WorkspaceToolsOptions): AgentTool<ListDirArgs, ListDirDetails> {
 	const maxEntries = options.maxListEntries ?? WORKSPACE_DEFAULTS.maxListEntries;
