@@ -13,6 +13,7 @@ export {
 	checkDurableInput,
 	DURABLE_ABORT_REASON,
 	type DurableAgent,
+	DurableAttemptEndedError,
 	type DurableEngine,
 	type DurableEventPosition,
 	DurableInputError,

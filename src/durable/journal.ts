@@ -14,7 +14,8 @@
  * The core's `fn` records a step's own failure as its value, so an error `run` throws is the engine's own (a
  * lost connection, a cancel, a refused write): the run stops and the workflow body rejects with it, untouched
  * (docs/durable.md, host rule 8). `fn` throws only to pass such an error on (a start marker that could not be
- * written); an engine should not record that error as the step's result.
+ * written, an attempt the engine ended while the step ran: `DurableEngine.attemptEnded`); an engine should not
+ * record that error as the step's result.
  */
 export interface DurableJournal {
 	/** Run `fn` as the step `name`, or return its recorded result. */

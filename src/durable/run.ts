@@ -163,6 +163,28 @@ export interface DurableEngine {
 	onEvent?: (event: AgentEvent, position: DurableEventPosition) => Awaitable<void>;
 	/** The wall clock whose readings are journaled (the start, each step's end). Default `Date.now`. */
 	clock?: () => number;
+	/**
+	 * Fires when the engine has ended this attempt while the run may still be working (Restate: the
+	 * invocation was cancelled, or the attempt's connection closed), its reason the engine's error. The run
+	 * then fails with that error, untouched (host rule 8), and aborts the model call and tools still running
+	 * at once: the loop's signal, and so each one's, fires with a {@link DurableAttemptEndedError}. Nothing
+	 * they return is journaled, so each is left as a crash leaves it (no result; a retry re-runs it or applies
+	 * its `onInterrupted` rule). The body still rejects only once they have settled.
+	 */
+	attemptEnded?: AbortSignal;
+}
+
+/**
+ * The abort reason the loop's signal (so the running model call's and tools') carries when the engine ended
+ * the attempt (`DurableEngine.attemptEnded`); `cause` is the engine's error, the one the run fails with.
+ */
+export class DurableAttemptEndedError extends Error {
+	/** Always `"DurableAttemptEndedError"`. */
+	override readonly name = "DurableAttemptEndedError";
+	/** @param cause - the engine's error that ended the attempt (e.g. Restate's `CancelledError`). */
+	constructor(cause: unknown) {
+		super(`The durable engine ended this attempt of the run: ${errorText(cause)}`, { cause });
+	}
 }
 
 /** The message `runDurableAgent` aborts with when the inbox carries an abort request without a reason. */
@@ -202,6 +224,7 @@ export async function runDurableAgent(
 		wallClock,
 		onEngineFailure: fail,
 		...(agent.onInterrupted ? { onInterrupted: agent.onInterrupted } : {}),
+		...(engine.attemptEnded ? { attemptEnded: engine.attemptEnded } : {}),
 	});
 	const inbox = new BoundaryInbox(engineInbox(engine.inbox, fail), controller, clock, settings.deadline);
 	const config: AgentLoopConfig = {
@@ -231,26 +254,50 @@ export async function runDurableAgent(
 					input.approvals ? { approvals: input.approvals } : undefined,
 				);
 	let outcome: RunOutcome = { type: "completed" };
-	try {
-		outcome = await forwardEvents(stream, engine.onEvent, () => failed !== undefined);
-	} catch (error) {
+	const stopOnAttemptEnd = onAttemptEnded(engine.attemptEnded, (error) => {
+		// Failed first: the loop's reaction to the abort (aborted results, its agent_end) is not delivered.
 		fail(error);
-	}
-	if (failed) {
-		// An event consumer failed (the engine's event log, the host's `onEvent`), or the engine itself did
-		// (a journal write or an inbox read threw): the body fails with that error, untouched, after the loop
-		// wound down and the steps already running recorded. What the loop made of the failure (an error tool
-		// result, an error reply) is neither delivered nor returned, and nothing is aborted, so no abort is
-		// journaled: the engine's retry replays the finished steps and goes on from there.
-		await stream.result().catch(() => {});
+		controller.abort(new DurableAttemptEndedError(error));
+	});
+	try {
+		try {
+			outcome = await forwardEvents(stream, engine.onEvent, () => failed !== undefined);
+		} catch (error) {
+			fail(error);
+		}
+		if (failed) {
+			// An event consumer failed (the engine's event log, the host's `onEvent`), or the engine itself did
+			// (a journal write or an inbox read threw, or it ended the attempt): the body fails with that error,
+			// untouched, after the loop wound down and the steps already running settled. What the loop made of
+			// the failure (an error tool result, an error reply) is neither delivered nor returned, and no abort
+			// is journaled (the engine's end aborts the running steps, whose records are then not written): the
+			// engine's retry replays the finished steps and goes on from there.
+			await stream.result().catch(() => {});
+			await steps.idle();
+			throw failed.error;
+		}
+		const added = await stream.result();
 		await steps.idle();
-		throw failed.error;
+		// A step still running when the loop ended may have met the engine failure last, or the engine may
+		// have ended the attempt while the run waited for it.
+		if (steps.engineFailure) throw steps.engineFailure.error;
+		if (engine.attemptEnded?.aborted) throw engine.attemptEnded.reason;
+		return { messages: [...messages, ...added], added, outcome };
+	} finally {
+		stopOnAttemptEnd();
 	}
-	const added = await stream.result();
-	await steps.idle();
-	// A step still running when the loop ended may have met the engine failure last.
-	if (steps.engineFailure) throw steps.engineFailure.error;
-	return { messages: [...messages, ...added], added, outcome };
+}
+
+/** Call `ended` with the signal's reason when it fires (at once if it has); returns the unsubscribe. */
+function onAttemptEnded(signal: AbortSignal | undefined, ended: (error: unknown) => void): () => void {
+	if (!signal) return () => {};
+	const listener = () => ended(signal.reason);
+	if (signal.aborted) {
+		listener();
+		return () => {};
+	}
+	signal.addEventListener("abort", listener, { once: true });
+	return () => signal.removeEventListener("abort", listener);
 }
 
 /** The engine's inbox, with a failed read (an engine failure) reported before the loop closes it as data. */

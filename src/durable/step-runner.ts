@@ -47,6 +47,12 @@ export interface DurableStepOptions {
 	 * result, an error reply), so the host must stop the run and fail the workflow with this error instead.
 	 */
 	onEngineFailure?: (error: unknown) => void;
+	/**
+	 * The engine's end of the attempt (`DurableEngine.attemptEnded`). Once it fired, a step does not start,
+	 * and one that was running records nothing: its journaled call throws the signal's reason (the engine's
+	 * error) instead of a result that says it was aborted, so the step is left as a crash leaves it.
+	 */
+	attemptEnded?: AbortSignal;
 }
 
 /** What the journal records for one step: a JSON result or an error text, when it settled, and any abort. */
@@ -91,14 +97,18 @@ export class DurableSteps {
 	/** The loop's step runner (rule L13). */
 	readonly runStep: StepRunner = <T>(step: Step, fn: () => Promise<T>): Promise<T> => {
 		const name = this.#nameOf(step.id);
-		const pending = step.kind === "tool" ? this.#runTool(step, name, fn) : this.#record(name, fn);
+		return this.#track(step.kind === "tool" ? this.#runTool(step, name, fn) : this.#record(name, fn));
+	};
+
+	/** Count `pending` as running until it settles (`idle`). */
+	#track<T>(pending: Promise<T>): Promise<T> {
 		this.#inFlight.add(pending);
 		void pending.then(
 			() => this.#inFlight.delete(pending),
 			() => this.#inFlight.delete(pending),
 		);
 		return pending;
-	};
+	}
 
 	/**
 	 * The first error the journal itself threw during this run, if one did: an engine failure, not a step's
@@ -189,11 +199,12 @@ export class DurableSteps {
 		this.#reading++;
 		let record: StepRecord;
 		try {
-			record = await this.#journal.run<StepRecord>(name, async () => {
+			record = await this.#journal.run<StepRecord>(name, () => {
 				live = true;
 				this.#readSettled();
-				if (gate) await gate();
-				return this.#live(fn);
+				// Tracked on its own: an engine may settle the journal call before the body (Restate's, when the
+				// attempt ended), and the run must still wait for the body it aborted.
+				return this.#track(this.#liveBody(fn, gate));
 			});
 		} catch (error) {
 			this.#engineFailed(error);
@@ -205,6 +216,21 @@ export class DurableSteps {
 		if (!live) await this.#replayAbort(record);
 		if (record.error !== undefined) throw new Error(record.error);
 		return record.value as T;
+	}
+
+	/** A step's journaled body: its gate, then the step; nothing to record once the engine ended the attempt. */
+	async #liveBody<T>(fn: () => Promise<T>, gate?: () => Promise<void>): Promise<StepRecord> {
+		this.#throwIfAttemptEnded();
+		if (gate) await gate();
+		this.#throwIfAttemptEnded();
+		const record = await this.#live(fn);
+		this.#throwIfAttemptEnded();
+		return record;
+	}
+
+	#throwIfAttemptEnded(): void {
+		const ended = this.#options.attemptEnded;
+		if (ended?.aborted) throw ended.reason;
 	}
 
 	async #live<T>(fn: () => Promise<T>): Promise<StepRecord> {

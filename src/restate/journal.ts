@@ -21,12 +21,37 @@ interface Waiter {
 	reject: (error: unknown) => void;
 }
 
-/** Waits on every Restate promise of one handler attempt through one race (see the module comment). */
+/**
+ * Waits on every Restate promise of one handler attempt through one race (see the module comment), and so is
+ * the first to learn that the attempt is over: `ended` then fires.
+ */
 export class RestateAwaiter {
 	readonly #waiting = new Set<Waiter>();
 	#driving = false;
 	/** Why the attempt is over (cancelled, suspended, aborted by the SDK), once it is. */
 	#over: { error: unknown } | undefined;
+	readonly #ended = new AbortController();
+
+	/**
+	 * Fires, with the error that ended the attempt as its reason, once the attempt is over: a wait met
+	 * Restate's cancel (or a suspension), or `end` was called. The run's `DurableEngine.attemptEnded`: it
+	 * aborts the model call and tools still running, which would otherwise go on after the attempt.
+	 */
+	get ended(): AbortSignal {
+		return this.#ended.signal;
+	}
+
+	/**
+	 * The attempt is over for a reason no wait saw (Restate closed its connection): every wait fails with
+	 * `error` from now on, and `ended` fires. Only the first reason counts.
+	 */
+	end(error: unknown): void {
+		if (this.#over) return;
+		this.#over = { error };
+		for (const waiter of this.#waiting) waiter.reject(error);
+		this.#waiting.clear();
+		this.#ended.abort(error);
+	}
 
 	/**
 	 * A plain promise of `promise`'s outcome, safe to await anywhere (also inside a `ctx.run` action). Once the
@@ -62,9 +87,7 @@ export class RestateAwaiter {
 			}
 		} catch (error) {
 			// The attempt is over (suspended, cancelled or aborted by the SDK): nothing waiting can complete in it.
-			this.#over = { error };
-			for (const waiter of this.#waiting) waiter.reject(error);
-			this.#waiting.clear();
+			this.end(error);
 		} finally {
 			this.#driving = false;
 		}
@@ -80,7 +103,8 @@ export class RestateAwaiter {
  * A `DurableJournal` over a Restate context: one `ctx.run` entry per step, named by the step's name.
  *
  * The core's `fn` throws only to pass an engine failure on (a tool whose start marker met the cancel that
- * ended the attempt), and such an error must not become the step's record (`DurableJournal`). Restate records
+ * ended the attempt, a step that was running when the attempt ended and was aborted for it), and such an
+ * error must not become the step's record (`DurableJournal`). Restate records
  * a `TerminalError` thrown in a `ctx.run` action as the entry's result, and a cancel is one
  * (`CancelledError`, 409): the tool's entry would say it failed with "Cancelled", though it never ran. Any
  * other error would end the attempt as a retryable failure instead of the error the core passes on. So the

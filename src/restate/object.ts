@@ -209,6 +209,7 @@ async function runConversation(
 	refuseImpossibleRun(ctx.key, runInput);
 	ctx.set(RUNNING, invocationId);
 	const awaiter = new RestateAwaiter();
+	const stopOnClose = endOnConnectionClose(ctx, awaiter);
 	const runInbox = restateInbox(ctx, inbox, invocationId, awaiter);
 	let result: DurableRunResult;
 	try {
@@ -216,6 +217,8 @@ async function runConversation(
 		result = await runDurableAgent(options.agent, runInput, {
 			journal: restateJournal(ctx, awaiter),
 			inbox: runInbox,
+			// A cancel (or the attempt's end) aborts the model call and tools still running, at once.
+			attemptEnded: awaiter.ended,
 			...eventsOf(options.onEvent, { key: ctx.key, invocationId }),
 		});
 		// Cancelled (or suspended) mid-run: a journal entry or inbox call that met it made `runDurableAgent`
@@ -225,6 +228,8 @@ async function runConversation(
 	} catch (error) {
 		if (error instanceof restate.CancelledError) closeCancelledRun(ctx, inbox, invocationId);
 		throw error;
+	} finally {
+		stopOnClose();
 	}
 	await endInbox(ctx, inbox, { invocationId, unreadSteering: runInbox.unreadSteering() });
 	ctx.set(TRANSCRIPT, result.messages);
@@ -232,6 +237,21 @@ async function runConversation(
 	else ctx.clear(PENDING_APPROVALS);
 	ctx.clear(RUNNING);
 	return { added: result.added, outcome: result.outcome };
+}
+
+/**
+ * The server can end an attempt without a word to the handler: its abort timeout (rule 2), a lost
+ * connection, its own restart. The SDK then fires the request's `attemptCompletedSignal`, but no wait of the
+ * run settles, so a tool still running would go on, unseen, while a retry runs the invocation again. Ending
+ * the awaiter aborts it (and fails every wait of the attempt), as a cancel does. Returns the unsubscribe.
+ */
+function endOnConnectionClose(ctx: restate.ObjectContext, awaiter: RestateAwaiter): () => void {
+	const signal = ctx.request().attemptCompletedSignal;
+	const end = () =>
+		awaiter.end(new Error(`capstan/restate: the Restate server ended this attempt of ${ctx.key}'s run`));
+	if (signal.aborted) end();
+	else signal.addEventListener("abort", end, { once: true });
+	return () => signal.removeEventListener("abort", end);
 }
 
 /** The engine's `onEvent`, when the host gave one: the host's, told which conversation and run it is. */

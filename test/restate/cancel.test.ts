@@ -16,7 +16,15 @@ import {
 	type RestateRunInput,
 	type StartedRun,
 } from "../../src/restate/index.js";
-import { countLines, eventsFile, FOLLOW_UP_TEXT, gateFile, STEER_TEXT } from "./support/agent.js";
+import {
+	countLines,
+	eventsFile,
+	FOLLOW_UP_TEXT,
+	gateFile,
+	HANG_MODEL_TEXT,
+	STEER_TEXT,
+	WAIT_SIGNAL_TEXT,
+} from "./support/agent.js";
 import {
 	describeWithRestate,
 	freePort,
@@ -29,6 +37,7 @@ import {
 	waitForLine,
 } from "./support/services.js";
 
+const RESTATE_CANCEL_REASON = "The durable engine ended this attempt of the run: Cancelled";
 const prompt = userMessage("Find alpha, pay, find beta, then wait for the gate.", 1);
 
 /** Cancel a run through Restate's admin API (what `restate invocations cancel` does). */
@@ -56,6 +65,18 @@ async function expectCancelled(client: RestateAgentClient, run: StartedRun): Pro
 	expect((failed as RestateRequestError).status).toBe(409);
 }
 
+/** The completion of the `ctx.run` entry named `step`, if Restate recorded one. */
+function runResult(rows: readonly JournalRow[], step: string): unknown {
+	const command = rows.find((row) => row.entry_type === "Command: Run" && row.name === step);
+	expect(command).toBeDefined();
+	const id = JSON.parse(command?.entry_json ?? "{}").Command.Run.completion_id;
+	for (const row of rows) {
+		const run = JSON.parse(row.entry_json).Notification?.Completion?.Run;
+		if (run?.completion_id === id) return run.result;
+	}
+	return undefined;
+}
+
 describeWithRestate("capstan/restate: a cancel that reaches a tool waiting for its start marker", (urls) => {
 	const name = uniqueName("cancel");
 	const countFile = join(tempDir("restate-cancel"), "count");
@@ -71,18 +92,6 @@ describeWithRestate("capstan/restate: a cancel that reaches a tool waiting for i
 	afterAll(async () => {
 		await worker?.kill();
 	});
-
-	/** The completion of the `ctx.run` entry named `step`, if Restate recorded one. */
-	function runResult(rows: readonly JournalRow[], step: string): unknown {
-		const command = rows.find((row) => row.entry_type === "Command: Run" && row.name === step);
-		expect(command).toBeDefined();
-		const id = JSON.parse(command?.entry_json ?? "{}").Command.Run.completion_id;
-		for (const row of rows) {
-			const run = JSON.parse(row.entry_json).Notification?.Completion?.Run;
-			if (run?.completion_id === id) return run.result;
-		}
-		return undefined;
-	}
 
 	it("SPEC L13 / host rule 8: the cancel ends the run and is not recorded as the tool's result; nothing runs after it", {
 		timeout: 90_000,
@@ -279,6 +288,64 @@ describeWithRestate("capstan/restate: a cancel while the run waits for its inbox
 		const transcript = await client.transcript(key);
 		expect(transcript.map((message) => message.role)).toEqual(["user", "assistant"]);
 		expect(transcript).toEqual(result.added);
+		await expectNothingRunning(client, key);
+	});
+});
+
+describeWithRestate("capstan/restate: a cancel while a tool or a model call runs", (urls) => {
+	const name = uniqueName("cancel_live");
+	const countFile = join(tempDir("restate-cancel-live"), "count");
+	let worker: WorkerProcess;
+	let client: RestateAgentClient;
+	beforeAll(async () => {
+		const port = await freePort();
+		worker = await startWorker({ name, port, adminUrl: urls.adminUrl, countFile });
+		client = new RestateAgentClient({ ingressUrl: urls.ingressUrl, name });
+	}, 40_000);
+	afterAll(async () => {
+		await worker?.kill();
+	});
+
+	it("SPEC A1 / docs/durable.md Restate rule 5, host rule 8: the running tool's signal fires at once; its entry records no result", {
+		timeout: 90_000,
+	}, async () => {
+		const key = "cancel-tool-1";
+		const run = await client.start(key, { prompt: WAIT_SIGNAL_TEXT });
+		// `wait_signal` ends only when its signal fires: nothing else would end the run.
+		await waitForLine(countFile, "tool sig_1 start");
+		await cancel(urls.adminUrl, run.invocationId);
+		await expectCancelled(client, run);
+		// The run answered only once the tool it aborted had settled: nothing of it runs on after its 409.
+		expect(countLines(countFile)).toContain(`tool sig_1 aborted: ${RESTATE_CANCEL_REASON}`);
+		// The tool's step is a crash's trace (started, no result), not the abort it met: a replay of the
+		// journal would treat it as cut off, not as a tool that failed.
+		const rows = await journalRows(urls.adminUrl, run.invocationId);
+		expect(runResult(rows, "sig_1:started")).toMatchObject({ Success: expect.anything() });
+		expect(runResult(rows, "sig_1")).toBeUndefined();
+		expect(countLines(countFile)).not.toContain("model 2 start");
+		expect(await client.transcript(key)).toEqual([]);
+		const seen = countLines(eventsFile(countFile)).filter((line) => line.startsWith(`${key} `));
+		expect(seen).not.toContain(`${key} tool_execution_end error`);
+		expect(seen).not.toContain(`${key} agent_end`);
+		await expectNothingRunning(client, key);
+	});
+
+	it("SPEC A1 / docs/durable.md Restate rule 5: the model call's signal fires at once; its entry records no result", {
+		timeout: 90_000,
+	}, async () => {
+		const key = "cancel-model-live-1";
+		const run = await client.start(key, { prompt: HANG_MODEL_TEXT });
+		// The reply never ends until its signal fires. (The tool test's run made the worker's first model 1.)
+		await waitForLine(countFile, "model 1 start", 2);
+		await cancel(urls.adminUrl, run.invocationId);
+		await expectCancelled(client, run);
+		expect(countLines(countFile)).toContain(`model 1 aborted: ${RESTATE_CANCEL_REASON}`);
+		const rows = await journalRows(urls.adminUrl, run.invocationId);
+		expect(runResult(rows, "model:0")).toBeUndefined();
+		expect(await client.transcript(key)).toEqual([]);
+		const seen = countLines(eventsFile(countFile)).filter((line) => line.startsWith(`${key} `));
+		expect(seen.filter((line) => line === `${key} message_end`)).toHaveLength(1); // the prompt's
+		expect(seen).not.toContain(`${key} agent_end`);
 		await expectNothingRunning(client, key);
 	});
 });

@@ -7,7 +7,14 @@ import { afterAll, expect, it } from "vitest";
 import { INTERRUPTED_TOOL_TEXT } from "../../src/durable/index.js";
 import { type AgentMessage, agentLoop, userMessage } from "../../src/index.js";
 import { RestateAgentClient } from "../../src/restate/index.js";
-import { countLines, gateFile, STEER_TEXT, testAgent, type WorkerConfig } from "./support/agent.js";
+import {
+	countLines,
+	gateFile,
+	STEER_TEXT,
+	testAgent,
+	WAIT_SIGNAL_TEXT,
+	type WorkerConfig,
+} from "./support/agent.js";
 import {
 	describeWithRestate,
 	freePort,
@@ -215,5 +222,30 @@ describeWithRestate("capstan/restate: a run survives SIGKILL (issue 11)", (urls)
 			"tool call_4 end": 1,
 			"model 5 end": 1,
 		});
+	});
+});
+
+describeWithRestate("capstan/restate: the server ends an attempt while a tool runs (rule 2)", (urls) => {
+	it("SPEC A1 / docs/durable.md Restate rule 2: the ended attempt's tool has its signal fired; the retry reports it interrupted, not re-run", {
+		timeout: 90_000,
+	}, async () => {
+		const s = await scenario(urls, "none");
+		// Short timeouts: the server ends the attempt soon after `wait_signal` starts, and retries it.
+		await startWorker({ ...workerConfig(s), timeouts: { inactivityTimeout: 500, abortTimeout: 500 } }).then(
+			(started) => workers.push(started),
+		);
+		const client = new RestateAgentClient({ ingressUrl: urls.ingressUrl, name: s.name });
+		const run = await client.start("conversation-5", { prompt: WAIT_SIGNAL_TEXT });
+		const result = await client.result(run);
+
+		// The first attempt's tool did not run on unseen beside the retry: its signal fired when the server
+		// closed the attempt.
+		const aborted = `tool sig_1 aborted: The durable engine ended this attempt of the run: capstan/restate: the Restate server ended this attempt of conversation-5's run`;
+		await waitForLine(s.countFile, aborted);
+		const lines = countLines(s.countFile).filter((line) => line.startsWith("tool sig_1"));
+		expect(lines).toEqual(["tool sig_1 start", aborted]);
+		expect(result.outcome).toEqual({ type: "completed" });
+		const interrupted = result.added.find((m) => m.role === "toolResult" && m.toolCallId === "sig_1");
+		expect(interrupted).toMatchObject({ details: { interrupted: true, executed: "unknown" }, isError: true });
 	});
 });

@@ -23,8 +23,8 @@ export interface CountingAgentOptions {
 	idempotentCharge?: boolean;
 	/** Whether `charge` needs a person's approval (rule T14): the run then pauses before it. */
 	chargeNeedsApproval?: boolean;
-	/** Awaited inside `charge` after it counted itself: where a kill test kills the worker. */
-	insideCharge?: () => Promise<void>;
+	/** Awaited inside `charge` (with its abort signal) after it counted itself: where a kill test kills the worker. */
+	insideCharge?: (signal: AbortSignal) => Promise<void>;
 	/** Awaited inside `lookup` (with the call id) after it counted itself. */
 	insideLookup?: (id: string) => Promise<void>;
 }
@@ -72,9 +72,9 @@ export function countingAgent(options: CountingAgentOptions): DurableAgent {
 		parameters: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] },
 		idempotent: options.idempotentCharge === true,
 		...(options.chargeNeedsApproval ? { needsApproval: true } : {}),
-		async execute(id, args: { amount: number }) {
+		async execute(id, args: { amount: number }, signal) {
 			options.count(`tool:${id}`);
-			await options.insideCharge?.();
+			await options.insideCharge?.(signal);
 			return {
 				content: [{ type: "text", text: `charged ${args.amount}` }],
 				details: { amount: args.amount },

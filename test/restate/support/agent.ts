@@ -5,6 +5,7 @@
  * count what ran, across processes.
  */
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { abortReasonText } from "../../../src/core/abort.js";
 import type { DurableAgent } from "../../../src/durable/index.js";
 import type { AgentMessage, AgentTool, StreamFunction } from "../../../src/index.js";
 import { type ScriptedReply, scriptedModel, textReply, toolReply } from "../../../src/testing/index.js";
@@ -35,6 +36,8 @@ export interface WorkerConfig {
 	 * `boundary` or `end`) until the test opens the gate named by the key (see worker.ts).
 	 */
 	holdInboxByKey?: boolean;
+	/** The conversation object's `inactivityTimeout` and `abortTimeout` (ms): short ones end a long step's attempt. */
+	timeouts?: { inactivityTimeout: number; abortTimeout: number };
 }
 
 /** The steer text the script answers differently (steering test). */
@@ -55,6 +58,11 @@ function parallelReply(turns: number): ScriptedReply {
 /** The follow-up text the script answers differently. */
 export const FOLLOW_UP_TEXT = "And the red one?";
 
+/** A prompt with this text gets a call of `wait_signal` (id `sig_1`), which runs until its signal fires. */
+export const WAIT_SIGNAL_TEXT = "Wait until you are stopped.";
+/** A prompt with this text gets a reply that never ends until its call's signal fires. */
+export const HANG_MODEL_TEXT = "Think until you are stopped.";
+
 /**
  * The script, chosen from the context rather than a call counter (a new worker process starts counting from
  * zero, but replays do not call the model): several tool turns, then a final text. Tool call ids are explicit
@@ -66,6 +74,8 @@ export function replyFor(messages: readonly AgentMessage[]): ScriptedReply {
 	const said = (text: string) => last.role === "user" && JSON.stringify(last.content).includes(text);
 	if (said(STEER_TEXT)) return textReply("Switched to the blue one.");
 	if (said(FOLLOW_UP_TEXT)) return textReply("The red one is sold out.");
+	if (said(HANG_MODEL_TEXT)) return textReply("Thinking", { hang: true });
+	if (said(WAIT_SIGNAL_TEXT)) return toolReply("wait_signal", {}, { id: "sig_1" });
 	if (JSON.stringify(messages[0]).includes(PARALLEL_TEXT)) return parallelReply(turns);
 	switch (turns) {
 		case 0:
@@ -96,14 +106,24 @@ export function countLines(countFile: string): string[] {
 	return readFileSync(countFile, "utf8").split("\n").filter(Boolean);
 }
 
-/** The scripted model, counting each call's start and (when its reply is complete) its end. */
+/**
+ * The scripted model, counting each call's start, its end (when its reply is complete) and its signal firing
+ * before then (`model <n> aborted: <reason>`).
+ */
 function countingModel(countFile: string): { model: DurableAgent["model"]; streamFn: StreamFunction } {
 	const scripted = scriptedModel((call) => replyFor(call.context.messages), { now: () => 0 });
 	const streamFn: StreamFunction = (model, context, options) => {
 		const n = context.messages.filter((message) => message.role === "assistant").length + 1;
 		note(countFile, `model ${n} start`);
+		let ended = false;
+		options?.signal?.addEventListener("abort", () => {
+			if (!ended) note(countFile, `model ${n} aborted: ${abortReasonText(options.signal?.reason)}`);
+		});
 		const events = scripted.stream(model, context, options);
-		void events.result().then(() => note(countFile, `model ${n} end`));
+		void events.result().then(() => {
+			ended = true;
+			note(countFile, `model ${n} end`);
+		});
 		return events;
 	};
 	return { model: scripted.model, streamFn };
@@ -142,6 +162,21 @@ function tools(config: Pick<WorkerConfig, "countFile" | "hangAt" | "approveCharg
 			...(config.approveCharge ? { needsApproval: true } : {}),
 			parameters: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] },
 			execute: (id, args: { amount: number }) => run(id, async () => `charged ${args.amount}`),
+		},
+		{
+			name: "wait_signal",
+			description: "Run until stopped (not idempotent).",
+			parameters: { type: "object", properties: {} },
+			// No timer: it ends only when its signal fires, and notes that it did (`tool <id> aborted: <reason>`).
+			execute: (id, _args, signal) => {
+				note(countFile, `tool ${id} start`);
+				return new Promise((_resolve, reject) => {
+					signal.addEventListener("abort", () => {
+						note(countFile, `tool ${id} aborted: ${abortReasonText(signal.reason)}`);
+						reject(signal.reason);
+					});
+				});
+			},
 		},
 		{
 			name: "wait_for",

@@ -97,6 +97,7 @@ const objectOptions = {
 	// A killed worker's invocation is retried quickly: the tests wait for it.
 	retryPolicy: { initialInterval: 50, maxInterval: 500, exponentiationFactor: 2 },
 	hooks: conversationHooks(),
+	...config.timeouts,
 } as RestateObjectOptions;
 const definition = restateAgent({
 	name: config.name,
