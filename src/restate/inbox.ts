@@ -123,6 +123,47 @@ export interface InboxEndInput {
 	cancelled?: boolean;
 }
 
+/** The inbox's own handlers a watch calls, as a one-way call sees them (the object is being defined). */
+type InboxSelf = {
+	watch: (ctx: restate.ObjectSharedContext, invocationId: string) => Promise<void>;
+	end: (ctx: restate.ObjectContext, input: InboxEndInput) => Promise<void>;
+};
+
+/** The conversation object's handler a watch calls: clear its `running` state if it names the run. */
+type ConversationRunCloser = {
+	closeRun: (ctx: restate.ObjectContext, invocationId: string) => Promise<void>;
+};
+
+/**
+ * Wait, without holding the inbox (a shared handler; Restate suspends it), for run `invocationId` to end.
+ * A run that completed told the inbox itself. One that ended with 409 (cancelled, or killed: Restate then
+ * runs none of its code, so nothing else would tell) wrote no transcript: the inbox gives back what it took
+ * (`end` with `cancelled`), and the conversation stops naming it as running (`closeRun`). Both act only if
+ * the run is still the one they name, so after the run's own `end` or the next run's `begin` they do
+ * nothing. A cancel of the watch itself (`CancelledError`) says nothing of the run, so it is left alone.
+ */
+async function watch(
+	ctx: restate.ObjectSharedContext,
+	conversationName: string,
+	invocationId: string,
+): Promise<void> {
+	try {
+		await ctx.invocation(restate.InvocationIdParser.fromString(invocationId)).attach();
+		return;
+	} catch (error) {
+		const stopped =
+			error instanceof restate.TerminalError &&
+			!(error instanceof restate.CancelledError) &&
+			error.code === 409;
+		if (!stopped) throw error;
+	}
+	ctx.objectSendClient<InboxSelf>({ name: inboxName(conversationName) }, ctx.key).end({
+		invocationId,
+		cancelled: true,
+	});
+	ctx.objectSendClient<ConversationRunCloser>({ name: conversationName }, ctx.key).closeRun(invocationId);
+}
+
 /** The inbox object for the conversation object `conversationName` (named `<conversationName>Inbox`). */
 export function conversationInbox(conversationName: string) {
 	return restate.object({
@@ -133,8 +174,8 @@ export function conversationInbox(conversationName: string) {
 			boundary,
 			/**
 			 * The run starts reading: abort requests without a run now aim at it. What an earlier run took and
-			 * never ended with (it was killed: Restate ran none of its code, its transcript was not written) goes
-			 * back to the front of the queues first, as a cancelled run's does, so this run reads it.
+			 * never ended with (it was killed before its watch told the inbox) goes back to the front of the
+			 * queues first, as a cancelled run's does, so this run reads it. Then the run is watched (`watch`).
 			 */
 			begin: async (ctx: restate.ObjectContext, invocationId: string) => {
 				const taken = await ctx.get<TakenByRun>(TAKEN);
@@ -144,13 +185,19 @@ export function conversationInbox(conversationName: string) {
 				}
 				ctx.set(ACTIVE, invocationId);
 				ctx.clear(TAKEN);
+				ctx.objectSendClient<InboxSelf>({ name: inboxName(conversationName) }, ctx.key).watch(invocationId);
 			},
+			watch: restate.handlers.object.shared(
+				(ctx: restate.ObjectSharedContext, invocationId: string): Promise<void> =>
+					watch(ctx, conversationName, invocationId),
+			),
 			/**
 			 * The run ended: its unread abort requests are dropped (they can never apply); steering it took but
 			 * never used goes back to the front of the queue, for the next run — for a cancelled run, whose
 			 * transcript is not written, every steering message and follow-up it took, in the order it took
-			 * them, so no message a user sent is lost. Once per run: a run whose first `end` met a cancel
-			 * sends it again, not knowing whether the first ran, and the steering must not be queued twice.
+			 * them, so no message a user sent is lost (a killed run's comes from its `watch`). Once per run: a run
+			 * whose first `end` met a cancel sends it again, not knowing whether the first ran, and a cancelled
+			 * run's watch sends one too; the steering must not be queued twice.
 			 */
 			end: async (
 				ctx: restate.ObjectContext,

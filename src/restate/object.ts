@@ -175,6 +175,10 @@ function conversationObject(options: RestateAgentOptions, inbox: ConversationInb
 				async (ctx: restate.ObjectSharedContext): Promise<PendingApproval[]> =>
 					(await ctx.get<PendingApproval[]>(PENDING_APPROVALS)) ?? [],
 			),
+			// A run that ended with 409 (killed or cancelled) is no longer running; the inbox's watch says so.
+			closeRun: async (ctx: restate.ObjectContext, invocationId: string): Promise<void> => {
+				if ((await ctx.get<string>(RUNNING)) === invocationId) ctx.clear(RUNNING);
+			},
 			status: restate.handlers.object.shared(
 				async (ctx: restate.ObjectSharedContext): Promise<RestateConversationStatus> => ({
 					running: (await ctx.get<string>(RUNNING)) ?? null,

@@ -201,12 +201,15 @@ function describeStopAfterReading(stop: "cancel" | "kill", rule: string): void {
 			expect(answer.ok).toBe(true);
 			await expect(client.result(run)).rejects.toBeInstanceOf(RestateRequestError);
 			expect(await client.transcript(key)).toEqual([]);
-			if (stop === "cancel")
-				// The inbox hears of the cancel by a one-way call: a poll. (A kill runs no code: the next run's start
-				// gives back what the killed run took.)
-				await expect
-					.poll(() => client.pending(key), { timeout: 10_000 })
-					.toEqual({ steer: 2, followUp: 1, abort: 0, active: null });
+			// The inbox hears of it by a one-way call (a kill runs none of the run's code: the inbox's watch of
+			// the run sends it), so a poll: what the run took is counted as queued again, and nothing names the
+			// run as running, before any next run starts.
+			await expect
+				.poll(() => client.pending(key), { timeout: 10_000 })
+				.toEqual({ steer: 2, followUp: 1, abort: 0, active: null });
+			await expect
+				.poll(() => client.status(key), { timeout: 10_000 })
+				.toEqual({ running: null, messages: 0 });
 			// The next run reads them as if the stopped run had never taken them: the steer it had read first.
 			const next = await client.run(key, { prompt: "Anything else?" });
 			expect(next.outcome).toEqual({ type: "completed" });
