@@ -20,6 +20,7 @@ import {
 	readRunEvents,
 } from "./events.js";
 import { carryOver, ensureMessageTables, messageTopic, resendRecorded, sendRecorded } from "./messages.js";
+import { batches, deleteRowsOfGoneRuns, ID_BATCH, runIdsAfter, runsByIds } from "./retention.js";
 import { DEFAULT_AGENT_QUEUE } from "./workflow.js";
 
 /** Options of `DbosAgentRuns.connect`. */
@@ -41,7 +42,9 @@ export interface DbosRunStatus {
 /** The queue a rewound run waits on while `rewind` sends its messages again: no worker polls it. */
 const REWIND_HOLD_QUEUE = "capstan-rewind-hold";
 
-const TERMINAL = new Set(["SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"]);
+/** DBOS's statuses of a run that has ended: it runs no more unless resumed or rewound. */
+const ENDED = ["SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"] as const;
+const TERMINAL = new Set<string>(ENDED);
 
 /** A message for a running agent: an agent message, or text for a user message. */
 export type RunMessage = AgentMessage | string;
@@ -267,6 +270,78 @@ export class DbosAgentRuns {
 		for (const [queueName, ids] of byQueue) await this.#client.resumeWorkflows(ids, { queueName });
 		return runs.map(({ id }) => id);
 	}
+
+	/**
+	 * Delete ended runs: DBOS's records of them (`deleteWorkflows`, its public API) and then capstan's rows (the
+	 * event log, the recorded steering and follow-ups, the record of a carry-over from them). A run that has not
+	 * ended (`ENQUEUED`, `PENDING`, `DELAYED`, a `rewind` under way) is refused, and then nothing of the call is
+	 * deleted: cancel it first (`DBOS.cancelWorkflow`). An unknown run id is no error, so deleting twice is
+	 * harmless and a second call finishes one cut short: DBOS's records go first, and rows left by a crash between
+	 * the two are rows of a run DBOS no longer has, which this call or `pruneOrphans` removes.
+	 *
+	 * A run continued by another (`resume`'s `<runId>:resume`, a `start` with `carryOverFrom`) is deleted alone:
+	 * the continuation has its own transcript and its own copy of the messages carried to it, and is deleted by
+	 * its own id. Deleting the continuation first leaves the run it continued, whose record of the carry-over
+	 * stays with it: a later `resume` or carry-over from that run is refused rather than run again.
+	 */
+	async delete(runIds: string | string[]): Promise<void> {
+		const ids = [...new Set(typeof runIds === "string" ? [runIds] : runIds)];
+		const known = await runsByIds(this.#client, ids);
+		const running = known.filter((run) => !TERMINAL.has(run.status));
+		if (running.length > 0)
+			throw new Error(
+				`delete: ${running.map((run) => `run "${run.workflowID}" has not ended (status ${run.status})`).join(", ")}; nothing was deleted`,
+			);
+		for (const batch of batches(known.map((run) => run.workflowID)))
+			await this.#client.deleteWorkflows(batch);
+		for (const batch of batches(ids)) await deleteRowsOfGoneRuns(this.#pool, batch, this.#existing);
+	}
+
+	/**
+	 * Delete the runs of `agent` (one workflow name or several) of this application that ended at or before
+	 * `endedBefore`, the earliest started first, at most `limit` (default 500) per call, as `delete` does. Resolves to the
+	 * run ids deleted; call it again until it resolves to none. A run that ended awaiting approval has ended too:
+	 * keep `endedBefore` older than the longest a decision may take, or its `resume` finds no run.
+	 */
+	async deleteEnded(options: {
+		agent: string | string[];
+		endedBefore: Date;
+		limit?: number;
+	}): Promise<string[]> {
+		const runs = await this.#client.listWorkflows({
+			workflowName: options.agent,
+			status: [...ENDED],
+			completedBefore: options.endedBefore.toISOString(),
+			limit: options.limit ?? ID_BATCH,
+			loadInput: false,
+			loadOutput: false,
+		});
+		const ids = runs.map((run) => run.workflowID);
+		if (ids.length > 0) await this.delete(ids);
+		return ids;
+	}
+
+	/**
+	 * Remove capstan's rows of runs DBOS no longer has: deleted with DBOS's own `deleteWorkflow(s)`, by a DBOS
+	 * Conductor retention policy (which deletes ended runs in the background), or left by a `delete` cut short.
+	 * Rows of runs DBOS still has are kept. It reads the run ids of capstan's tables in batches of `batchSize`
+	 * (default 500) and asks DBOS which exist, so it costs one lookup per batch; run it periodically, e.g. after
+	 * each retention round. Resolves to the number of runs whose rows were removed.
+	 */
+	async pruneOrphans(options: { batchSize?: number } = {}): Promise<number> {
+		const batchSize = options.batchSize ?? ID_BATCH;
+		let pruned = 0;
+		let after: string | undefined;
+		for (;;) {
+			const ids = await runIdsAfter(this.#pool, after, batchSize);
+			if (ids.length === 0) return pruned;
+			after = ids.at(-1);
+			pruned += (await deleteRowsOfGoneRuns(this.#pool, ids, this.#existing)).length;
+		}
+	}
+
+	readonly #existing = async (ids: string[]): Promise<Set<string>> =>
+		new Set((await runsByIds(this.#client, ids)).map((run) => run.workflowID));
 
 	/** Close the connections. A second call returns the first call's promise. */
 	close(): Promise<void> {

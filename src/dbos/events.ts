@@ -28,7 +28,8 @@ export interface RunEventsOptions {
 	isFinished?: () => Promise<boolean>;
 }
 
-const TABLE = "capstan.run_events";
+/** The events table: one row per event of a run, keyed by the run id and the event's position. */
+export const EVENTS_TABLE = "capstan.run_events";
 
 /**
  * The pool for the events table. An idle connection the server drops (a restart, a failover, a proxy's idle
@@ -50,7 +51,7 @@ export async function ensureEventsTable(pool: pg.Pool): Promise<void> {
 		await client.query("SELECT pg_advisory_xact_lock(hashtext('capstan.run_events'))");
 		await client.query("CREATE SCHEMA IF NOT EXISTS capstan");
 		await client.query(
-			`CREATE TABLE IF NOT EXISTS ${TABLE} (run_id text NOT NULL, seq integer NOT NULL, delta integer NOT NULL, event jsonb NOT NULL, PRIMARY KEY (run_id, seq, delta))`,
+			`CREATE TABLE IF NOT EXISTS ${EVENTS_TABLE} (run_id text NOT NULL, seq integer NOT NULL, delta integer NOT NULL, event jsonb NOT NULL, PRIMARY KEY (run_id, seq, delta))`,
 		);
 		await client.query("COMMIT");
 	} catch (error) {
@@ -118,7 +119,7 @@ export class RunEventWriter {
 			return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}::jsonb)`;
 		});
 		await this.#pool.query(
-			`INSERT INTO ${TABLE} (run_id, seq, delta, event) VALUES ${tuples.join(", ")} ON CONFLICT DO NOTHING`,
+			`INSERT INTO ${EVENTS_TABLE} (run_id, seq, delta, event) VALUES ${tuples.join(", ")} ON CONFLICT DO NOTHING`,
 			values,
 		);
 	}
@@ -148,7 +149,7 @@ export async function* readRunEvents(
 		// Asked before the read: a run that had finished then wrote all its rows before, so none is missed.
 		const finished = options.isFinished ? await options.isFinished() : false;
 		const { rows } = await pool.query<{ seq: number; delta: number; event: AgentEvent }>(
-			`SELECT seq, delta, event FROM ${TABLE} WHERE run_id = $1 AND (seq, delta) > ($2, $3) ORDER BY seq, delta LIMIT 1000`,
+			`SELECT seq, delta, event FROM ${EVENTS_TABLE} WHERE run_id = $1 AND (seq, delta) > ($2, $3) ORDER BY seq, delta LIMIT 1000`,
 			[runId, after.seq, after.delta],
 		);
 		for (const row of rows) {

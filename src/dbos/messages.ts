@@ -38,8 +38,10 @@ interface RecordedMessage {
 }
 
 // The message is stored as JSON text, exactly as sent: jsonb would refuse a NUL character a steer may carry.
-const MESSAGES = "capstan.run_messages";
-const CARRYOVERS = "capstan.run_carryovers";
+/** The recorded steers and follow-ups, one row per message and run it was sent to. */
+export const MESSAGES_TABLE = "capstan.run_messages";
+/** Which run a run's messages were carried over to, one row per run carried from (`from_run_id`). */
+export const CARRYOVERS_TABLE = "capstan.run_carryovers";
 
 /** The statuses of a run that ended without writing its transcript: every message it was sent is carried. */
 const WITHOUT_TRANSCRIPT = new Set(["CANCELLED", "ERROR", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"]);
@@ -50,10 +52,10 @@ export async function ensureMessageTables(pool: pg.Pool): Promise<void> {
 		await db.query("SELECT pg_advisory_xact_lock(hashtext('capstan.run_messages'))");
 		await db.query("CREATE SCHEMA IF NOT EXISTS capstan");
 		await db.query(
-			`CREATE TABLE IF NOT EXISTS ${MESSAGES} (run_id text NOT NULL, message_id text NOT NULL, topic text NOT NULL, position bigserial NOT NULL, message text NOT NULL, PRIMARY KEY (run_id, message_id))`,
+			`CREATE TABLE IF NOT EXISTS ${MESSAGES_TABLE} (run_id text NOT NULL, message_id text NOT NULL, topic text NOT NULL, position bigserial NOT NULL, message text NOT NULL, PRIMARY KEY (run_id, message_id))`,
 		);
 		await db.query(
-			`CREATE TABLE IF NOT EXISTS ${CARRYOVERS} (from_run_id text PRIMARY KEY, to_run_id text NOT NULL)`,
+			`CREATE TABLE IF NOT EXISTS ${CARRYOVERS_TABLE} (from_run_id text PRIMARY KEY, to_run_id text NOT NULL)`,
 		);
 	});
 }
@@ -128,13 +130,19 @@ export async function carryOver(
 	const runId = toRunId ?? randomUUID();
 	return inTransaction(pool, async (db) => {
 		const claimed = await db.query<{ to_run_id: string }>(
-			`INSERT INTO ${CARRYOVERS} (from_run_id, to_run_id) VALUES ($1, $2) ON CONFLICT (from_run_id) DO UPDATE SET to_run_id = ${CARRYOVERS}.to_run_id RETURNING to_run_id, (xmax = 0) AS inserted`,
+			`INSERT INTO ${CARRYOVERS_TABLE} (from_run_id, to_run_id) VALUES ($1, $2) ON CONFLICT (from_run_id) DO UPDATE SET to_run_id = ${CARRYOVERS_TABLE}.to_run_id RETURNING to_run_id, (xmax = 0) AS inserted`,
 			[fromRunId, runId],
 		);
 		const row = claimed.rows[0] as { to_run_id: string; inserted: boolean } | undefined;
 		if (!row) throw new Error(`${what}: the carry-over could not be recorded`);
 		if (!row.inserted) {
 			// Done before, by this call retried or by another process: the new run has its messages already.
+			// The claim outlives a deleted continuation, so a run is never continued twice (its messages sent
+			// again, a resume's approved tools run again).
+			if (!(await client.getWorkflow(row.to_run_id)))
+				throw new Error(
+					`${what}: run "${fromRunId}" was already continued as run "${row.to_run_id}", which has since been deleted`,
+				);
 			if (toRunId === undefined || row.to_run_id === toRunId) return row.to_run_id;
 			throw new Error(
 				`${what}: the messages of run "${fromRunId}" were already carried over to run "${row.to_run_id}"`,
@@ -172,7 +180,7 @@ async function readMessageIds(client: DBOSClient, runId: string): Promise<Set<st
 
 async function recordedMessages(db: pg.ClientBase, runId: string): Promise<RecordedMessage[]> {
 	const { rows } = await db.query<{ id: string; topic: RecordedTopic; position: string; message: string }>(
-		`SELECT message_id AS id, topic, position::text AS position, message FROM ${MESSAGES} WHERE run_id = $1 ORDER BY position`,
+		`SELECT message_id AS id, topic, position::text AS position, message FROM ${MESSAGES_TABLE} WHERE run_id = $1 ORDER BY position`,
 		[runId],
 	);
 	return rows.map((row) => ({ ...row, position: Number(row.position), message: JSON.parse(row.message) }));
@@ -184,7 +192,7 @@ async function insertMessage(
 	{ id, topic, message }: Omit<RecordedMessage, "position">,
 ): Promise<number> {
 	const { rows } = await db.query<{ position: string }>(
-		`INSERT INTO ${MESSAGES} (run_id, message_id, topic, message) VALUES ($1, $2, $3, $4) RETURNING position::text AS position`,
+		`INSERT INTO ${MESSAGES_TABLE} (run_id, message_id, topic, message) VALUES ($1, $2, $3, $4) RETURNING position::text AS position`,
 		[runId, id, topic, JSON.stringify(message)],
 	);
 	return Number(rows[0]?.position);
@@ -205,7 +213,8 @@ function send(
 	return client.sendInTransaction(db, runId, envelope, messageTopic(topic), envelope.id);
 }
 
-async function inTransaction<T>(pool: pg.Pool, body: (db: pg.PoolClient) => Promise<T>): Promise<T> {
+/** Run `body` in one transaction on a connection of `pool`: committed if it resolves, rolled back if not. */
+export async function inTransaction<T>(pool: pg.Pool, body: (db: pg.PoolClient) => Promise<T>): Promise<T> {
 	const db = await pool.connect();
 	try {
 		await db.query("BEGIN");
