@@ -11,6 +11,8 @@
 //   npx tsx examples/dbos.ts steer <run id> "Use the company card."
 //   npx tsx examples/dbos.ts next <run id>      cancel it (DBOS), start the next run with its steering
 //                                               (a run that ended first gives the messages it never read)
+// And retention (docs/durable.md, "Retention"):
+//   npx tsx examples/dbos.ts clean 0            delete the runs that ended, then prune rows DBOS's deletes left
 // The model is scripted (capstan/testing), so no API key is needed.
 
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
@@ -78,11 +80,12 @@ const [command, arg, text] = process.argv.slice(2);
 const known =
 	command === "worker" ||
 	command === "start" ||
+	command === "clean" ||
 	((command === "takeover" || command === "watch" || command === "next") && arg) ||
 	(command === "steer" && arg && text);
 if (!known) {
 	console.log(
-		"usage: examples/dbos.ts worker <id> | start | takeover <dead worker id> | watch <run id> | steer <run id> <text> | next <run id>",
+		"usage: examples/dbos.ts worker <id> | start | takeover <dead worker id> | watch <run id> | steer <run id> <text> | next <run id> | clean [minutes]",
 	);
 } else if (command === "worker") {
 	registerDbosAgent({ name: "pay-invoice", agent: paymentAgent });
@@ -119,6 +122,17 @@ if (!known) {
 			await printEvents(runs, runId);
 			const added = (await runs.result(runId)).added.filter((message) => message.role === "user");
 			console.log(`it read: ${added.map((message) => JSON.stringify(message.content)).join(", ")}`);
+		} else if (command === "clean") {
+			// Retention: the runs that ended more than [minutes] ago (default 60) go, with their events and messages,
+			// then the rows of runs DBOS deleted itself (DBOS.deleteWorkflow, a Conductor retention policy).
+			const endedBefore = new Date(Date.now() - Number(arg ?? 60) * 60_000);
+			let deleted = 0;
+			for (;;) {
+				const ids = await runs.deleteEnded({ agent: "pay-invoice", endedBefore });
+				if (ids.length === 0) break;
+				deleted += ids.length;
+			}
+			console.log(`deleted ${deleted} run(s); pruned the rows of ${await runs.pruneOrphans()} more`);
 		} else if (command === "watch" && arg) {
 			await printEvents(runs, arg);
 			const result = await runs.result(arg);
