@@ -46,8 +46,9 @@ export interface McpServerHandle {
 	name: string;
 	/**
 	 * The SDK client, for what the bridge does not map (prompts, resources, …). The same one for the whole
-	 * connection, also when an HTTP server's session is started anew ({@link McpConnection.onSessionRenewed});
-	 * its `getServerCapabilities()`, `getServerVersion()` and `getInstructions()` stay the first session's.
+	 * connection, also when an HTTP server's session is started anew ({@link McpConnection.onSessionRenewed}):
+	 * its `getServerCapabilities()`, `getServerVersion()` and `getInstructions()` then give the new session's
+	 * answers (a restarted server may offer other capabilities), already when `onSessionRenewed` is called.
 	 */
 	client: Client;
 	/** This server's current tools. */

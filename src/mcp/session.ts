@@ -13,6 +13,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
+	type InitializeResult,
 	InitializeResultSchema,
 	type JSONRPCMessage,
 	LATEST_PROTOCOL_VERSION,
@@ -64,8 +65,9 @@ export function renewableTransport(create: () => Transport): RenewableTransport 
 
 /**
  * Start a new session for `client`, whose transport is `transport`: a fresh SDK transport, then `initialize`
- * and `notifications/initialized`, as `Client.connect` does. `client.getServerCapabilities()` and the like keep
- * the first session's answers.
+ * and `notifications/initialized`, as `Client.connect` does. Once the server answered `initialize`,
+ * `client.getServerCapabilities()`, `getServerVersion()` and `getInstructions()` give its new answers
+ * ({@link adoptInitializeResult}).
  */
 export async function startNewSession(
 	client: Client,
@@ -83,7 +85,29 @@ export async function startNewSession(
 	if (!SUPPORTED_PROTOCOL_VERSIONS.includes(result.protocolVersion))
 		throw new Error(`the server's protocol version is not supported: ${result.protocolVersion}`);
 	transport.setProtocolVersion?.(result.protocolVersion);
+	adoptInitializeResult(client, result);
 	await client.notification({ method: "notifications/initialized" });
+}
+
+/** Where the SDK's `Client` keeps the server's `initialize` answer, which only `Client.connect` writes. */
+interface InitializedClientFields {
+	_serverCapabilities?: InitializeResult["capabilities"];
+	_serverVersion?: InitializeResult["serverInfo"];
+	_instructions?: InitializeResult["instructions"];
+}
+
+/**
+ * Make `client` describe the server as its new session's `initialize` answered: a server that restarted may
+ * have other capabilities (no `tools.listChanged` any more), another version or other instructions, and the
+ * SDK's own checks read these fields too. `Client` has no public way to set them (they are private, written by
+ * `connect`); test/mcp/http-restart.test.ts reads them back through the public getters, so an SDK that renames
+ * them fails there.
+ */
+function adoptInitializeResult(client: Client, result: InitializeResult): void {
+	const fields = client as unknown as InitializedClientFields;
+	fields._serverCapabilities = result.capabilities;
+	fields._serverVersion = result.serverInfo;
+	fields._instructions = result.instructions;
 }
 
 /**

@@ -4,6 +4,8 @@
  * and the MCP streamable HTTP transport says the client MUST then start a new session. The bridge does, sends
  * the call that met the 404 once more (the server never ran it), lists the tools again and tells the host.
  */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connectMcpServers, type McpConnection } from "../../src/mcp/index.js";
 import { agentWith, callReply, executeAlone, resultText, textReply } from "./support/harness.js";
@@ -111,6 +113,50 @@ describe("an HTTP MCP server that restarted and forgot the session", () => {
 		expect(mcp.servers.get("remote")?.lastRefreshError).toBeUndefined();
 		expect(await run(mcp, "remote__tick")).toEqual([false, "1"]);
 		expect(renewed).toEqual(["remote"]);
+	});
+});
+
+describe("a server that came back with other capabilities, version and instructions", () => {
+	it("is described by the new session's initialize answer once the session is renewed", async () => {
+		let starts = 0;
+		// First the test server (tools.listChanged, version 1.0.0); then a plain SDK Server without listChanged.
+		const create = (exit: () => void) => {
+			if (++starts === 1) return createTestServer(exit);
+			const server = new Server(
+				{ name: "capstan-test", version: "2.0.0" },
+				{ capabilities: { tools: {} }, instructions: "Call echo only." },
+			);
+			server.setRequestHandler(ListToolsRequestSchema, () => ({
+				tools: [{ name: "echo", inputSchema: { type: "object" } }],
+			}));
+			server.setRequestHandler(CallToolRequestSchema, (request) => ({
+				content: [{ type: "text", text: `echo 2: ${String(request.params.arguments?.text)}` }],
+			}));
+			return server;
+		};
+		const http = await startHttpMcpServer(create, { sessions: "each", keepAlive: false });
+		const mcp = await connectMcpServers({ mcpServers: { remote: { url: http.url } } });
+		try {
+			const client = mcp.servers.get("remote")!.client;
+			expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: true });
+			expect(client.getServerVersion()?.version).toBe("1.0.0");
+			expect(client.getInstructions()).toBeUndefined();
+			// What a host reads when it is told of the new session is already the new server's.
+			const seen: unknown[] = [];
+			mcp.onSessionRenewed((server) =>
+				seen.push([server.client.getServerCapabilities(), server.client.getInstructions()]),
+			);
+
+			await http.restart();
+			expect(await run(mcp, "remote__echo", { text: "a" })).toEqual([false, "echo 2: a"]);
+			expect(seen).toEqual([[{ tools: {} }, "Call echo only."]]);
+			expect(client.getServerCapabilities()).toEqual({ tools: {} });
+			expect(client.getServerVersion()).toEqual({ name: "capstan-test", version: "2.0.0" });
+			expect(client.getInstructions()).toBe("Call echo only.");
+		} finally {
+			await mcp.close();
+			await http.close();
+		}
 	});
 });
 
