@@ -140,12 +140,14 @@ function strayLineReporter(warn: (text: string) => void): (server: string, line:
 }
 
 /**
- * A stdio server that exited is gone for good; an HTTP server that cannot be reached may come back, and its
- * tools are tried again on every call.
+ * A stdio server that exited is gone for good; an HTTP server that cannot be reached, or that gave no new
+ * session in place of one it forgot, may come back, and its tools are tried again on every call.
  */
 function lostWarning(server: McpServerHandle): string {
 	if (server.unreachable !== undefined)
 		return `MCP server "${server.name}": cannot be reached (${server.unreachable}); calls to its tools fail until it can be reached again`;
+	if (server.sessionError !== undefined)
+		return `MCP server "${server.name}": it no longer knew capstan's session (it restarted) and refused a new one (${server.sessionError}); each call to its tools asks again`;
 	return `MCP server "${server.name}": connection lost (the server exited or closed the connection); calls to its tools fail until capstan is restarted`;
 }
 

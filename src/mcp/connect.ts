@@ -56,8 +56,9 @@ export interface McpServerHandle {
 	/**
 	 * False once the connection closed (the server exited or the host closed it). Its tools stay listed; a call
 	 * to one is an error result saying the connection is closed. An HTTP server has no lasting connection: it is
-	 * false while requests cannot reach it ({@link McpServerHandle.unreachable}), and true again once one does;
-	 * its calls are tried meanwhile, and fail saying it cannot be reached.
+	 * false while requests cannot reach it ({@link McpServerHandle.unreachable}) or it has no session with it
+	 * ({@link McpServerHandle.sessionError}), and true again once a request reaches it on a session; its calls
+	 * are tried meanwhile, and fail saying why they cannot be made.
 	 */
 	connected: boolean;
 	/**
@@ -65,6 +66,13 @@ export interface McpServerHandle {
 	 * down, or the network is); absent once one reached it again.
 	 */
 	unreachable?: string;
+	/**
+	 * Why no new session could be started with an HTTP server that no longer knew the connection's session
+	 * (its `initialize` failed: the server answered it with an error, or could not be reached, which
+	 * {@link McpServerHandle.unreachable} says too); absent once a new session began. Meanwhile `connected` is
+	 * false, and every call, and every re-listing, first tries to start one.
+	 */
+	sessionError?: string;
 	/** The message of the last failed `tools/list` refresh; the previous list stays in use. */
 	lastRefreshError?: string;
 	/**
@@ -117,13 +125,12 @@ export interface McpConnection {
 
 /**
  * A handle with what the bridge keeps for itself: the entry's secret redactor, and for an HTTP server its
- * transport, the new session being started, and whether one is owed (the last attempt failed).
+ * transport and the new session being started (one is owed while `sessionError` says the last attempt failed).
  */
 interface Server extends McpServerHandle {
 	redact: (text: string) => string;
 	renewable?: RenewableTransport;
 	renewing?: Promise<string | undefined>;
-	owed?: boolean;
 }
 
 const DEFAULT_CLIENT_INFO = { name: "capstan", version: "0.1.0" };
@@ -223,16 +230,18 @@ export async function connectMcpServers(
 			if (server.renewing) return server.renewing;
 			// Another call's renewal already gave a new session (an SDK that forgets the dead id has none: renew).
 			const current = renewable.sessionId;
-			if (closing || (!server.owed && current !== undefined && current !== stale))
+			if (closing || (server.sessionError === undefined && current !== undefined && current !== stale))
 				return Promise.resolve(undefined);
 			const renewing = (async () => {
 				try {
 					await startNewSession(server.client, renewable, clientInfo);
 				} catch (error) {
-					server.owed = true;
-					return server.redact(error instanceof Error ? error.message : String(error));
+					server.sessionError = server.redact(error instanceof Error ? error.message : String(error));
+					settle(server);
+					return server.sessionError;
 				}
-				delete server.owed;
+				delete server.sessionError;
+				settle(server);
 				if (!closing) for (const listener of renewedListeners) listener(server);
 				void scheduleRelist(server);
 				return undefined;
@@ -245,7 +254,9 @@ export async function connectMcpServers(
 		};
 		const hooks: SessionHooks = {
 			ready: () =>
-				server.renewing !== undefined || server.owed === true ? renew(undefined) : Promise.resolve(undefined),
+				server.renewing !== undefined || server.sessionError !== undefined
+					? renew(undefined)
+					: Promise.resolve(undefined),
 			renew,
 		};
 		sessions.set(server, hooks);
@@ -259,18 +270,23 @@ export async function connectMcpServers(
 		if (closing) return;
 		for (const listener of lostListeners) listener(server);
 	};
-	// An HTTP server is lost when a request cannot reach it, and back when one does.
+	// An HTTP server is connected while its requests reach it on a session: lost (once) when either fails, and
+	// back when both hold again. Not while connecting (`connected` is still false): the connect error says it.
+	const settle = (server: Server) => {
+		const usable =
+			server.client.transport !== undefined &&
+			server.unreachable === undefined &&
+			server.sessionError === undefined;
+		if (usable === server.connected) return;
+		if (usable) server.connected = true;
+		else lost(server);
+	};
 	const reached = (server: Server) => (problem: string | undefined) => {
 		if (problem === undefined) {
 			if (server.unreachable === undefined) return;
 			delete server.unreachable;
-			if (server.client.transport) server.connected = true;
-			return;
-		}
-		const wasReached = server.unreachable === undefined;
-		server.unreachable = server.redact(problem);
-		// Not while connecting: the connect error says it.
-		if (wasReached && server.connected) lost(server);
+		} else server.unreachable = server.redact(problem);
+		settle(server);
 	};
 
 	const close = async () => {

@@ -263,6 +263,33 @@ describe("capstan with MCP servers", () => {
 		}
 	}, 30_000);
 
+	it("an HTTP server that restarted and refused a new session is said once as lost, then once renewed", async () => {
+		let broken = false;
+		const refuse = (body: unknown) =>
+			broken && (body as { method?: string }).method === "initialize" ? 503 : undefined;
+		const http = await startHttpMcpServer(undefined, { sessions: "each", keepAlive: false, refuse });
+		mcpServers.push(http);
+		const { warnings, connection, echo } = await attachRemote(http);
+		try {
+			broken = true;
+			await http.restart();
+			expect((await echo()).isError).toBe(true);
+			expect((await echo()).isError).toBe(true);
+			expect(warnings).toEqual([
+				expect.stringMatching(
+					/^MCP server "remote": it no longer knew capstan's session \(it restarted\) and refused a new one \(Streamable HTTP error: Error POSTing to endpoint: .*\); each call to its tools asks again$/,
+				),
+			]);
+			broken = false;
+			expect((await echo()).isError).toBeUndefined();
+			expect(warnings.slice(1)).toEqual([
+				`MCP server "remote": it no longer knew capstan's session (it restarted); a new session began, its tools are listed again`,
+			]);
+		} finally {
+			await connection.close();
+		}
+	}, 30_000);
+
 	it("a stdio server's stdout lines that are no MCP message: the first three are said, made safe, then that more are not", async () => {
 		const server = resolve(REPO_ROOT, "test/mcp/support/bad-lines-server.ts");
 		const tsx = resolve(REPO_ROOT, "node_modules/tsx/dist/loader.mjs");

@@ -180,6 +180,8 @@ describe("an SDK server with one transport for all, restarted", () => {
 describe("a server that answers 404 for the session again on the new one", () => {
 	const calls = { forgotten: 0, broken: 0, initialize: 0 };
 	let refuseInitialize = false;
+	// Whether the server goes away as it answers the next 404.
+	let goneAfter404 = false;
 	let http: HttpMcpServer;
 	let mcp: McpConnection;
 	beforeAll(async () => {
@@ -199,6 +201,7 @@ describe("a server that answers 404 for the session again on the new one", () =>
 			const name = call.method === "tools/call" ? call.params?.name : undefined;
 			if (name !== "forgotten" && name !== "broken") return undefined;
 			calls[name]++;
+			if (name === "forgotten" && goneAfter404) http.stopListening();
 			return name === "forgotten" ? 404 : 500;
 		};
 		http = await startHttpMcpServer(create, { sessions: "each", keepAlive: false, refuse });
@@ -209,6 +212,7 @@ describe("a server that answers 404 for the session again on the new one", () =>
 		calls.broken = 0;
 		calls.initialize = 0;
 		refuseInitialize = false;
+		goneAfter404 = false;
 	});
 	afterAll(async () => {
 		await mcp?.close();
@@ -251,5 +255,63 @@ describe("a server that answers 404 for the session again on the new one", () =>
 		refuseInitialize = false;
 		expect(await run(mcp, "remote__echo", { text: "y" })).toEqual([false, "echo: y"]);
 		expect(renewed).toEqual(["remote"]);
+	});
+
+	it("a server that refuses the new session is lost once, not connected, and tried again by each call", async () => {
+		const renewed: string[] = [];
+		const lost: string[] = [];
+		mcp.onSessionRenewed((s) => renewed.push(s.name));
+		mcp.onConnectionLost((s) => lost.push(s.name));
+		const remote = mcp.servers.get("remote")!;
+		refuseInitialize = true;
+		expect((await run(mcp, "remote__forgotten"))[0]).toBe(true);
+		expect(lost).toEqual(["remote"]);
+		expect(remote.connected).toBe(false);
+		expect(remote.sessionError).toMatch(/^Streamable HTTP error: Error POSTing to endpoint: /);
+		// It answered: it can be reached, it only gave no session.
+		expect(remote.unreachable).toBeUndefined();
+
+		const [isError, text] = await run(mcp, "remote__echo", { text: "x" });
+		expect(isError).toBe(true);
+		expect(text).toMatch(/a new session could not be started: Streamable HTTP error: /);
+		expect(calls.initialize).toBe(2);
+		expect(lost).toEqual(["remote"]);
+		expect(remote.connected).toBe(false);
+
+		refuseInitialize = false;
+		expect(await run(mcp, "remote__echo", { text: "y" })).toEqual([false, "echo: y"]);
+		expect(renewed).toEqual(["remote"]);
+		expect(remote.connected).toBe(true);
+		expect(remote.sessionError).toBeUndefined();
+		expect(lost).toEqual(["remote"]);
+	});
+
+	it("a server gone between the 404 and the new session is lost once and unreachable until it is back", async () => {
+		const renewed: string[] = [];
+		const lost: string[] = [];
+		mcp.onSessionRenewed((s) => renewed.push(s.name));
+		mcp.onConnectionLost((s) => lost.push(s.name));
+		const remote = mcp.servers.get("remote")!;
+		goneAfter404 = true;
+		const refused = /connect ECONNREFUSED 127\.0\.0\.1:\d+/;
+		const [isError, text] = await run(mcp, "remote__forgotten");
+		expect(isError).toBe(true);
+		expect(text).toMatch(new RegExp(`a new session could not be started: .*${refused.source}`));
+		expect(lost).toEqual(["remote"]);
+		expect(remote.connected).toBe(false);
+		expect(remote.unreachable).toMatch(refused);
+		expect(remote.sessionError).toMatch(refused);
+
+		expect(await run(mcp, "remote__echo", { text: "x" })).toEqual([
+			true,
+			expect.stringMatching(new RegExp(`a new session could not be started: .*${refused.source}`)),
+		]);
+		expect(lost).toEqual(["remote"]);
+
+		await http.resume();
+		expect(await run(mcp, "remote__echo", { text: "y" })).toEqual([false, "echo: y"]);
+		expect(renewed).toEqual(["remote"]);
+		expect([remote.connected, remote.unreachable, remote.sessionError]).toEqual([true, undefined, undefined]);
+		expect(lost).toEqual(["remote"]);
 	});
 });

@@ -14,6 +14,11 @@ export interface HttpMcpServer {
 	authorizations: (string | undefined)[];
 	/** Stop listening and drop every connection, as a server that went down: each request is refused. */
 	stop(): Promise<void>;
+	/**
+	 * Stop listening at once, the open connections left to finish what they carry: a server that goes away while
+	 * it answers (every later connection is refused). {@link HttpMcpServer.resume} listens again.
+	 */
+	stopListening(): void;
 	/** Listen again on the same port, its MCP sessions as they were: a server back up. */
 	resume(): Promise<void>;
 	/**
@@ -95,6 +100,9 @@ export async function startHttpMcpServer(
 		url: `http://127.0.0.1:${port}/mcp`,
 		authorizations,
 		stop,
+		stopListening: () => {
+			http.close();
+		},
 		resume,
 		restart: async () => {
 			await stop();
