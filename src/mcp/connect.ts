@@ -110,8 +110,11 @@ export interface McpConnection {
 	/**
 	 * Called once with a server whose connection closed before the host closed it (a stdio server's process
 	 * exited); not for the closing of `close()` or `terminate()`. For an HTTP server, called when a request
-	 * could not reach it after one had ({@link McpServerHandle.unreachable} says why), and once more each time it
-	 * is lost again after a request reached it. Returns an unsubscribe function.
+	 * could not reach it after one had ({@link McpServerHandle.unreachable} says why) or a new session could not
+	 * be started ({@link McpServerHandle.sessionError}), and once more each time it is lost again after it was
+	 * back. A connection the server closed under a request before any answer (a kept-alive connection it closed
+	 * as idle) is a loss only if a second request cannot reach it either: a request that changes nothing is sent
+	 * once more, and a tool call, which may have run, fails saying so. Returns an unsubscribe function.
 	 */
 	onConnectionLost(listener: (server: McpServerHandle) => void): () => void;
 	/**

@@ -71,27 +71,106 @@ export function unansweredStreamFetch(
 
 /**
  * `base` wrapped so that `onReach` hears whether each request reached the server: `undefined` when an answer
- * came (whatever its HTTP status), else why none could (`connect ECONNREFUSED 127.0.0.1:3000`, a reset, DNS,
- * TLS: fetch failed before an answer). Such a failure is rethrown saying the server could not be reached and
- * why, where fetch's own says only "fetch failed". A request that was aborted (the client closing) says nothing.
+ * came (whatever its HTTP status), else why none could (`connect ECONNREFUSED 127.0.0.1:3000`, DNS, TLS: fetch
+ * failed before an answer). Such a failure is rethrown saying the server could not be reached and why, where
+ * fetch's own says only "fetch failed". A request that was aborted (the client closing) says nothing.
+ *
+ * A connection closed under a request before any answer ({@link isCutConnection}) is most often a kept-alive
+ * one the server closed as idle just as the request went out (a server that sends no `Keep-Alive: timeout`
+ * hint, or closes sooner than it says): the server is up and never read it. Whether it did cannot be told, so
+ * the request is sent once more only when doing it twice changes nothing ({@link isRepeatable}); any other
+ * (a `tools/call`) fails saying the server may have run it, and a `ping` asks whether the server is still
+ * reached. Either way the server is lost only if that second request cannot reach it either.
  */
 export function reachFetch(
 	onReach: (problem: string | undefined) => void,
 	base: FetchLike = fetch,
 ): FetchLike {
-	return async (url, init) => {
-		let response: Response;
+	const attempt = async (url: string | URL, init?: RequestInit): Promise<Response> => {
 		try {
-			response = await base(url, init);
+			return await base(url, init);
 		} catch (error) {
 			if (init?.signal?.aborted) throw error;
 			const problem = unreachedProblem(error);
 			onReach(problem);
 			throw new TypeError(`the server could not be reached (${problem})`, { cause: error });
 		}
+	};
+	return async (url, init) => {
+		let response: Response;
+		try {
+			response = await base(url, init);
+		} catch (error) {
+			if (init?.signal?.aborted || !isCutConnection(error)) return attempt(url, init);
+			if (isRepeatable(init)) response = await attempt(url, init);
+			else {
+				const probe = await attempt(url, pingOf(init));
+				onReach(undefined);
+				void probe.body?.cancel().catch(() => {});
+				throw new TypeError(
+					`the server closed the connection before it answered (${unreachedProblem(error)}); it may or may not have run the request`,
+					{ cause: error },
+				);
+			}
+		}
 		onReach(undefined);
 		return response;
 	};
+}
+
+/**
+ * Whether fetch failed because the connection was closed or reset under the request before any answer (not
+ * refused, not DNS or TLS): undici's "other side closed", a reset, a write to a closed socket.
+ */
+function isCutConnection(error: unknown): boolean {
+	const code = error instanceof Error ? (error as { cause?: { code?: unknown } }).cause?.code : undefined;
+	return code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE";
+}
+
+/**
+ * MCP methods a client sends that change nothing on the server when sent twice: the reads, and `initialize`
+ * (a second one at most leaves the server a session nobody uses).
+ */
+const REPEATABLE_METHODS = new Set([
+	"initialize",
+	"ping",
+	"tools/list",
+	"prompts/list",
+	"prompts/get",
+	"resources/list",
+	"resources/templates/list",
+	"resources/read",
+	"completion/complete",
+]);
+
+/**
+ * Whether sending `init` twice does what sending it once does: a GET (the server's event stream), a DELETE
+ * (ending the session), or a POST of notifications, responses and {@link REPEATABLE_METHODS} requests only.
+ * As an HTTP client retries a request that met a closed kept-alive connection only when it is idempotent.
+ */
+function isRepeatable(init: RequestInit | undefined): boolean {
+	const method = (init?.method ?? "GET").toUpperCase();
+	if (method === "GET" || method === "DELETE") return true;
+	if (method !== "POST" || typeof init?.body !== "string") return false;
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(init.body);
+	} catch {
+		return false;
+	}
+	return (Array.isArray(parsed) ? parsed : [parsed]).every((message) => {
+		if (typeof message !== "object" || message === null) return false;
+		const { id, method } = message as { id?: unknown; method?: unknown };
+		// A notification (no id) or a response (no method) runs nothing to be run twice.
+		if (id === undefined || method === undefined) return true;
+		return typeof method === "string" && REPEATABLE_METHODS.has(method);
+	});
+}
+
+/** `init` with a `ping` for body: the same session and headers, and nothing to run. */
+function pingOf(init: RequestInit | undefined): RequestInit {
+	const body = JSON.stringify({ jsonrpc: "2.0", id: "capstan-reach", method: "ping" });
+	return { ...init, method: "POST", body };
 }
 
 /** What fetch's error says went wrong: its cause's message (which names the address) or code, else its own. */

@@ -42,6 +42,11 @@ export interface HttpMcpServerOptions {
 	keepAlive?: boolean;
 	/** With `"each"`: a POST body for which this returns a status is answered with it (and "Session not found"). */
 	refuse?: (body: unknown) => number | undefined;
+	/**
+	 * Told every POST body first; when it returns true, the connection is destroyed and the request left unrun
+	 * and unanswered: a kept-alive connection the server closed (idle) just as the request went out.
+	 */
+	cut?: (body: unknown) => boolean;
 }
 
 /**
@@ -50,7 +55,7 @@ export interface HttpMcpServerOptions {
  */
 export async function startHttpMcpServer(
 	create: (exit: () => void) => McpServer | LowLevelServer = createTestServer,
-	{ sessions = "one", keepAlive = true, refuse }: HttpMcpServerOptions = {},
+	{ sessions = "one", keepAlive = true, refuse, cut }: HttpMcpServerOptions = {},
 ): Promise<HttpMcpServer> {
 	let http!: Server;
 	const exit = () => http.closeAllConnections();
@@ -67,8 +72,9 @@ export async function startHttpMcpServer(
 	http = createServer(async (req, res) => {
 		authorizations.push(req.headers.authorization);
 		if (!keepAlive) closeAfter(res);
-		if (single) return void single.transport.handleRequest(req, res);
 		const body = req.method === "POST" ? JSON.parse(await readBody(req)) : undefined;
+		if (body !== undefined && cut?.(body)) return void req.socket.destroy();
+		if (single) return void single.transport.handleRequest(req, res, body);
 		const id = req.headers["mcp-session-id"];
 		const known = typeof id === "string" ? bySession.get(id) : undefined;
 		const status = body === undefined ? undefined : refuse?.(body);
