@@ -2,7 +2,7 @@
  * The command line of `capstan`, parsed with `node:util` `parseArgs` (strict: an unknown flag is a usage
  * error, not silently ignored). Parsing only reads the words; what they mean is decided in `main.ts`.
  */
-import { parseArgs } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { isThinkingLevel, THINKING_LEVELS, type ThinkingLevel } from "../core/model.js";
 
 /** The modes the command runs in. */
@@ -43,7 +43,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
 	try {
 		parsed = parse(argv);
 	} catch (error) {
-		throw new UsageError(error instanceof Error ? error.message : String(error));
+		throw new UsageError(
+			unknownFlagText(argv, error) ?? (error instanceof Error ? error.message : String(error)),
+		);
 	}
 	const { values, positionals } = parsed;
 	const modes = (["print", "json", "rpc"] as const).filter((name) => values[name]);
@@ -82,30 +84,40 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
 	};
 }
 
+/** The flags, for both parses: the strict one and the one that names an unknown flag. */
+const OPTIONS = {
+	print: { type: "boolean", short: "p" },
+	json: { type: "boolean" },
+	rpc: { type: "boolean" },
+	model: { type: "string", short: "m" },
+	"base-url": { type: "string" },
+	"api-key": { type: "string" },
+	thinking: { type: "string" },
+	yes: { type: "boolean", short: "y" },
+	"no-session": { type: "boolean" },
+	"session-dir": { type: "string" },
+	resume: { type: "string", short: "r" },
+	continue: { type: "boolean", short: "c" },
+	demo: { type: "boolean" },
+	mcp: { type: "string" },
+	help: { type: "boolean", short: "h" },
+	version: { type: "boolean", short: "v" },
+} as const satisfies ParseArgsConfig["options"];
+
+/**
+ * Node's own text for an unknown flag points to `--` as if a prompt were meant, with an unbalanced quote: the
+ * flag is named here, and the `--` way shown as a whole command.
+ */
+function unknownFlagText(argv: readonly string[], error: unknown): string | undefined {
+	if ((error as { code?: unknown }).code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") return undefined;
+	const { tokens } = parseArgs({ args: [...argv], options: OPTIONS, strict: false, tokens: true });
+	const unknown = tokens.find((token) => token.kind === "option" && !Object.hasOwn(OPTIONS, token.name));
+	if (unknown?.kind !== "option") return undefined;
+	return `unknown flag ${unknown.rawName} (a prompt that starts with "-" goes after --, as in: capstan -- "${unknown.rawName}")`;
+}
+
 function parse(argv: readonly string[]) {
-	return parseArgs({
-		args: [...argv],
-		allowPositionals: true,
-		strict: true,
-		options: {
-			print: { type: "boolean", short: "p" },
-			json: { type: "boolean" },
-			rpc: { type: "boolean" },
-			model: { type: "string", short: "m" },
-			"base-url": { type: "string" },
-			"api-key": { type: "string" },
-			thinking: { type: "string" },
-			yes: { type: "boolean", short: "y" },
-			"no-session": { type: "boolean" },
-			"session-dir": { type: "string" },
-			resume: { type: "string", short: "r" },
-			continue: { type: "boolean", short: "c" },
-			demo: { type: "boolean" },
-			mcp: { type: "string" },
-			help: { type: "boolean", short: "h" },
-			version: { type: "boolean", short: "v" },
-		},
-	});
+	return parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: OPTIONS });
 }
 
 /** The `--help` text. */

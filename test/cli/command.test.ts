@@ -38,7 +38,11 @@ describe("capstan --help / --version", () => {
 
 describe("bad usage exits 2 with a clear line", () => {
 	it.each([
-		[["--bogus"], /Unknown option '--bogus'.*\nRun capstan --help/s],
+		[
+			["--bogus"],
+			/^capstan: unknown flag --bogus \(a prompt that starts with "-" goes after --, as in: capstan -- "--bogus"\)\nRun capstan --help/,
+		],
+		[["-x", "hi"], /^capstan: unknown flag -x \(/],
 		[["--thinking", "huge"], /--thinking must be one of off, minimal, low, medium, high, xhigh/],
 		[["--json", "--rpc"], /choose one mode: --json or --rpc/],
 		[["--rpc", "hello"], /--rpc takes its prompts as commands on stdin/],
