@@ -80,11 +80,17 @@ export function catalogModel(spec: string): Model {
 	if (slash > 0) {
 		const provider = spec.slice(0, slash);
 		const id = spec.slice(slash + 1);
-		try {
-			return getModel(provider, id);
-		} catch (error) {
-			throw new ModelError((error as Error).message);
-		}
+		// Said here for a command line: getModel's own text advises passing a Model object, which a flag cannot.
+		const models = MODELS[provider];
+		if (models === undefined)
+			throw new ModelError(
+				`unknown provider "${provider}" in "${spec}": the catalog has ${Object.keys(MODELS).join(", ")}; --base-url for another server`,
+			);
+		if (models[id] === undefined)
+			throw new ModelError(
+				`unknown ${provider} model "${id}": the catalog has ${Object.keys(models).join(", ")}; --base-url for another server`,
+			);
+		return getModel(provider, id);
 	}
 	const owners = Object.keys(MODELS).filter((provider) => MODELS[provider]?.[spec] !== undefined);
 	const [owner] = owners;

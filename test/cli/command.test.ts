@@ -48,7 +48,15 @@ describe("bad usage exits 2 with a clear line", () => {
 		[["--rpc", "hello"], /--rpc takes its prompts as commands on stdin/],
 		[["--no-session", "--continue"], /--no-session cannot be combined with --resume or --continue/],
 		[["--session-dir=", "-p", "x"], /--session-dir needs a folder \(got an empty value\)/],
-		[["--model", "nope/x", "-p", "hi"], /Unknown provider "nope"/],
+		[
+			["--model", "nope/x", "-p", "hi"],
+			/^capstan: unknown provider "nope" in "nope\/x": the catalog has anthropic, openai, google; --base-url for another server\n$/,
+		],
+		// A flag cannot pass a Model object, as the library's getModel error advises.
+		[
+			["--model", "anthropic/nope", "-p", "hi"],
+			/^capstan: unknown anthropic model "nope": the catalog has claude-.*; --base-url for another server\n$/,
+		],
 		[["--model", "gpt-nine", "-p", "hi"], /unknown model "gpt-nine": use provider\/id from anthropic\//],
 		[
 			["--model", "anthropic/claude-sonnet-4-5", "-p", "hi"],

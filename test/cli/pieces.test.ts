@@ -325,7 +325,7 @@ describe("where a model switch goes (setModel, /model)", () => {
 
 	it("without a --base-url server only the catalog is there", () => {
 		expect(() => switchModel("qwen/qwen3-8b", { current: claude, server: undefined })).toThrow(
-			/Unknown provider "qwen"/,
+			/unknown provider "qwen" in "qwen\/qwen3-8b"/,
 		);
 	});
 
