@@ -94,6 +94,16 @@ export async function main(proc: CliProcess): Promise<number> {
 		try {
 			// Inside the try: a --continue that finds no session ends the command like any other way out, with
 			// the app closed (its stdio MCP servers stopped, the demo's sandbox removed).
+			// The demo's own session folder is new in every demo: its path in "no session to continue in" misleads.
+			if (
+				args.continue &&
+				app.scripted &&
+				args.sessionDir === undefined &&
+				loaded.config.sessionDir === undefined
+			)
+				throw new SessionError(
+					"the scripted demo starts in a fresh temporary directory, so --continue has no session there: with an API key or --base-url (and no --demo), it goes on with this directory's latest session",
+				);
 			const resume =
 				(args.resume && resolve(proc.cwd, args.resume)) ??
 				(args.continue ? latestSessionPath(app.sessions) : undefined);

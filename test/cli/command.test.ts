@@ -70,6 +70,11 @@ describe("bad usage exits 2 with a clear line", () => {
 			/is a folder, not a session file: name one of the \.jsonl files in it/,
 		],
 		[["--continue", "--demo", "-p", "x", "--session-dir", "none"], /no session to continue in .*none/],
+		// Not "no session to continue in /tmp/capstan-demo-…/sessions": that folder is new in every demo.
+		[
+			["--continue", "--demo", "-p", "x"],
+			/^capstan: the scripted demo starts in a fresh temporary directory, so --continue has no session there: with an API key or --base-url \(and no --demo\), it goes on with this directory's latest session\n$/,
+		],
 	])("capstan %j", async (argv, message) => {
 		const { code, stderr } = await run(argv);
 		expect(stderr).toMatch(message);
@@ -156,7 +161,7 @@ describe("the demo's sandbox", () => {
 		// sandbox made, MCP servers started), so that check must close the app like every other way out.
 		const cwd = tempProject();
 		const { code, stderr } = await run(["--demo", "--continue", "-p", "hi"], cwd);
-		expect(stderr).toMatch(/no session to continue in /);
+		expect(stderr).toMatch(/--continue has no session there/);
 		expect(code).toBe(2);
 		expect(sandboxes(cwd)).toEqual([]);
 	});
