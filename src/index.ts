@@ -7,6 +7,10 @@
  * call. Providers, the model catalog and the scaffolding for writing a provider are in `capstan/providers`
  * and the per-API entries; `capstan/testing` has the scripted model.
  *
+ * The rule ids these docs cite (`rule L1`, `rule T17`, …) are those of the behaviour contract,
+ * `docs/behaviour.md`, which ships in the package (`node_modules/capstan/docs/behaviour.md`; each rule has an
+ * anchor of its id in lower case, `#t17`).
+ *
  * @packageDocumentation
  */
 

@@ -187,6 +187,7 @@ export class NothingToContinueError extends Error {
 /**
  * The stateful facade over the stateless loop (rule Q1): it owns the state and the queues, starts runs and
  * folds their events into its state. One direction: config/context in → events out → state updated.
+ * Rule ids (`rule Q1`) are those of `docs/behaviour.md`, shipped in the package.
  */
 export class Agent {
 	private readonly _state: AgentState;

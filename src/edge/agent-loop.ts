@@ -26,12 +26,16 @@ import { providerReplyGuard, registryStream } from "./defaults.js";
  * `context.messages` is never mutated; `context.systemPrompt` and `context.tools` are read again before every
  * model call, so the caller may change them mid-run. `signal` aborts the run (rule A1). Without
  * `config.streamFn`, model calls go through the provider registry (`capstan/providers`), loaded on the first
- * call. Throws at once when the context's last assistant message has tool calls without results (rule T17:
- * calls awaiting approval, or a batch cut off by a crash): resume them with `agentLoopContinue`; and throws a
- * `TypeError` naming the tool when a tool's parameters have a root that is plainly not an object
- * (`type: "string"`, a `type` list without `"object"`), since a call's arguments are always one (rule T1), or
- * has a name providers reject or one given twice, for a `config.deadline` that is not a number (rule A7), and
- * for a `config.streamOptions.thinkingLevel` that is not a level (rule X5).
+ * call.
+ *
+ * Throws at once when the context's last assistant message has tool calls without results (rule T17: calls
+ * awaiting approval, or a batch cut off by a crash): resume them with `agentLoopContinue`. Throws a
+ * `TypeError` for a setup no call could run with: a tool whose parameters' root is plainly not an object
+ * (`type: "string"`, a `type` list without `"object"`; a call's arguments are always one, rule T1), a tool
+ * name providers reject or one given twice (the error names the tool), a `config.deadline` that is not a
+ * number (rule A7), a `config.streamOptions.thinkingLevel` that is not a level (rule X5).
+ *
+ * Rule ids are those of `docs/behaviour.md`, shipped in the package.
  */
 export function agentLoop(
 	prompts: AgentMessage[],

@@ -103,8 +103,9 @@ function unknownApiStream(
 }
 
 /**
- * The built-in providers, one line each. Add yours here (the only registration point), e.g.
- * `"openai-responses": streamOpenAIResponses,`.
+ * The built-in providers as a fresh `api → stream function` table. To add your own API, build a registry with
+ * it: `createProviderRegistry({ ...builtinProviders(), "my-api": streamMyApi })`. (In capstan's source this
+ * list, one line each, is the only place a built-in provider is wired in.)
  */
 export function builtinProviders(): Record<string, StreamFunction> {
 	return {

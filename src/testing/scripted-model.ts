@@ -136,9 +136,15 @@ const DEFAULT_MODEL: Model = {
  *
  * @example
  * ```ts
- * import { agentLoop } from "capstan";
+ * import { agentLoop, tool } from "capstan";
  * import { scriptedModel, textReply, toolReply } from "capstan/testing";
  *
+ * const readFile = tool({
+ *   name: "read_file",
+ *   description: "Read a file",
+ *   parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+ *   execute: async (_id, { path }) => ({ content: [{ type: "text", text: `${path}: hello` }] }),
+ * });
  * const scripted = scriptedModel([
  *   toolReply("read_file", { path: "README.md" }),
  *   textReply("The README says hello."),
@@ -148,8 +154,8 @@ const DEFAULT_MODEL: Model = {
  *   model: scripted.model,
  *   streamFn: scripted.stream,
  * });
- * await stream.result();
- * expect(scripted.calls[1]?.context.messages.at(-1)?.role).toBe("toolResult");
+ * const added = await stream.result(); // user → assistant → toolResult → assistant
+ * console.log(scripted.calls[1]?.context.messages.at(-1)?.role); // "toolResult": the second call saw the result
  * ```
  */
 export function scriptedModel(script: Script, options: ScriptedModelOptions = {}): ScriptedModel {
