@@ -262,9 +262,16 @@ async function firstServerModel(baseUrl: string, request: ModelRequest): Promise
 				`cannot reach ${baseUrl} (${unreachable}): is the server running at that address? (--model <id> names its model without asking it)`,
 			);
 		throw new ModelError(
-			`cannot ask ${baseUrl}/models which model to use (${(error as Error).message}): pass --model <id>`,
+			`cannot ask ${baseUrl}/models which model to use (${failure(error)}): pass --model <id>`,
 		);
 	}
+}
+
+/** An error's message with its cause's: fetch says only "fetch failed", its cause why (`bad port`, TLS). */
+function failure(error: unknown): string {
+	const message = error instanceof Error ? error.message : String(error);
+	const cause = (error as { cause?: unknown } | undefined)?.cause;
+	return cause instanceof Error && cause.message !== "" ? `${message}: ${cause.message}` : message;
 }
 
 /** Why a request got no answer at all (`ECONNREFUSED`, `ENOTFOUND`, a timeout), or undefined when it got one. */

@@ -93,6 +93,21 @@ describe("bad usage exits 2 with a clear line", () => {
 		expect(code).toBe(2);
 	});
 
+	it('a --base-url that fetch refuses says why, not only "fetch failed"', async () => {
+		// Port 9 is on fetch's list of bad ports: refused before any connection, so no server is needed.
+		const url = "http://127.0.0.1:9/v1";
+		const cause = await fetch(`${url}/models`).then(
+			() => "",
+			(error: Error) => (error.cause as Error).message,
+		);
+		expect(cause).not.toBe("");
+		const { code, stderr } = await run(["--base-url", url, "-p", "hi"]);
+		expect(stderr).toBe(
+			`capstan: cannot ask ${url}/models which model to use (fetch failed: ${cause}): pass --model <id>\n`,
+		);
+		expect(code).toBe(2);
+	});
+
 	it("names the broken settings file and the key", async () => {
 		const cwd = tempProject();
 		writeFileSync(join(cwd, "capstan.json"), '{"thinking": "lots"}');
