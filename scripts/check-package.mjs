@@ -4,8 +4,9 @@
  * ship, then an empty project in a temporary directory outside the repository installs the tarball with
  * only what a consumer adds (typescript, @types/node), type-checks a strict consumer (strict,
  * exactOptionalPropertyTypes, skipLibCheck: false) importing every `exports` entry, together with the
- * repository's examples/ (what users copy), and runs it and one example on the installed package. Entries
- * come from package.json, so a new entry is covered unchanged.
+ * repository's examples/ (what users copy), then the README's TypeScript blocks under the same options, and runs
+ * it and one example on the installed package. Entries come from package.json, so a new entry is covered
+ * unchanged.
  *
  * Usage: node scripts/check-package.mjs   (KEEP_PACKAGE_CHECK=1 keeps the temporary directory)
  */
@@ -123,11 +124,37 @@ function entriesModule(entries) {
 	].join("\n");
 }
 
+/** What the README's blocks import besides capstan and its peers. */
+const README_PACKAGES = ["ai", "zod"];
+
+/**
+ * Each ```ts block of the README as `readme/line-<n>.ts` (n: the line of its opening fence), with a tsconfig
+ * over them alone. skipLibCheck there: `ai`'s own declarations fail under exactOptionalPropertyTypes.
+ */
+function writeReadmeBlocks(dir) {
+	mkdirSync(dir);
+	const lines = readFileSync(join(repo, "README.md"), "utf8").split("\n");
+	for (let i = 0; i < lines.length; i++) {
+		const open = /^(`{3,})\s*([\w-]*)\s*$/.exec(lines[i]);
+		if (!open) continue;
+		const close = lines.findIndex((line, j) => j > i && line.trim() === open[1]);
+		if (close < 0) throw new Error(`README.md line ${i + 1}: the code fence is never closed`);
+		if (open[2] === "ts" || open[2] === "typescript")
+			writeFileSync(join(dir, `line-${i + 1}.ts`), `${lines.slice(i + 1, close).join("\n")}\n`);
+		i = close;
+	}
+	writeFileSync(
+		join(dir, "..", "tsconfig.readme.json"),
+		`${JSON.stringify({ extends: "./tsconfig.json", compilerOptions: { noEmit: true, skipLibCheck: true }, include: ["readme/*.ts"] }, null, 2)}\n`,
+	);
+}
+
 function setUpConsumer(dir, tarball) {
 	mkdirSync(dir);
 	for (const file of ["tsconfig.json", "index.ts", "example.ts"])
 		copyFileSync(join(consumerSource, file), join(dir, file));
 	cpSync(join(repo, "examples"), join(dir, "examples"), { recursive: true });
+	writeReadmeBlocks(join(dir, "readme"));
 	writeFileSync(
 		join(dir, "package.json"),
 		`${JSON.stringify({ name: "capstan-consumer", private: true, type: "module" }, null, 2)}\n`,
@@ -155,6 +182,12 @@ function checkConsumer(dir) {
 	if (peers.length > 0) run("npm", ["install", "--no-audit", "--no-fund", ...peers], dir);
 	run(process.execPath, [tsc, "-p", "tsconfig.json"], dir);
 	console.log("✓ the strict consumer (every entry, and examples/) type-checks against the installed package");
+	// test/repo/readme-types.test.ts checks the blocks against src/ under the repo's options; here they meet
+	// the shipped declarations under a user's strictest (exactOptionalPropertyTypes among them).
+	const extras = README_PACKAGES.map((name) => `${name}@${installedVersion(name)}`);
+	run("npm", ["install", "--no-audit", "--no-fund", ...extras], dir);
+	run(process.execPath, [tsc, "-p", "tsconfig.readme.json"], dir);
+	console.log("✓ the README's TypeScript blocks type-check against the installed package");
 	for (const module of ["entries", "index", "example"])
 		process.stdout.write(run(process.execPath, [join("out", `${module}.js`)], dir));
 }
