@@ -211,6 +211,16 @@ export class Agent {
 	private idle: Promise<void> = Promise.resolve();
 	private becomeIdle: (() => void) | undefined;
 
+	/**
+	 * An idle Agent: only `options.model` is required; nothing runs until `prompt()` or `continue()`. Without
+	 * `streamFn`, each model call goes through the provider registry, which needs the model's key (its
+	 * environment variable, `getApiKey` or `streamOptions.apiKey`) by the first call, not here.
+	 *
+	 * Throws at once for a setup no run could use: tools that are not an array of tools with distinct names
+	 * providers accept and object parameters (rule T1), a `deadline` that is not a number (rule A7), a thinking
+	 * level that is not a level (rule X5), restored `pendingApprovals` or `approvalDecisions` that do not match
+	 * `messages` (rule T16).
+	 */
 	constructor(options: AgentOptions) {
 		const {
 			model,

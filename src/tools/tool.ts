@@ -41,20 +41,26 @@ export interface ToolDefinition<S extends ToolParameters, TDetails = unknown>
 }
 
 /**
- * Define a tool whose `execute` arguments are inferred from `parameters` (see `InferToolArgs`). Returns a new
- * `AgentTool` with the definition's fields. The wire schema is built here, so a Standard Schema validator
- * without a JSON Schema converter (and no `jsonSchema`) throws a `TypeError` where the tool is defined, saying
- * what to pass; so does `jsonSchema` next to Zod or JSON Schema parameters. So does a schema whose root is
- * plainly not an object (`type: "string"`, or a `type` list without `"object"`; a Zod `z.string()` too): every
- * call's arguments are a JSON object, so no call could pass it. Roots that may describe an object are taken
- * (`{}`, `anyOf`/`oneOf`/`allOf`, `$ref`); the arguments are validated against them when a call comes (rule T3).
- * A name other than 1 to 64 letters, digits, `_` and `-`, starting with a letter or `_`, throws a `TypeError`
- * too: providers reject it; so do
- * parameters that are no schema (missing, `false`, another primitive, an array). JSON Schema's `true` is taken
- * as any arguments object.
+ * Define a tool whose `execute` arguments are inferred from `parameters` (see `InferToolArgs`): a Zod 4 schema,
+ * a Standard Schema validator, a TypeBox schema or a JSON Schema literal. Returns a new `AgentTool` with the
+ * definition's fields; the arguments are validated against the schema when a call comes (rule T3), defaults
+ * filled in and transforms applied.
+ *
+ * The wire schema is built here, so a definition no call could use throws a `TypeError` where the tool is
+ * defined, saying what to change:
+ * - a Standard Schema validator without a JSON Schema converter and no `jsonSchema` (the error says what to
+ *   pass), or `jsonSchema` next to Zod or JSON Schema parameters;
+ * - a schema whose root is plainly not an object (`type: "string"`, a `type` list without `"object"`, a Zod
+ *   `z.string()`): every call's arguments are a JSON object. Roots that may describe an object are taken
+ *   (`{}`, `anyOf`/`oneOf`/`allOf`, `$ref`), and JSON Schema's `true` as any arguments object;
+ * - parameters that are no schema (missing, `false`, another primitive, an array);
+ * - a name other than 1 to 64 letters, digits, `_` and `-` starting with a letter or `_`: providers reject it.
  *
  * @example
  * ```ts
+ * import { tool } from "capstan";
+ * import { z } from "zod";
+ *
  * const read = tool({
  *   name: "read",
  *   description: "Read a file",
