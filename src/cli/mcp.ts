@@ -34,7 +34,7 @@ export async function mcpServersFor(
 		try {
 			value = JSON.parse(readFileSync(path, "utf8"));
 		} catch (error) {
-			throw new ConfigError(`--mcp ${path}: ${(error as Error).message}`);
+			throw new ConfigError(`--mcp ${path}: ${fileProblem(error)}`);
 		}
 		Object.assign(
 			servers,
@@ -42,6 +42,15 @@ export async function mcpServersFor(
 		);
 	}
 	return Object.keys(servers).length > 0 ? { mcpServers: servers } : undefined;
+}
+
+/** Why the `--mcp` file could not be read, in words rather than Node's `ENOENT: no such file or directory, open '…'`. */
+function fileProblem(error: unknown): string {
+	const code = (error as NodeJS.ErrnoException).code;
+	if (code === "ENOENT") return "no such file";
+	if (code === "EISDIR") return 'a folder, not a file with {"mcpServers": {...}}';
+	if (error instanceof SyntaxError) return `not valid JSON (${error.message})`;
+	return (error as Error).message;
 }
 
 /** Options of {@link attachMcpTools}. */

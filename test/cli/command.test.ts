@@ -70,6 +70,12 @@ describe("bad usage exits 2 with a clear line", () => {
 			/is a folder, not a session file: name one of the \.jsonl files in it/,
 		],
 		[["--continue", "--demo", "-p", "x", "--session-dir", "none"], /no session to continue in .*none/],
+		// Not Node's "ENOENT: no such file or directory, open '…'".
+		[["--mcp", "missing.json", "--demo", "-p", "x"], /^capstan: --mcp \/.*\/missing\.json: no such file\n$/],
+		[
+			["--mcp", ".", "--demo", "-p", "x"],
+			/^capstan: --mcp \/.*: a folder, not a file with \{"mcpServers": \{\.\.\.\}\}\n$/,
+		],
 		// Not "no session to continue in /tmp/capstan-demo-…/sessions": that folder is new in every demo.
 		[
 			["--continue", "--demo", "-p", "x"],
