@@ -167,9 +167,17 @@ function isRepeatable(init: RequestInit | undefined): boolean {
 	});
 }
 
-/** `init` with a `ping` for body: the same session and headers, and nothing to run. */
+/** How many reach probes this process sent: each probe's id is the next, so no two in flight share one. */
+let probes = 0;
+
+/**
+ * `init` with a `ping` for body: the same session and headers, and nothing to run. Its id is a string (the
+ * SDK client's own ids are numbers) of its own: a server routes each answer by id, and two probes in flight
+ * with one id (two calls cut at once) can leave one unanswered (the SDK server keeps one stream per request id:
+ * in JSON response mode the overwritten POST is never answered, and its cut call would wait out its timeout).
+ */
 function pingOf(init: RequestInit | undefined): RequestInit {
-	const body = JSON.stringify({ jsonrpc: "2.0", id: "capstan-reach", method: "ping" });
+	const body = JSON.stringify({ jsonrpc: "2.0", id: `capstan-reach-${++probes}`, method: "ping" });
 	return { ...init, method: "POST", body };
 }
 

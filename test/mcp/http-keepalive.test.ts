@@ -19,13 +19,19 @@ import { type HttpMcpServer, startHttpMcpServer } from "./support/http-server.js
 /** The JSON-RPC methods the server was sent, in order, and those whose next request it cuts. */
 const sent: string[] = [];
 const cutNext = new Set<string>();
+/** The id of every ping the server was sent. */
+const pingIds: unknown[] = [];
 let http: HttpMcpServer;
 let mcp: McpConnection;
 const lost: string[] = [];
+/** How many of the next tools/calls the server cuts (cutNext cuts one per method). */
+let cutBoth = 0;
 beforeAll(async () => {
 	const cut = (body: unknown) => {
 		const method = (body as { method?: string }).method ?? "(response)";
 		sent.push(method);
+		if (method === "ping") pingIds.push((body as { id?: unknown }).id);
+		if (method === "tools/call" && cutBoth > 0) return cutBoth-- > 0;
 		return cutNext.delete(method);
 	};
 	http = await startHttpMcpServer(undefined, { cut });
@@ -35,6 +41,7 @@ beforeAll(async () => {
 beforeEach(() => {
 	sent.length = 0;
 	lost.length = 0;
+	pingIds.length = 0;
 });
 afterAll(async () => {
 	await mcp?.close();
@@ -82,5 +89,15 @@ describe("a request cut before any answer, the server still up", () => {
 		expect(lost).toEqual(["remote"]);
 		expect(await echo("d")).toEqual([false, "echo: d"]);
 		expect(mcp.servers.get("remote")?.connected).toBe(true);
+	});
+
+	it("two calls cut at once: each ping has an id of its own, so the server answers each (JSON-RPC routes answers by id)", async () => {
+		cutBoth = 2;
+		const results = await Promise.all([echo("e"), echo("f")]);
+		expect(results.map(([isError]) => isError)).toEqual([true, true]);
+		expect(pingIds).toHaveLength(2);
+		expect(new Set(pingIds).size).toBe(2);
+		const remote = mcp.servers.get("remote")!;
+		expect([remote.connected, remote.unreachable, lost]).toEqual([true, undefined, []]);
 	});
 });
