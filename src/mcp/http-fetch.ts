@@ -86,14 +86,18 @@ export function reachFetch(
 	onReach: (problem: string | undefined) => void,
 	base: FetchLike = fetch,
 ): FetchLike {
+	/** Report why `error` means no answer came, and throw it saying so (as is, for an aborted request). */
+	const unreached = (error: unknown, init: RequestInit | undefined): never => {
+		if (init?.signal?.aborted) throw error;
+		const problem = unreachedProblem(error);
+		onReach(problem);
+		throw new TypeError(`the server could not be reached (${problem})`, { cause: error });
+	};
 	const attempt = async (url: string | URL, init?: RequestInit): Promise<Response> => {
 		try {
 			return await base(url, init);
 		} catch (error) {
-			if (init?.signal?.aborted) throw error;
-			const problem = unreachedProblem(error);
-			onReach(problem);
-			throw new TypeError(`the server could not be reached (${problem})`, { cause: error });
+			return unreached(error, init);
 		}
 	};
 	return async (url, init) => {
@@ -101,7 +105,9 @@ export function reachFetch(
 		try {
 			response = await base(url, init);
 		} catch (error) {
-			if (init?.signal?.aborted || !isCutConnection(error)) return attempt(url, init);
+			// Sent once: only a cut connection is sent again (a failed parse or a timeout may follow a request the
+			// server ran, and a refused one fails the same way twice).
+			if (init?.signal?.aborted || !isCutConnection(error)) return unreached(error, init);
 			if (isRepeatable(init)) response = await attempt(url, init);
 			else {
 				const probe = await attempt(url, pingOf(init));

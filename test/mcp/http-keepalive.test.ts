@@ -26,6 +26,8 @@ let mcp: McpConnection;
 const lost: string[] = [];
 /** How many of the next tools/calls the server cuts (cutNext cuts one per method). */
 let cutBoth = 0;
+/** Methods whose next request the server answers with bytes that are not HTTP. */
+const garbleNext = new Set<string>();
 beforeAll(async () => {
 	const cut = (body: unknown) => {
 		const method = (body as { method?: string }).method ?? "(response)";
@@ -34,7 +36,8 @@ beforeAll(async () => {
 		if (method === "tools/call" && cutBoth > 0) return cutBoth-- > 0;
 		return cutNext.delete(method);
 	};
-	http = await startHttpMcpServer(undefined, { cut });
+	const garble = (body: unknown) => garbleNext.delete((body as { method?: string }).method ?? "(response)");
+	http = await startHttpMcpServer(undefined, { cut, garble });
 	mcp = await connectMcpServers({ mcpServers: { remote: { url: http.url } } });
 	mcp.onConnectionLost((server) => lost.push(server.name));
 }, 30_000);
@@ -99,5 +102,15 @@ describe("a request cut before any answer, the server still up", () => {
 		expect(new Set(pingIds).size).toBe(2);
 		const remote = mcp.servers.get("remote")!;
 		expect([remote.connected, remote.unreachable, lost]).toEqual([true, undefined, []]);
+	});
+
+	it("a tools/call answered with bytes that are not HTTP (it reached the server) is sent once, not again", async () => {
+		garbleNext.add("tools/call");
+		const [isError, text] = await echo("g");
+		expect(isError).toBe(true);
+		expect(text).toMatch(/^MCP tool "echo" on server "remote" failed: the server could not be reached \(/);
+		expect(sent).toEqual(["tools/call"]);
+		expect(lost).toEqual(["remote"]);
+		expect(await echo("h")).toEqual([false, "echo: h"]);
 	});
 });

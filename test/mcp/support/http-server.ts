@@ -47,6 +47,11 @@ export interface HttpMcpServerOptions {
 	 * and unanswered: a kept-alive connection the server closed (idle) just as the request went out.
 	 */
 	cut?: (body: unknown) => boolean;
+	/**
+	 * Told every POST body after `cut`; when it returns true, the request is left unrun and answered with bytes
+	 * that are not HTTP (fetch fails with a parse error, not a closed connection): a request that reached it.
+	 */
+	garble?: (body: unknown) => boolean;
 }
 
 /**
@@ -55,7 +60,7 @@ export interface HttpMcpServerOptions {
  */
 export async function startHttpMcpServer(
 	create: (exit: () => void) => McpServer | LowLevelServer = createTestServer,
-	{ sessions = "one", keepAlive = true, refuse, cut }: HttpMcpServerOptions = {},
+	{ sessions = "one", keepAlive = true, refuse, cut, garble }: HttpMcpServerOptions = {},
 ): Promise<HttpMcpServer> {
 	let http!: Server;
 	const exit = () => http.closeAllConnections();
@@ -74,6 +79,7 @@ export async function startHttpMcpServer(
 		if (!keepAlive) closeAfter(res);
 		const body = req.method === "POST" ? JSON.parse(await readBody(req)) : undefined;
 		if (body !== undefined && cut?.(body)) return void req.socket.destroy();
+		if (body !== undefined && garble?.(body)) return void req.socket.end("NOT HTTP AT ALL\r\n\r\n");
 		if (single) return void single.transport.handleRequest(req, res, body);
 		const id = req.headers["mcp-session-id"];
 		const known = typeof id === "string" ? bySession.get(id) : undefined;
