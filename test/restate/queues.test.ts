@@ -177,8 +177,11 @@ describeWithRestate("capstan/restate: steering, follow-up and abort through the 
 			});
 			expect(answer.status).toBe(200);
 		};
-		await call("begin", "inv_end_once");
-		const end = { invocationId: "inv_end_once", unreadSteering: [userMessage(STEER_TEXT, 1)] };
+		// An id the server can parse, of no invocation: `begin`'s watch attaches to it and ends at once (404). One
+		// it cannot parse ("inv_end_once") failed the watch's attach on the server, which retried it forever.
+		const invocationId = "inv_1cttqfy89hGI1WBvAJcTmFIW5NMUlI6jYb";
+		await call("begin", invocationId);
+		const end = { invocationId, unreadSteering: [userMessage(STEER_TEXT, 1)] };
 		await call("end", end);
 		await call("end", end);
 		expect(await client.pending("end-once-1")).toEqual({ steer: 1, followUp: 0, abort: 0, active: null });
