@@ -92,7 +92,9 @@ export class RestateAgentClient {
 	/**
 	 * Wait for a started run to end, however many workers it took. A run cancelled through Restate rejects
 	 * with a `RestateRequestError` of status 409, and left the transcript as it was; a cancel that came once
-	 * the run's loop had ended was too late, and the run's result comes back as usual.
+	 * the run's loop had ended was too late, and the run's result comes back as usual. A run cancelled while it
+	 * was still queued behind another run of the conversation never ran, and Restate keeps no result of it: a
+	 * `result` already waiting rejects with 409, one called after the cancel with 404.
 	 */
 	result(run: StartedRun): Promise<RestateRunResult> {
 		const id = encodeURIComponent(run.invocationId);
