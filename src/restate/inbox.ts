@@ -136,10 +136,11 @@ type ConversationRunCloser = {
 
 /**
  * Wait, without holding the inbox (a shared handler; Restate suspends it), for run `invocationId` to end.
- * A run that completed told the inbox itself. One that ended with 409 (cancelled, or killed: Restate then
- * runs none of its code, so nothing else would tell) wrote no transcript: the inbox gives back what it took
- * (`end` with `cancelled`), and the conversation stops naming it as running (`closeRun`). Both act only if
- * the run is still the one they name, so after the run's own `end` or the next run's `begin` they do
+ * A run that completed told the inbox itself. One that failed for good wrote no transcript: with 409
+ * (cancelled, or killed: Restate then runs none of its code, so nothing else would tell), or with any other
+ * terminal error (a host's `onEvent` threw one: the run tells no one either). The inbox then gives back what
+ * it took (`end` with `cancelled`), and the conversation stops naming it as running (`closeRun`). Both act
+ * only if the run is still the one they name, so after the run's own `end` or the next run's `begin` they do
  * nothing. A cancel of the watch itself (`CancelledError`) says nothing of the run, so it is left alone.
  */
 async function watch(
@@ -151,11 +152,9 @@ async function watch(
 		await ctx.invocation(restate.InvocationIdParser.fromString(invocationId)).attach();
 		return;
 	} catch (error) {
-		const stopped =
-			error instanceof restate.TerminalError &&
-			!(error instanceof restate.CancelledError) &&
-			error.code === 409;
-		if (!stopped) throw error;
+		const failedForGood =
+			error instanceof restate.TerminalError && !(error instanceof restate.CancelledError);
+		if (!failedForGood) throw error;
 	}
 	ctx.objectSendClient<InboxSelf>({ name: inboxName(conversationName) }, ctx.key).end({
 		invocationId,

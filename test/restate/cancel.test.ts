@@ -352,3 +352,40 @@ describeWithRestate("capstan/restate: a cancel while a tool or a model call runs
 		await expectNothingRunning(client, key);
 	});
 });
+
+describeWithRestate(
+	"capstan/restate: a run the host fails for good (a TerminalError from onEvent)",
+	(urls) => {
+		const name = uniqueName("fail_terminal");
+		const countFile = join(tempDir("restate-fail-terminal"), "count");
+		let worker: WorkerProcess;
+		let client: RestateAgentClient;
+		beforeAll(async () => {
+			writeFileSync(gateFile(countFile, "gate"), ""); // the gate is open: the run never waits
+			worker = await startWorker({ name, port: await freePort(), adminUrl: urls.adminUrl, countFile });
+			client = new RestateAgentClient({ ingressUrl: urls.ingressUrl, name });
+		}, 40_000);
+		afterAll(async () => {
+			await worker?.kill();
+		});
+
+		it("docs/durable.md Restate rule 5: like a cancelled run, it gives back the steering it took and is not named running", {
+			timeout: 90_000,
+		}, async () => {
+			const key = "fail-terminal-1";
+			await client.steer(key, STEER_TEXT); // queued: the run's first boundary takes it
+			const run = await client.start(key, { prompt: [prompt] });
+			const failed = await client.result(run).catch((error: unknown) => error);
+			expect(failed).toBeInstanceOf(RestateRequestError);
+			expect((failed as RestateRequestError).status).toBe(500);
+			expect(await client.transcript(key)).toEqual([]);
+			// The inbox's watch of the run hears of the failure (one-way calls: a poll).
+			await expect
+				.poll(() => client.pending(key), { timeout: 10_000 })
+				.toEqual({ steer: 1, followUp: 0, abort: 0, active: null });
+			await expect
+				.poll(() => client.status(key), { timeout: 10_000 })
+				.toEqual({ running: null, messages: 0 });
+		});
+	},
+);

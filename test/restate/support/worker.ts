@@ -4,7 +4,7 @@
  * `node --import tsx test/restate/support/worker.ts '<WorkerConfig JSON>'`; the tests SIGKILL it.
  */
 import { appendFileSync, existsSync } from "node:fs";
-import type * as restate from "@restatedev/restate-sdk";
+import * as restate from "@restatedev/restate-sdk";
 import {
 	type RestateObjectOptions,
 	registerRestateDeployment,
@@ -99,12 +99,21 @@ const objectOptions = {
 	hooks: conversationHooks(),
 	...config.timeouts,
 } as RestateObjectOptions;
+/** Each run's turn starts seen by `onEvent` (a `fail-terminal-…` conversation's run fails at its second). */
+const turnStarts = new Map<string, number>();
 const definition = restateAgent({
 	name: config.name,
 	agent: testAgent(config),
 	// What the host sees live, one line per non-update event: `<key> <type>` (` error` on a failed tool).
 	onEvent: (event, position, source) => {
 		if (position.delta !== 0) return;
+		// A conversation whose key is `fail-terminal-…`: the host fails its run for good (a TerminalError, never
+		// retried) at its second turn's start, after the first boundary took the steering queued for it.
+		if (source.key.startsWith("fail-terminal-") && event.type === "turn_start") {
+			const turns = (turnStarts.get(source.invocationId) ?? 0) + 1;
+			turnStarts.set(source.invocationId, turns);
+			if (turns === 2) throw new restate.TerminalError("the host fails this run", { errorCode: 500 });
+		}
 		const failed = event.type === "tool_execution_end" && event.isError ? " error" : "";
 		appendFileSync(eventsFile(config.countFile), `${source.key} ${event.type}${failed}\n`);
 	},
