@@ -35,11 +35,15 @@ export const EVENTS_TABLE = "capstan.run_events";
  * The pool for the events table. An idle connection the server drops (a restart, a failover, a proxy's idle
  * timeout) makes a pool emit `error`; without a listener Node turns that into an uncaught exception that ends
  * the process. The pool has already discarded the connection and opens a new one for the next query, so the
- * error needs no handling beyond being heard.
+ * error needs no handling beyond being heard. A connection checked out for a transaction (a steer, a
+ * carry-over, a prune) and lost emits `error` on its client instead, with no pool listening: each client gets
+ * a listener too. The query under way fails with the loss, which is what the caller sees, and the pool drops
+ * the client when it is released.
  */
 export function createEventsPool(databaseUrl: string): pg.Pool {
 	const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
 	pool.on("error", () => {});
+	pool.on("connect", (client) => client.on("error", () => {}));
 	return pool;
 }
 

@@ -1,6 +1,7 @@
 // Steering and follow-ups that outlive their run: carried over from a cancelled or finished run to the next one,
 // and sent again after a rewind, against a real PostgreSQL. docs/durable.md rules 5 and 8.
 import { DBOS } from "@dbos-inc/dbos-sdk";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
 	DbosAgentRuns,
@@ -103,6 +104,7 @@ describeWithPostgres("capstan/dbos: steering and follow-ups outlive their run", 
 	let runs: DbosAgentRuns;
 	let gated: DbosAgentWorkflow;
 	let plain: DbosAgentWorkflow;
+	let admin: pg.Client;
 
 	beforeAll(async () => {
 		database = await createDatabase(serverUrl, "capstan_messages");
@@ -117,9 +119,12 @@ describeWithPostgres("capstan/dbos: steering and follow-ups outlive their run", 
 			databaseUrl: database.url,
 			applicationName: "capstan-messages-test",
 		});
+		admin = new pg.Client({ connectionString: database.url });
+		await admin.connect();
 	}, 60_000);
 
 	afterAll(async () => {
+		await admin?.end();
 		await runs?.close();
 		await worker?.shutdown();
 		await database?.drop();
@@ -205,5 +210,35 @@ describeWithPostgres("capstan/dbos: steering and follow-ups outlive their run", 
 		expect(userTexts(result.messages)).toEqual(["book the trip", "s1", "s2", "f1"]);
 		expect(result.outcome).toEqual({ type: "completed" });
 		expect(await runs.status(rewound)).toMatchObject({ status: "SUCCESS" });
+	});
+
+	/** Resolve once a session of the database waits on a lock of `kind` in a query that mentions `text`. */
+	async function waitForWaiter(kind: "relation" | "tuple" | "transactionid" | "advisory", text: string) {
+		for (;;) {
+			// Inside a transaction the statistics are a snapshot taken at their first read: take a new one.
+			await admin.query("SELECT pg_stat_clear_snapshot()");
+			const { rows } = await admin.query<{ pid: number }>(
+				"SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = $1 AND query LIKE $2",
+				[kind, `%${text}%`],
+			);
+			if (rows[0]) return rows[0].pid;
+			await new Promise((resolve) => setTimeout(resolve, 5));
+		}
+	}
+
+	it("a steer whose connection is lost mid-transaction fails; the process does not end and the next steer goes through", async () => {
+		const lost = "lost-connection";
+		await runs.start(gated.name, input("book the trip"), { runId: lost });
+		await gate(`${lost}:g1`).reached;
+		await admin.query("BEGIN");
+		await admin.query("LOCK TABLE capstan.run_messages IN ACCESS EXCLUSIVE MODE");
+		const steer = runs.steer(lost, "cut off");
+		await admin.query("SELECT pg_terminate_backend($1)", [await waitForWaiter("relation", "run_messages")]);
+		await expect(steer).rejects.toThrow(/terminat/);
+		await admin.query("ROLLBACK");
+		await runs.steer(lost, "s1");
+		gate(`${lost}:g1`).open();
+		gate(`${lost}:g2`).open();
+		expect(userTexts((await runs.result(lost)).messages)).toEqual(["book the trip", "s1"]);
 	});
 });
