@@ -39,8 +39,24 @@ export interface DbosRunStatus {
 	executorId: string | undefined;
 }
 
-/** The queue a rewound run waits on while `rewind` sends its messages again: no worker polls it. */
+/**
+ * The queue a rewound run waits on while `rewind` sends its messages again: no worker polls it. Its name ends
+ * with the queue the run goes back on (`capstan-rewind-hold:<queue>`), so a `rewind` repeated after one cut
+ * short still knows it.
+ */
 const REWIND_HOLD_QUEUE = "capstan-rewind-hold";
+
+function holdQueue(queueName: string | undefined): string {
+	return queueName === undefined ? REWIND_HOLD_QUEUE : `${REWIND_HOLD_QUEUE}:${queueName}`;
+}
+
+/** Whether a run waits on a hold queue, and then the queue it goes back on. */
+function heldFor(queueName: string | undefined): { queueName: string | undefined } | undefined {
+	if (queueName === REWIND_HOLD_QUEUE) return { queueName: undefined };
+	if (queueName?.startsWith(`${REWIND_HOLD_QUEUE}:`))
+		return { queueName: queueName.slice(REWIND_HOLD_QUEUE.length + 1) };
+	return undefined;
+}
 
 /** DBOS's statuses of a run that has ended: it runs no more unless resumed or rewound. */
 const ENDED = ["SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"] as const;
@@ -211,21 +227,22 @@ export class DbosAgentRuns {
 	 * Rewind a run that ended (DBOS's `rewindWorkflow`): its steps from `startStep` on are dropped and it runs
 	 * again from there, on its queue (or `queueName`). DBOS deletes the messages the run had not read and those it
 	 * read at or after `startStep`; this sends the steering and follow-ups among them again, in their order,
-	 * before any worker can take the run (it waits meanwhile on a queue no worker polls, `capstan-rewind-hold`).
-	 * A call that failed halfway can be repeated: it goes on from where it stopped. Data sources registered in
+	 * before any worker can take the run (it waits meanwhile on a queue no worker polls,
+	 * `capstan-rewind-hold:<queue>`). A call that failed halfway can be repeated: it goes on from where it
+	 * stopped, and the run goes back on the queue the first call chose. Data sources registered in
 	 * a worker are not rewound (use `DBOS.rewindWorkflow` in-process for those, and send messages again).
 	 */
 	async rewind(runId: string, options: { startStep: number; queueName?: string }): Promise<void> {
 		const run = await this.#client.getWorkflow(runId);
 		if (!run) throw new Error(`rewind: no run "${runId}"`);
-		const held = run.status === "ENQUEUED" && run.queueName === REWIND_HOLD_QUEUE;
+		const held = run.status === "ENQUEUED" ? heldFor(run.queueName) : undefined;
+		const queueName = options.queueName ?? (held ? held.queueName : run.queueName);
 		if (!held)
 			await this.#client.rewindWorkflow(runId, {
 				startStep: options.startStep,
-				queueName: REWIND_HOLD_QUEUE,
+				queueName: holdQueue(queueName),
 			});
 		await resendRecorded(this.#pool, this.#client, runId);
-		const queueName = options.queueName ?? (held ? undefined : run.queueName);
 		await this.#client.resumeWorkflow(runId, queueName !== undefined ? { queueName } : {});
 	}
 

@@ -241,4 +241,30 @@ describeWithPostgres("capstan/dbos: steering and follow-ups outlive their run", 
 		gate(`${lost}:g2`).open();
 		expect(userTexts((await runs.result(lost)).messages)).toEqual(["book the trip", "s1"]);
 	});
+
+	it("a rewind cut short after DBOS's rewind, repeated, puts the run back on its own queue (rule 8)", async () => {
+		const rewound = "rewound-twice";
+		await runs.start(gated.name, input("book the trip"), { runId: rewound });
+		await gate(`${rewound}:g1`).reached;
+		await runs.steer(rewound, "s1");
+		gate(`${rewound}:g1`).open();
+		gate(`${rewound}:g2`).open();
+		expect(userTexts((await runs.result(rewound)).messages)).toEqual(["book the trip", "s1"]);
+		const queue = (await DBOS.getWorkflowStatus(rewound))?.queueName;
+		expect(queue).toBe(gated.queueName);
+
+		// The connection sending the messages again is lost: DBOS has rewound the run onto the hold queue.
+		await admin.query("BEGIN");
+		await admin.query("LOCK TABLE capstan.run_messages IN ACCESS EXCLUSIVE MODE");
+		const first = runs.rewind(rewound, { startStep: (await reads(rewound)).get("s1") as number });
+		const sending = await waitForWaiter("relation", "capstan.run_messages");
+		await admin.query("SELECT pg_terminate_backend($1)", [sending]);
+		await expect(first).rejects.toThrow();
+		await admin.query("ROLLBACK");
+		expect(await runs.status(rewound)).toMatchObject({ status: "ENQUEUED" });
+
+		await runs.rewind(rewound, { startStep: 0 });
+		expect(userTexts((await runs.result(rewound)).messages)).toEqual(["book the trip", "s1"]);
+		expect((await DBOS.getWorkflowStatus(rewound))?.queueName).toBe(queue);
+	});
 });
