@@ -138,15 +138,16 @@ export class DbosAgentRuns {
 
 	/**
 	 * Queue a steering message: injected at the run's next turn boundary (rule Q2). It is recorded with the
-	 * run, so a later run can carry it over (`start`'s `carryOverFrom`) and a `rewind` sends it again.
+	 * run, so a later run can carry it over (`start`'s `carryOverFrom`) and a `rewind` sends it again. Sent to a
+	 * run whose messages were carried over (or while they are), it goes to the run they were carried to.
 	 */
 	async steer(runId: string, message: RunMessage): Promise<void> {
 		return sendRecorded(this.#pool, this.#client, runId, "steer", toMessage(message, "steer"));
 	}
 
 	/**
-	 * Queue a follow-up: read when the agent would otherwise stop (rule L9). Recorded with the run, as a steer
-	 * is.
+	 * Queue a follow-up: read when the agent would otherwise stop (rule L9). Recorded with the run, and passed on
+	 * to the run its messages were carried to, as a steer is.
 	 */
 	async followUp(runId: string, message: RunMessage): Promise<void> {
 		return sendRecorded(this.#pool, this.#client, runId, "followUp", toMessage(message, "followUp"));

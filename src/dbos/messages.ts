@@ -83,7 +83,12 @@ export function openEnvelopes(received: unknown[]): unknown[] {
 	];
 }
 
-/** Record a message for `runId` and send it to the run, both or neither. */
+/**
+ * Record a message for `runId` and send it to the run, both or neither. A run whose messages were carried over
+ * will never read it: it goes to the run they were carried to (along a chain of carry-overs), as the carried
+ * ones did. A carry-over from the run waits for this transaction and carries the message; one done before it
+ * is seen here.
+ */
 export async function sendRecorded(
 	pool: pg.Pool,
 	client: DBOSClient,
@@ -92,10 +97,40 @@ export async function sendRecorded(
 	message: AgentMessage,
 ): Promise<void> {
 	await inTransaction(pool, async (db) => {
+		const to = await recipient(db, runId);
 		const id = randomUUID();
-		const position = await insertMessage(db, runId, { id, topic, message });
-		await send(db, client, runId, { capstan: "message", id, position, message }, topic);
+		const position = await insertMessage(db, to, { id, topic, message });
+		await send(db, client, to, { capstan: "message", id, position, message }, topic);
 	});
+}
+
+/** The first key of the transaction locks that order a run's new messages against a carry-over from it. */
+const CARRY_LOCK_CLASS = 0x63617073;
+
+/**
+ * Lock `runId` against a carry-over from it until the transaction ends: a send takes it shared, a carry-over
+ * exclusive, so a message is either recorded before the carry-over reads the run's messages or sent after it.
+ */
+async function lockCarryOver(db: pg.ClientBase, runId: string, mode: "shared" | "exclusive"): Promise<void> {
+	const lock = mode === "shared" ? "pg_advisory_xact_lock_shared" : "pg_advisory_xact_lock";
+	await db.query(`SELECT ${lock}(${CARRY_LOCK_CLASS}, hashtext($1))`, [runId]);
+}
+
+/** The run a message sent to `runId` goes to: the run itself, or the last run its messages were carried on to. */
+async function recipient(db: pg.ClientBase, runId: string): Promise<string> {
+	const seen = new Set<string>();
+	let to = runId;
+	for (;;) {
+		seen.add(to);
+		await lockCarryOver(db, to, "shared");
+		const { rows } = await db.query<{ to_run_id: string }>(
+			`SELECT to_run_id FROM ${CARRYOVERS_TABLE} WHERE from_run_id = $1`,
+			[to],
+		);
+		const next = rows[0]?.to_run_id;
+		if (next === undefined || seen.has(next)) return to;
+		to = next;
+	}
 }
 
 /**
@@ -129,6 +164,8 @@ export async function carryOver(
 		);
 	const runId = toRunId ?? randomUUID();
 	return inTransaction(pool, async (db) => {
+		// A message sent to the run meanwhile is recorded before the read below, or goes to the new run.
+		await lockCarryOver(db, fromRunId, "exclusive");
 		const claimed = await db.query<{ to_run_id: string }>(
 			`INSERT INTO ${CARRYOVERS_TABLE} (from_run_id, to_run_id) VALUES ($1, $2) ON CONFLICT (from_run_id) DO UPDATE SET to_run_id = ${CARRYOVERS_TABLE}.to_run_id RETURNING to_run_id, (xmax = 0) AS inserted`,
 			[fromRunId, runId],

@@ -226,6 +226,34 @@ describeWithPostgres("capstan/dbos: steering and follow-ups outlive their run", 
 		}
 	}
 
+	it("a steer racing a carry-over from its run, and one sent after it, reach the run carried to (rule 5)", async () => {
+		const cancelled = "race-cancelled";
+		await runs.start(gated.name, input("book the trip"), { runId: cancelled });
+		await gate(`${cancelled}:g1`).reached;
+		await DBOS.cancelWorkflow(cancelled);
+		gate(`${cancelled}:g1`).open();
+		await expect(runs.result(cancelled)).rejects.toThrow();
+
+		// The steer's transaction is under way (its record written) and held at DBOS's message insert, whose
+		// foreign key waits for the cancelled run's status row; the carry-over starts meanwhile.
+		await admin.query("BEGIN");
+		await admin.query("SELECT 1 FROM dbos.workflow_status WHERE workflow_uuid = $1 FOR UPDATE", [cancelled]);
+		const racing = runs.steer(cancelled, "racing");
+		await waitForWaiter("transactionid", "");
+		const next = runs.start(gated.name, input("next"), { carryOverFrom: cancelled, runId: "race-next" });
+		// Either it waits for the steer or (before the fix) it finished without it.
+		await Promise.race([next, waitForWaiter("advisory", "pg_advisory_xact_lock")]);
+		await admin.query("COMMIT");
+		await racing;
+		expect(await next).toBe("race-next");
+		// Sent once the carry-over is done: the old run will never read it, the run carried to does.
+		await gate("race-next:g1").reached;
+		await runs.followUp(cancelled, "after");
+		gate("race-next:g1").open();
+		gate("race-next:g2").open();
+		expect(userTexts((await runs.result("race-next")).messages)).toEqual(["next", "racing", "after"]);
+	});
+
 	it("a steer whose connection is lost mid-transaction fails; the process does not end and the next steer goes through", async () => {
 		const lost = "lost-connection";
 		await runs.start(gated.name, input("book the trip"), { runId: lost });
