@@ -131,11 +131,12 @@ export class RunEventWriter {
 
 /**
  * The event as JSON that jsonb takes: jsonb holds no U+0000 and refuses the whole row over one (a tool that
- * read a binary file), so each escaped NUL becomes U+FFFD. A `\\u0000` that is an escaped backslash and
- * text stays as it is.
+ * read a binary file), and refuses a lone surrogate too (text cut between the two halves of an emoji), so
+ * each becomes U+FFFD. `JSON.stringify` writes exactly those as escapes (a pair stays two characters), and a
+ * `\\u0000` that is an escaped backslash and text stays as it is.
  */
 function jsonbText(event: AgentEvent): string {
-	return JSON.stringify(event).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, "$1\\ufffd");
+	return JSON.stringify(event).replace(/(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/g, "$1\\ufffd");
 }
 
 /**

@@ -112,6 +112,9 @@ function cancellableAgent(waitAt: ReturnType<typeof gate>): DurableAgent {
 	return { model: scripted.model, streamFn: scripted.stream, tools: [slow] };
 }
 
+/** A NUL, its escape as text, a lone low and a lone high surrogate, a pair (an emoji), a surrogate's escape as text. */
+const NUL_TEXT = "bytes: \u0000, \\u0000, \udc00 \ud83d, \ud83d\ude00, \\ud800";
+
 describeWithPostgres("capstan/dbos: a worker and a client in one process", (serverUrl) => {
 	let database: Awaited<ReturnType<typeof createDatabase>>;
 	let worker: DbosWorker;
@@ -140,7 +143,7 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 		nul = registerDbosAgent({
 			name: "nul-events",
 			agent: () => {
-				const scripted = scriptedModel([{ content: [{ type: "text", text: "bytes: \u0000, \\u0000" }] }]);
+				const scripted = scriptedModel([{ content: [{ type: "text", text: NUL_TEXT }] }]);
 				return { model: scripted.model, streamFn: scripted.stream };
 			},
 		});
@@ -313,17 +316,20 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 		expect(charged).toMatchObject({ isError: false });
 	});
 
-	it("an event with a NUL character is written, the character replaced (jsonb holds none)", async () => {
+	it("an event with a NUL character or a lone surrogate is written, the character replaced (jsonb holds neither)", async () => {
 		const result = await nul.run(input, { runId: "nul-events" });
 		expect(result.outcome).toEqual({ type: "completed" });
-		expect(result.added.at(-1)).toMatchObject({
-			content: [{ type: "text", text: "bytes: \u0000, \\u0000" }],
-		});
+		expect(result.added.at(-1)).toMatchObject({ content: [{ type: "text", text: NUL_TEXT }] });
 		const events = [];
 		for await (const { event } of runs.events("nul-events")) events.push(event);
 		const end = events.findLast((event) => event.type === "message_end");
-		// Only the character itself: the text `\u0000` (a backslash and five characters) stays as it is.
-		expect(end).toMatchObject({ message: { content: [{ type: "text", text: "bytes: \ufffd, \\u0000" }] } });
+		// Only the characters themselves: the text `\u0000` (a backslash and five characters) stays as it is, and
+		// so does a surrogate pair (an emoji). A lone surrogate comes from text cut between the two halves.
+		expect(end).toMatchObject({
+			message: {
+				content: [{ type: "text", text: "bytes: \ufffd, \\u0000, \ufffd \ufffd, \ud83d\ude00, \\ud800" }],
+			},
+		});
 	});
 
 	it("a server that drops its idle connections does not end the process; the next read reconnects", async () => {
