@@ -44,9 +44,14 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
 		parsed = parse(argv);
 	} catch (error) {
 		throw new UsageError(
-			unknownFlagText(argv, error) ?? (error instanceof Error ? error.message : String(error)),
+			unknownFlagText(argv, error) ??
+				flagValueText(argv, error) ??
+				(error instanceof Error ? error.message : String(error)),
 		);
 	}
+	const empty = emptyValueFlag(parsed.values);
+	if (empty !== undefined)
+		throw new UsageError(`${needsText(empty)} (got an empty value)${FLAG_VALUES[empty].how}`);
 	const { values, positionals } = parsed;
 	const modes = (["print", "json", "rpc"] as const).filter((name) => values[name]);
 	if (values.json && values.print) modes.splice(modes.indexOf("print"), 1); // `-p --json` is JSON mode
@@ -59,9 +64,6 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
 		throw new UsageError("--resume and --continue both pick a session: use one");
 	if (values["no-session"] && (values.resume !== undefined || values.continue))
 		throw new UsageError("--no-session cannot be combined with --resume or --continue");
-	// An empty folder name would put session files straight into the working directory.
-	if (values["session-dir"]?.trim() === "")
-		throw new UsageError("--session-dir needs a folder (got an empty value)");
 	const prompt = positionals.join(" ").trim();
 	if (values.rpc && prompt !== "")
 		throw new UsageError("--rpc takes its prompts as commands on stdin, not as arguments");
@@ -114,6 +116,72 @@ function unknownFlagText(argv: readonly string[], error: unknown): string | unde
 	const unknown = tokens.find((token) => token.kind === "option" && !Object.hasOwn(OPTIONS, token.name));
 	if (unknown?.kind !== "option") return undefined;
 	return `unknown flag ${unknown.rawName} (a prompt that starts with "-" goes after --, as in: capstan -- "${unknown.rawName}")`;
+}
+
+/** What each flag that takes a value wants, and how it is given, for a value that is missing or empty. */
+const FLAG_VALUES = {
+	model: {
+		wants: "a model (PROVIDER/ID from the catalog, or the --base-url server's id)",
+		how: ", as in: capstan --model anthropic/claude-sonnet-4-5",
+	},
+	"base-url": {
+		wants: "the URL of an OpenAI-compatible server",
+		how: ", as in: capstan --base-url http://localhost:11434/v1",
+	},
+	"api-key": {
+		wants: "a key",
+		how: ", though the environment is the better place for it (ANTHROPIC_API_KEY, OPENAI_API_KEY, …)",
+	},
+	thinking: { wants: `a level: ${THINKING_LEVELS.join(", ")}`, how: ", as in: capstan --thinking high" },
+	"session-dir": { wants: "a folder", how: ", as in: capstan --session-dir .capstan/sessions" },
+	resume: { wants: "a session file", how: ", as in: capstan --resume .capstan/sessions/<file>.jsonl" },
+	mcp: { wants: 'a file with {"mcpServers": {...}}', how: ", as in: capstan --mcp capstan.json" },
+} as const satisfies Record<ValueFlag, { wants: string; how: string }>;
+
+type ValueFlag = {
+	[Name in keyof typeof OPTIONS]: (typeof OPTIONS)[Name]["type"] extends "string" ? Name : never;
+}[keyof typeof OPTIONS];
+
+function isValueFlag(name: string): name is ValueFlag {
+	return Object.hasOwn(FLAG_VALUES, name);
+}
+
+function needsText(name: ValueFlag): string {
+	return `--${name} needs ${FLAG_VALUES[name].wants}`;
+}
+
+/**
+ * Node's text for a flag without its value ("Option '-m, --model <value>' argument missing", or "argument is
+ * ambiguous" when the next word is a flag) names neither what the flag wants nor how to give it: both are said
+ * here, as is a value given to a flag that takes none (`--print=yes`).
+ */
+function flagValueText(argv: readonly string[], error: unknown): string | undefined {
+	if ((error as { code?: unknown }).code !== "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") return undefined;
+	const { tokens } = parseArgs({ args: [...argv], options: OPTIONS, strict: false, tokens: true });
+	for (const token of tokens) {
+		if (token.kind !== "option") continue;
+		if (!isValueFlag(token.name)) {
+			if (token.value !== undefined)
+				return `--${token.name} takes no value (got ${token.rawName}=${token.value})`;
+			continue;
+		}
+		// Without `=`, a word that starts with "-" is taken for the next flag, not for this one's value.
+		if (token.value === undefined || (!token.inlineValue && token.value.startsWith("-"))) {
+			const dash =
+				token.value === undefined
+					? ""
+					: ` (the next word, ${token.value}, is a flag; a value that starts with "-" is written --${token.name}=${token.value})`;
+			return `${needsText(token.name)}${FLAG_VALUES[token.name].how}${dash}`;
+		}
+	}
+	return undefined;
+}
+
+/** A flag given an empty value (`--model=`, `--session-dir ""`): it would be taken for a real one. */
+function emptyValueFlag(values: Partial<Record<string, string | boolean>>): ValueFlag | undefined {
+	for (const [name, value] of Object.entries(values))
+		if (isValueFlag(name) && typeof value === "string" && value.trim() === "") return name;
+	return undefined;
 }
 
 function parse(argv: readonly string[]) {

@@ -48,6 +48,27 @@ describe("bad usage exits 2 with a clear line", () => {
 		[["--rpc", "hello"], /--rpc takes its prompts as commands on stdin/],
 		[["--no-session", "--continue"], /--no-session cannot be combined with --resume or --continue/],
 		[["--session-dir=", "-p", "x"], /--session-dir needs a folder \(got an empty value\)/],
+		// Not Node's "Option '-m, --model <value>' argument missing": what the flag wants, and an example.
+		[
+			["-p", "hi", "--model"],
+			/^capstan: --model needs a model \(PROVIDER\/ID from the catalog, or the --base-url server's id\), as in: capstan --model anthropic\/claude-sonnet-4-5\nRun capstan --help/,
+		],
+		[["-m"], /^capstan: --model needs a model /],
+		[
+			["--mcp"],
+			/^capstan: --mcp needs a file with \{"mcpServers": \{\.\.\.\}\}, as in: capstan --mcp capstan\.json\n/,
+		],
+		[["--resume"], /^capstan: --resume needs a session file, as in: capstan --resume /],
+		[["--thinking"], /^capstan: --thinking needs a level: off, minimal, low, medium, high, xhigh, as in: /],
+		[["--api-key"], /^capstan: --api-key needs a key, though the environment is the better place for it/],
+		// Not Node's "argument is ambiguous": the next word was taken for a flag.
+		[
+			["--base-url", "-p", "hi"],
+			/^capstan: --base-url needs the URL of an OpenAI-compatible server, as in: capstan --base-url http:\/\/localhost:11434\/v1 \(the next word, -p, is a flag; a value that starts with "-" is written --base-url=-p\)\n/,
+		],
+		[["--model=", "-p", "x"], /^capstan: --model needs a model .* \(got an empty value\), as in: /],
+		[["--resume", " ", "-p", "x"], /^capstan: --resume needs a session file \(got an empty value\)/],
+		[["--print=yes", "x"], /^capstan: --print takes no value \(got --print=yes\)\n/],
 		[
 			["--model", "nope/x", "-p", "hi"],
 			/^capstan: unknown provider "nope" in "nope\/x": the catalog has anthropic, openai, google; --base-url for another server\n$/,
