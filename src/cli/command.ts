@@ -14,7 +14,7 @@ import { ModelError } from "./models.js";
 import { EXIT } from "./outcome.js";
 import { type Output, outputTo, type PrintStyle, runOnce } from "./print.js";
 import { runRpc } from "./rpc.js";
-import { latestSessionPath, SessionError } from "./session.js";
+import { checkSessionFile, latestSessionPath, SessionError } from "./session.js";
 import { SignalHandler } from "./signals.js";
 import { terminalText } from "./terminal-text.js";
 
@@ -107,6 +107,7 @@ export async function main(proc: CliProcess): Promise<number> {
 			const resume =
 				(args.resume && resolve(proc.cwd, args.resume)) ??
 				(args.continue ? latestSessionPath(app.sessions) : undefined);
+			if (args.resume !== undefined && resume !== undefined) checkSessionFile(resume);
 			return await runMode(app, mode, args, resume, proc, out, signals);
 		} finally {
 			await app.close();

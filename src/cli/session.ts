@@ -224,6 +224,14 @@ class LazySessionFile implements SessionFile {
 	}
 }
 
+/**
+ * Throw the {@link SessionError} `--resume` would end with (no such file, a folder, not a session) before
+ * anything is shown: the demo's banner or RPC's `ready` line before it read as if the command had started.
+ */
+export function checkSessionFile(path: string): void {
+	loadOrExplain(path);
+}
+
 function loadOrExplain(path: string): ReturnType<typeof loadSession> {
 	try {
 		return loadSession(path);

@@ -108,6 +108,24 @@ describe("bad usage exits 2 with a clear line", () => {
 		expect(code).toBe(2);
 	});
 
+	// The demo's banner (or RPC's ready line) before it read as if the command had started and then failed.
+	it.each([
+		["missing.jsonl", /^capstan: no session file at \/.*\/missing\.jsonl\n$/],
+		[".", /^capstan: \/.* is a folder, not a session file: name one of the \.jsonl files in it\n$/],
+		["notes.txt", /^capstan: .*notes\.txt.*the first line is not a capstan session header\.\n$/],
+	])(
+		"--resume %s that cannot be read is said alone, before the demo shows anything",
+		async (file, message) => {
+			const cwd = tempProject();
+			writeFileSync(join(cwd, "notes.txt"), "not a session\n");
+			for (const mode of [["-p", "x"], ["--json", "-p", "x"], ["--rpc"]]) {
+				const { code, stdout, stderr } = await run(["--demo", "--resume", file, ...mode], cwd);
+				expect({ code, stdout }).toEqual({ code: 2, stdout: "" });
+				expect(stderr).toMatch(message);
+			}
+		},
+	);
+
 	it("a --base-url server that is not running is said to be unreachable, not to need --model", async () => {
 		const closed = createServer();
 		await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
