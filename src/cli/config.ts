@@ -123,12 +123,23 @@ function readIfExists(path: string): string | undefined {
 	}
 }
 
+/**
+ * Whether `text` is an http(s) URL: `URL.canParse` alone accepts `localhost:11434/v1` (scheme "localhost:"),
+ * which fetch then refuses as an unknown scheme, far from the setting that named it.
+ */
+export function isHttpUrl(text: string): boolean {
+	return URL.canParse(text) && /^https?:$/.test(new URL(text).protocol);
+}
+
 type Check = (value: unknown) => string | undefined;
 
 const isString: Check = (v) => (typeof v === "string" && v !== "" ? undefined : "a non-empty string");
 const CHECKS: Record<keyof CliConfig, Check> = {
 	model: isString,
-	baseUrl: (v) => (typeof v === "string" && URL.canParse(v) ? undefined : "an absolute URL"),
+	baseUrl: (v) =>
+		typeof v === "string" && isHttpUrl(v)
+			? undefined
+			: "an http:// or https:// URL, as in http://localhost:11434/v1",
 	apiKeyEnv: isString,
 	contextWindow: (v) => (Number.isInteger(v) && (v as number) > 0 ? undefined : "a positive integer"),
 	thinking: (v) => (isThinkingLevel(v) ? undefined : `one of ${THINKING_LEVELS.join(", ")}`),

@@ -11,6 +11,7 @@ import { redactSecrets, requestCredentials } from "../providers/base/redact.js";
 import { fetchSameOrigin } from "../providers/base/redirects.js";
 import { getModel, MODELS } from "../providers/models.js";
 import { openaiCompatible } from "../providers/openai-completions/compatible.js";
+import { isHttpUrl } from "./config.js";
 
 /**
  * Default model per provider when the environment picks it, in auto-pick order. Anthropic's: the model its
@@ -183,7 +184,10 @@ function serverModel(server: Model, id: string): Model {
 
 async function baseUrlModel(request: ModelRequest): Promise<Model> {
 	const baseUrl = (request.baseUrl ?? "").replace(/\/+$/, "");
-	if (!URL.canParse(baseUrl)) throw new ModelError(`--base-url must be an absolute URL (got "${baseUrl}")`);
+	if (!isHttpUrl(baseUrl))
+		throw new ModelError(
+			`--base-url must be an http:// or https:// URL, as in http://localhost:11434/v1 (got "${baseUrl}")`,
+		);
 	const spec = request.model;
 	const slash = spec?.indexOf("/") ?? -1;
 	// `--model anthropic/claude-…` with a base URL: the catalog model (its wire API) at another address.

@@ -83,7 +83,19 @@ describe("bad usage exits 2 with a clear line", () => {
 			["--model", "anthropic/claude-sonnet-4-5", "-p", "hi"],
 			/no API key for anthropic\/claude-sonnet-4-5: set ANTHROPIC_API_KEY/,
 		],
-		[["--base-url", "not a url", "-p", "hi"], /--base-url must be an absolute URL/],
+		[
+			["--base-url", "not a url", "-p", "hi"],
+			/^capstan: --base-url must be an http:\/\/ or https:\/\/ URL, as in http:\/\/localhost:11434\/v1 \(got "not a url"\)\n$/,
+		],
+		// URL.canParse takes "localhost:" for a scheme; fetch then refused it as "unknown scheme".
+		[
+			["--base-url", "localhost:11434/v1", "-p", "hi"],
+			/^capstan: --base-url must be an http:\/\/ or https:\/\/ URL/,
+		],
+		[
+			["--base-url", "ftp://example.com/v1", "-p", "hi"],
+			/^capstan: --base-url must be an http:\/\/ or https:\/\/ URL/,
+		],
 		[["--api-key", "k", "-p", "hi"], /--api-key needs --model provider\/id \(or --base-url\)/],
 		[["--resume", "missing.jsonl", "--demo", "-p", "x"], /no session file at .*missing\.jsonl/],
 		[

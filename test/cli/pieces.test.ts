@@ -365,7 +365,14 @@ describe("settings files", () => {
 
 	it.each([
 		["[]", "capstan.json must hold a JSON object"],
-		['{"baseUrl":"localhost"}', 'capstan.json: "baseUrl" must be an absolute URL'],
+		[
+			'{"baseUrl":"localhost"}',
+			'capstan.json: "baseUrl" must be an http:// or https:// URL, as in http://localhost:11434/v1',
+		],
+		[
+			'{"baseUrl":"localhost:11434/v1"}',
+			'capstan.json: "baseUrl" must be an http:// or https:// URL, as in http://localhost:11434/v1',
+		],
 		['{"contextWindow":-1}', 'capstan.json: "contextWindow" must be a positive integer'],
 		['{"session":"no"}', 'capstan.json: "session" must be true or false'],
 	])("%s is refused", (text, message) => {
