@@ -18,6 +18,7 @@ import {
 	openSessionFile,
 	recordSession,
 	type SessionFile,
+	SessionFormatError,
 } from "../sessions/index.js";
 import type { SessionControl, SessionSummary } from "./host.js";
 
@@ -240,6 +241,8 @@ function loadOrExplain(path: string): ReturnType<typeof loadSession> {
 		if (code === "ENOENT") throw new SessionError(`no session file at ${path}`);
 		if (code === "EISDIR")
 			throw new SessionError(`${path} is a folder, not a session file: name one of the .jsonl files in it`);
+		// Its text already names the file ("Cannot read session …: the file is empty."): not said twice.
+		if (error instanceof SessionFormatError) throw new SessionError(error.message);
 		throw new SessionError(`cannot resume ${path}: ${(error as Error).message}`);
 	}
 }
