@@ -7,8 +7,9 @@ import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { HELP } from "../../src/cli/args.js";
+import { HELP, OPTIONS } from "../../src/cli/args.js";
 import { DEMO_MARKER } from "../../src/cli/demo.js";
+import { THINKING_LEVELS } from "../../src/core/model.js";
 import { API_KEY_ENV_VARS } from "../../src/providers/base/env.js";
 import { cleanUpAfterEach, runMain, tempProject } from "./support.js";
 
@@ -28,6 +29,17 @@ function run(argv: string[], cwd = tempProject()): Promise<{ code: number; stdou
 describe("capstan --help / --version", () => {
 	it("prints the help", async () => {
 		expect(await run(["--help"])).toEqual({ code: 0, stdout: HELP, stderr: "" });
+	});
+
+	it("names every flag the command takes, and its short form", () => {
+		// --print was missing: only "-p" was shown.
+		const named = (flag: string) => new RegExp(`(^|[\\s(])${flag}(?![\\w-])`, "m").test(HELP);
+		const missing = Object.entries(OPTIONS).flatMap(([name, option]) =>
+			[`--${name}`, ...("short" in option ? [`-${option.short}`] : [])].filter((flag) => !named(flag)),
+		);
+		expect(missing).toEqual([]);
+		expect(HELP).toContain(`--thinking LEVEL              ${THINKING_LEVELS.join(", ")} (default: off)`);
+		expect(HELP).toMatch(/-y, --yes .*write_file, edit_file, shell, and MCP tools\s+not marked read-only/);
 	});
 
 	it("prints the package version", async () => {
