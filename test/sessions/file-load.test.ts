@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { appendFileSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -29,6 +29,17 @@ const user = (text: string, timestamp = 1): UserMessage => ({ role: "user", cont
 const lines = (path: string) => readFileSync(path, "utf8").split("\n");
 
 describe("session files", () => {
+	it("make a missing folder level by level, and one that cannot be made fails instead of hanging", () => {
+		const cwd = tempCwd();
+		const file = createSessionFile({ cwd, dir: join(cwd, "a", "b", "c"), model: MODEL });
+		expect(dirname(file.path)).toBe(join(cwd, "a", "b", "c"));
+		// Node's recursive mkdir spins forever on this one (a folder /proc refuses with ENOENT).
+		if (existsSync("/proc/self/stat"))
+			expect(() => createSessionFile({ cwd, dir: "/proc/capstan-no-such/sessions", model: MODEL })).toThrow(
+				/ENOENT|EACCES|EPERM/,
+			);
+	});
+
 	it("start with a header line and get one line per message the moment it is appended", () => {
 		const cwd = tempCwd();
 		const file = createSessionFile({ cwd, model: MODEL, now: () => Date.UTC(2026, 0, 2, 3, 4, 5, 6) });
