@@ -2,20 +2,14 @@
 // carry-over claims), and the rows of runs DBOS deleted itself are pruned, against a real PostgreSQL.
 // docs/durable.md, "Retention".
 import { DBOS } from "@dbos-inc/dbos-sdk";
-import pg from "pg";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import {
-	DbosAgentRuns,
-	type DbosAgentWorkflow,
-	type DbosWorker,
-	launchDbosWorker,
-	registerDbosAgent,
-} from "../../src/dbos/index.js";
+import { expect, it } from "vitest";
+import { registerDbosAgent } from "../../src/dbos/index.js";
 import type { DurableAgent, DurableRunInput } from "../../src/durable/index.js";
 import { scriptedModel } from "../../src/testing/index.js";
 import { countingAgent } from "../durable/support/agent.js";
 import { user } from "../support/run.js";
-import { createDatabase, describeWithPostgres } from "./support/postgres.js";
+import { dbosFixture } from "./support/fixture.js";
+import { describeWithPostgres } from "./support/postgres.js";
 
 const application = "capstan-retention-test";
 const input = (text: string): DurableRunInput => ({ prompts: [user(text)] });
@@ -34,39 +28,22 @@ interface Rows {
 }
 
 describeWithPostgres("capstan/dbos: retention of runs and of capstan's rows", (serverUrl) => {
-	let database: Awaited<ReturnType<typeof createDatabase>>;
-	let worker: DbosWorker;
-	let runs: DbosAgentRuns;
-	let admin: pg.Client;
-	let plain: DbosAgentWorkflow;
-	let aged: DbosAgentWorkflow;
-	let approvals: DbosAgentWorkflow;
 	const counts: string[] = [];
-
-	beforeAll(async () => {
-		database = await createDatabase(serverUrl, "capstan_retention");
-		plain = registerDbosAgent({ name: "retention-plain", agent: plainAgent, queuePollingMs: 50 });
-		aged = registerDbosAgent({ name: "retention-aged", agent: plainAgent });
-		approvals = registerDbosAgent({
-			name: "retention-approvals",
-			agent: () => countingAgent({ count: (key) => counts.push(key), chargeNeedsApproval: true }),
-		});
-		worker = await launchDbosWorker({ applicationName: application, databaseUrl: database.url });
-		runs = await DbosAgentRuns.connect({ databaseUrl: database.url, applicationName: application });
-		admin = new pg.Client({ connectionString: database.url });
-		await admin.connect();
-	}, 60_000);
-
-	afterAll(async () => {
-		await admin?.end();
-		await runs?.close();
-		await worker?.shutdown();
-		await database?.drop();
+	const plain = registerDbosAgent({ name: "retention-plain", agent: plainAgent, queuePollingMs: 50 });
+	const aged = registerDbosAgent({ name: "retention-aged", agent: plainAgent });
+	const approvals = registerDbosAgent({
+		name: "retention-approvals",
+		agent: () => countingAgent({ count: (key) => counts.push(key), chargeNeedsApproval: true }),
+	});
+	const fixture = dbosFixture(serverUrl, {
+		database: "capstan_retention",
+		applicationName: application,
+		admin: true,
 	});
 
 	async function rows(runId: string): Promise<Rows> {
 		const count = async (table: string, column: string) => {
-			const { rows } = await admin.query<{ n: number }>(
+			const { rows } = await fixture.admin.query<{ n: number }>(
 				`SELECT count(*)::int AS n FROM capstan.${table} WHERE ${column} = $1`,
 				[runId],
 			);
@@ -81,32 +58,32 @@ describeWithPostgres("capstan/dbos: retention of runs and of capstan's rows", (s
 
 	/** A run of the plain agent that ended, then got a follow-up it never read (a row in run_messages). */
 	async function endedRun(runId: string, agent = plain): Promise<void> {
-		await runs.result(await runs.start(agent.name, input(runId), { runId }));
-		await runs.followUp(runId, `late for ${runId}`);
+		await fixture.runs.result(await fixture.runs.start(agent.name, input(runId), { runId }));
+		await fixture.runs.followUp(runId, `late for ${runId}`);
 	}
 
 	it("delete removes the run's DBOS record and capstan's rows, leaves the run it carried over to, and is harmless twice", async () => {
 		await endedRun("first");
-		await runs.result(
-			await runs.start(plain.name, input("second"), { runId: "second", carryOverFrom: "first" }),
+		await fixture.runs.result(
+			await fixture.runs.start(plain.name, input("second"), { runId: "second", carryOverFrom: "first" }),
 		);
 		expect(await rows("first")).toEqual({ events: expect.any(Number), messages: 1, carryovers: 1 });
 		expect((await rows("first")).events).toBeGreaterThan(0);
 		const second = await rows("second");
 		expect(second).toMatchObject({ messages: 1, carryovers: 0 });
 
-		await runs.delete("first");
-		expect(await runs.status("first")).toBeUndefined();
+		await fixture.runs.delete("first");
+		expect(await fixture.runs.status("first")).toBeUndefined();
 		expect(await rows("first")).toEqual({ events: 0, messages: 0, carryovers: 0 });
 		// The run it carried over to has its own copy of the messages, and its own log and result.
 		expect(await rows("second")).toEqual(second);
-		expect((await runs.result("second")).messages).toContainEqual(
+		expect((await fixture.runs.result("second")).messages).toContainEqual(
 			expect.objectContaining({ content: "late for first" }),
 		);
 
-		await runs.delete(["first", "first", "never-was"]);
-		await runs.delete([]);
-		await expect(runs.start(plain.name, input("third"), { carryOverFrom: "first" })).rejects.toThrow(
+		await fixture.runs.delete(["first", "first", "never-was"]);
+		await fixture.runs.delete([]);
+		await expect(fixture.runs.start(plain.name, input("third"), { carryOverFrom: "first" })).rejects.toThrow(
 			/no run "first"/,
 		);
 	});
@@ -114,53 +91,60 @@ describeWithPostgres("capstan/dbos: retention of runs and of capstan's rows", (s
 	it("a run that has not ended is refused and nothing of the call is deleted; cancelled, it goes", async () => {
 		await endedRun("ended-beside");
 		// A queue no worker polls: the run stays ENQUEUED.
-		await runs.start(plain.name, input("waiting"), { runId: "waiting", queueName: "nobody-polls" });
-		await expect(runs.delete(["ended-beside", "waiting"])).rejects.toThrow(
+		await fixture.runs.start(plain.name, input("waiting"), { runId: "waiting", queueName: "nobody-polls" });
+		await expect(fixture.runs.delete(["ended-beside", "waiting"])).rejects.toThrow(
 			/run "waiting" has not ended \(status ENQUEUED\); nothing was deleted/,
 		);
-		expect(await runs.status("ended-beside")).toMatchObject({ status: "SUCCESS" });
+		expect(await fixture.runs.status("ended-beside")).toMatchObject({ status: "SUCCESS" });
 		expect(await rows("ended-beside")).toMatchObject({ messages: 1 });
-		expect(await runs.status("waiting")).toMatchObject({ status: "ENQUEUED" });
+		expect(await fixture.runs.status("waiting")).toMatchObject({ status: "ENQUEUED" });
 
 		await DBOS.cancelWorkflow("waiting");
-		await runs.delete(["ended-beside", "waiting"]);
-		expect(await runs.status("waiting")).toBeUndefined();
+		await fixture.runs.delete(["ended-beside", "waiting"]);
+		expect(await fixture.runs.status("waiting")).toBeUndefined();
 		expect(await rows("ended-beside")).toEqual({ events: 0, messages: 0, carryovers: 0 });
 	});
 
 	it("a deleted continuation is not run again: a resume or a carry-over from the run it continued is refused", async () => {
 		const decisions = { t2: { approved: true } } as const;
-		const paused = await runs.start(approvals.name, { prompts: [user("pay the bill")] }, { runId: "paused" });
-		expect((await runs.result(paused)).outcome.type).toBe("awaiting_approval");
-		const resumed = await runs.resume(paused, decisions);
-		expect((await runs.result(resumed)).outcome).toEqual({ type: "completed" });
+		const paused = await fixture.runs.start(
+			approvals.name,
+			{ prompts: [user("pay the bill")] },
+			{ runId: "paused" },
+		);
+		expect((await fixture.runs.result(paused)).outcome.type).toBe("awaiting_approval");
+		const resumed = await fixture.runs.resume(paused, decisions);
+		expect((await fixture.runs.result(resumed)).outcome).toEqual({ type: "completed" });
 		expect(counts.filter((key) => key === "tool:t2")).toHaveLength(1);
 
-		await runs.delete(resumed);
-		await expect(runs.resume(paused, decisions)).rejects.toThrow(
+		await fixture.runs.delete(resumed);
+		await expect(fixture.runs.resume(paused, decisions)).rejects.toThrow(
 			/run "paused" was already continued as run "paused:resume", which has since been deleted/,
 		);
-		expect(await runs.status(resumed)).toBeUndefined();
+		expect(await fixture.runs.status(resumed)).toBeUndefined();
 		expect(counts.filter((key) => key === "tool:t2")).toHaveLength(1);
 
 		await endedRun("carried-from");
-		await runs.result(
-			await runs.start(plain.name, input("x"), { runId: "carried-to", carryOverFrom: "carried-from" }),
+		await fixture.runs.result(
+			await fixture.runs.start(plain.name, input("x"), {
+				runId: "carried-to",
+				carryOverFrom: "carried-from",
+			}),
 		);
-		await runs.delete("carried-to");
-		await expect(runs.start(plain.name, input("y"), { carryOverFrom: "carried-from" })).rejects.toThrow(
-			/already continued as run "carried-to", which has since been deleted/,
-		);
+		await fixture.runs.delete("carried-to");
+		await expect(
+			fixture.runs.start(plain.name, input("y"), { carryOverFrom: "carried-from" }),
+		).rejects.toThrow(/already continued as run "carried-to", which has since been deleted/);
 		// The claim stays with the run carried from until that run goes.
 		expect(await rows("carried-from")).toMatchObject({ carryovers: 1 });
-		await runs.delete(["carried-from", paused]);
+		await fixture.runs.delete(["carried-from", paused]);
 		expect(await rows("carried-from")).toEqual({ events: 0, messages: 0, carryovers: 0 });
 	});
 
 	it("pruneOrphans removes the rows of runs DBOS deleted itself and keeps those of the runs it has", async () => {
 		await endedRun("orphan-1");
-		await runs.result(
-			await runs.start(plain.name, input("heir"), { runId: "heir", carryOverFrom: "orphan-1" }),
+		await fixture.runs.result(
+			await fixture.runs.start(plain.name, input("heir"), { runId: "heir", carryOverFrom: "orphan-1" }),
 		);
 		await endedRun("orphan-2");
 		await endedRun("kept");
@@ -171,12 +155,12 @@ describeWithPostgres("capstan/dbos: retention of runs and of capstan's rows", (s
 		expect(await rows("orphan-1")).toMatchObject({ messages: 1, carryovers: 1 });
 
 		// Batches of two: the run ids are walked past several batch boundaries.
-		expect(await runs.pruneOrphans({ batchSize: 2 })).toBe(2);
+		expect(await fixture.runs.pruneOrphans({ batchSize: 2 })).toBe(2);
 		expect(await rows("orphan-1")).toEqual({ events: 0, messages: 0, carryovers: 0 });
 		expect(await rows("orphan-2")).toEqual({ events: 0, messages: 0, carryovers: 0 });
 		expect(await rows("heir")).toEqual(heir);
 		expect(await rows("kept")).toEqual(kept);
-		expect(await runs.pruneOrphans()).toBe(0);
+		expect(await fixture.runs.pruneOrphans()).toBe(0);
 	});
 
 	it("deleteEnded deletes an agent's runs that ended before a date, the earliest first, a limit at a time", async () => {
@@ -188,11 +172,11 @@ describeWithPostgres("capstan/dbos: retention of runs and of capstan's rows", (s
 		await endedRun("young", aged);
 
 		const endedBefore = new Date(cutoff as number);
-		expect(await runs.deleteEnded({ agent: aged.name, endedBefore, limit: 1 })).toEqual(["aged-1"]);
-		expect(await runs.deleteEnded({ agent: [aged.name], endedBefore, limit: 1 })).toEqual(["aged-2"]);
-		expect(await runs.deleteEnded({ agent: aged.name, endedBefore })).toEqual([]);
+		expect(await fixture.runs.deleteEnded({ agent: aged.name, endedBefore, limit: 1 })).toEqual(["aged-1"]);
+		expect(await fixture.runs.deleteEnded({ agent: [aged.name], endedBefore, limit: 1 })).toEqual(["aged-2"]);
+		expect(await fixture.runs.deleteEnded({ agent: aged.name, endedBefore })).toEqual([]);
 		expect(await rows("aged-2")).toEqual({ events: 0, messages: 0, carryovers: 0 });
-		expect(await runs.status("young")).toMatchObject({ status: "SUCCESS" });
-		expect(await runs.status("other-agent")).toMatchObject({ status: "SUCCESS" });
+		expect(await fixture.runs.status("young")).toMatchObject({ status: "SUCCESS" });
+		expect(await fixture.runs.status("other-agent")).toMatchObject({ status: "SUCCESS" });
 	});
 });

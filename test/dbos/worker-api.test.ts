@@ -1,14 +1,8 @@
 // The worker and client API of capstan/dbos in one process, against a real PostgreSQL.
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import pg from "pg";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import {
-	DbosAgentRuns,
-	type DbosAgentWorkflow,
-	type DbosWorker,
-	launchDbosWorker,
-	registerDbosAgent,
-} from "../../src/dbos/index.js";
+import { expect, it } from "vitest";
+import { launchDbosWorker, registerDbosAgent } from "../../src/dbos/index.js";
 import {
 	type DurableAgent,
 	type DurableRunResult,
@@ -19,12 +13,9 @@ import type { AgentTool } from "../../src/index.js";
 import { scriptedModel } from "../../src/testing/index.js";
 import { countingAgent, withoutTimestamps } from "../durable/support/agent.js";
 import { user } from "../support/run.js";
-import {
-	createDatabase,
-	describeWithPostgres,
-	OTHER_CLIENTS,
-	waitForNoOtherClients,
-} from "./support/postgres.js";
+import { dbosFixture } from "./support/fixture.js";
+import { createGate, type Gate } from "./support/gate.js";
+import { describeWithPostgres, OTHER_CLIENTS, waitForNoOtherClients } from "./support/postgres.js";
 
 const input = { prompts: [user("pay the bill")] };
 
@@ -80,17 +71,8 @@ function brokenEventsAgent(databaseUrl: string, count: (key: string) => void): D
 	return { model: scripted.model, streamFn: scripted.stream, tools: [waitForRefusal, charge] };
 }
 
-/** A gate a tool waits at in its first run: `reached` once it is inside, `open()` lets it return. */
-function gate(): { reached: Promise<void>; inside(): void; opened: Promise<void>; open(): void } {
-	let inside!: () => void;
-	let open!: () => void;
-	const reached = new Promise<void>((resolve) => (inside = resolve));
-	const opened = new Promise<void>((resolve) => (open = resolve));
-	return { reached, inside, opened, open };
-}
-
 /** An agent whose one tool waits at `waitAt` (the test cancels the run meanwhile), then a text reply. */
-function cancellableAgent(waitAt: ReturnType<typeof gate>): DurableAgent {
+function cancellableAgent(waitAt: Gate): DurableAgent {
 	const scripted = scriptedModel(
 		(call) =>
 			call.context.messages.some((message) => message.role === "toolResult")
@@ -116,54 +98,35 @@ function cancellableAgent(waitAt: ReturnType<typeof gate>): DurableAgent {
 const NUL_TEXT = "bytes: \u0000, \\u0000, \udc00 \ud83d, \ud83d\ude00, \\ud800";
 
 describeWithPostgres("capstan/dbos: a worker and a client in one process", (serverUrl) => {
-	let database: Awaited<ReturnType<typeof createDatabase>>;
-	let worker: DbosWorker;
-	let runs: DbosAgentRuns;
-	let agent: DbosAgentWorkflow;
-	let broken: DbosAgentWorkflow;
-	let nul: DbosAgentWorkflow;
-	let cancellable: DbosAgentWorkflow;
-	let markerRefused: DbosAgentWorkflow;
-	const slowGate = gate();
+	const slowGate = createGate();
 	const counts: string[] = [];
 	const markerCounts: string[] = [];
 	const brokenCounts: string[] = [];
-
-	beforeAll(async () => {
-		database = await createDatabase(serverUrl, "capstan_worker");
-		agent = registerDbosAgent({
-			name: "in-process",
-			agent: () => countingAgent({ count: (key) => counts.push(key) }),
-			queuePollingMs: 50,
-		});
-		broken = registerDbosAgent({
-			name: "broken-events",
-			agent: () => brokenEventsAgent(database.url, (key) => brokenCounts.push(key)),
-		});
-		nul = registerDbosAgent({
-			name: "nul-events",
-			agent: () => {
-				const scripted = scriptedModel([{ content: [{ type: "text", text: NUL_TEXT }] }]);
-				return { model: scripted.model, streamFn: scripted.stream };
-			},
-		});
-		cancellable = registerDbosAgent({ name: "cancellable", agent: () => cancellableAgent(slowGate) });
-		markerRefused = registerDbosAgent({
-			name: "marker-refused",
-			agent: () => countingAgent({ count: (key) => markerCounts.push(key) }),
-		});
-		worker = await launchDbosWorker({
-			applicationName: "capstan-worker-test",
-			databaseUrl: database.url,
-			executorId: "solo",
-		});
-		runs = await DbosAgentRuns.connect({ databaseUrl: database.url, applicationName: "capstan-worker-test" });
-	}, 60_000);
-
-	afterAll(async () => {
-		await runs?.close();
-		await worker?.shutdown();
-		await database?.drop();
+	const agent = registerDbosAgent({
+		name: "in-process",
+		agent: () => countingAgent({ count: (key) => counts.push(key) }),
+		queuePollingMs: 50,
+	});
+	const broken = registerDbosAgent({
+		name: "broken-events",
+		agent: () => brokenEventsAgent(fixture.databaseUrl, (key) => brokenCounts.push(key)),
+	});
+	const nul = registerDbosAgent({
+		name: "nul-events",
+		agent: () => {
+			const scripted = scriptedModel([{ content: [{ type: "text", text: NUL_TEXT }] }]);
+			return { model: scripted.model, streamFn: scripted.stream };
+		},
+	});
+	const cancellable = registerDbosAgent({ name: "cancellable", agent: () => cancellableAgent(slowGate) });
+	const markerRefused = registerDbosAgent({
+		name: "marker-refused",
+		agent: () => countingAgent({ count: (key) => markerCounts.push(key) }),
+	});
+	const fixture = dbosFixture(serverUrl, {
+		database: "capstan_worker",
+		applicationName: "capstan-worker-test",
+		executorId: "solo",
 	});
 
 	it("run() executes durably here and returns the same transcript as the in-memory core (SPEC L13)", async () => {
@@ -174,7 +137,7 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 			new MemoryJournal().attempt(),
 		);
 		expect(withoutTimestamps(result.messages)).toEqual(withoutTimestamps(expected.messages));
-		expect(await runs.status("direct")).toEqual({ status: "SUCCESS", executorId: "solo" });
+		expect(await fixture.runs.status("direct")).toEqual({ status: "SUCCESS", executorId: "solo" });
 		// Running the same run id again returns the recorded result without running anything.
 		const before = counts.length;
 		expect(await agent.run(input, { runId: "direct" })).toEqual(result);
@@ -183,9 +146,9 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 
 	it("start() enqueues, the client reads the result and every event once", async () => {
 		const runId = await agent.start(input);
-		const result = await runs.result(runId);
+		const result = await fixture.runs.result(runId);
 		const events = [];
-		for await (const event of runs.events(runId)) events.push(event);
+		for await (const event of fixture.runs.events(runId)) events.push(event);
 		expect(events.filter((e) => e.delta === 0).map((e) => e.seq)).toEqual(
 			events.filter((e) => e.delta === 0).map((_, i) => i),
 		);
@@ -193,23 +156,23 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 		// Resuming after a position skips what the reader already saw.
 		const middle = events[Math.floor(events.length / 2)];
 		const rest = [];
-		for await (const event of runs.events(runId, middle ? { after: middle } : {})) rest.push(event);
+		for await (const event of fixture.runs.events(runId, middle ? { after: middle } : {})) rest.push(event);
 		expect(rest).toEqual(events.slice(Math.floor(events.length / 2) + 1));
 	});
 
 	it("rejects what is not a message before anything is sent, and reports unknown runs", async () => {
-		await expect(runs.steer("direct", { text: "no role" } as never)).rejects.toThrow(
+		await expect(fixture.runs.steer("direct", { text: "no role" } as never)).rejects.toThrow(
 			/expected an agent message/,
 		);
-		expect(await runs.status("no-such-run")).toBeUndefined();
-		expect(await runs.takeOver({ executorId: "nobody" })).toEqual([]);
-		await expect(launchDbosWorker({ applicationName: "x", databaseUrl: database.url })).rejects.toThrow(
-			/already launched/,
-		);
+		expect(await fixture.runs.status("no-such-run")).toBeUndefined();
+		expect(await fixture.runs.takeOver({ executorId: "nobody" })).toEqual([]);
+		await expect(
+			launchDbosWorker({ applicationName: "x", databaseUrl: fixture.databaseUrl }),
+		).rejects.toThrow(/already launched/);
 	});
 
 	it("an event the database refuses stops the run; the events pushed until then are written and the run fails with the write's error", async () => {
-		const admin = new pg.Client({ connectionString: database.url });
+		const admin = new pg.Client({ connectionString: fixture.databaseUrl });
 		await admin.connect();
 		await admin.query("CREATE SEQUENCE capstan.test_refusals");
 		await admin.query(`CREATE FUNCTION capstan.test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -225,16 +188,16 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 		);
 		try {
 			const runId = await broken.start(input, { runId: "broken-events" });
-			await expect(runs.result(runId)).rejects.toThrow(
+			await expect(fixture.runs.result(runId)).rejects.toThrow(
 				/^capstan\/dbos: the run's events could not be written: refused by the test$/,
 			);
-			expect(await runs.status(runId)).toMatchObject({ status: "ERROR" });
+			expect(await fixture.runs.status(runId)).toMatchObject({ status: "ERROR" });
 			// The run stopped at its first event after the refusal: no further tool ran unseen.
 			expect(brokenCounts).toEqual([]);
 			// The events emitted before the writer knew (how many depends on the round trips) are written, before
 			// the run's ERROR status; the refused one is not.
 			const events = [];
-			for await (const { event } of runs.events(runId)) events.push(event);
+			for await (const { event } of fixture.runs.events(runId)) events.push(event);
 			expect(events[0]?.type).toBe("turn_start");
 			expect(events.map((event) => event.type)).not.toContain("agent_end");
 		} finally {
@@ -256,9 +219,9 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 		slowGate.open();
 		// Settles once the body has ended: DBOS parks a cancelled execution until its outcome is recorded.
 		expect(await first).toBeInstanceOf(Error);
-		expect(await runs.status(runId)).toMatchObject({ status: "CANCELLED" });
+		expect(await fixture.runs.status(runId)).toMatchObject({ status: "CANCELLED" });
 		const cancelled = [];
-		for await (const { event } of runs.events(runId)) cancelled.push(event);
+		for await (const { event } of fixture.runs.events(runId)) cancelled.push(event);
 		// Nothing the loop made of the engine's refusal reached the event log.
 		expect(cancelled.map((event) => event.type)).not.toContain("agent_end");
 		expect(cancelled.map((event) => event.type)).not.toContain("tool_execution_end");
@@ -266,7 +229,7 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 		const result = await (await DBOS.resumeWorkflow<DurableRunResult>(runId)).getResult();
 		expect(result.outcome).toEqual({ type: "completed" });
 		const events = [];
-		for await (const { event } of runs.events(runId)) events.push(event);
+		for await (const { event } of fixture.runs.events(runId)) events.push(event);
 		const ends = events.filter((event) => event.type === "agent_end");
 		expect(ends).toHaveLength(1);
 		expect(ends[0]).toMatchObject({ outcome: { type: "completed" } });
@@ -278,7 +241,7 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 
 	it("a start marker the database refuses fails the attempt and is not recorded as the tool's result: a rewind keeping every recorded step runs the tool once", async () => {
 		const runId = "marker-refused";
-		const admin = new pg.Client({ connectionString: database.url });
+		const admin = new pg.Client({ connectionString: fixture.databaseUrl });
 		await admin.connect();
 		// A real refusal of DBOS's write of the marker of `charge` (call t2, not idempotent), and of nothing else.
 		await admin.query(`CREATE FUNCTION capstan.test_refuse_marker() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -294,7 +257,7 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 		try {
 			// SPEC L13 / host rule 8: the journal's own failure fails the attempt with that very error.
 			await expect(markerRefused.run(input, { runId })).rejects.toThrow(/^marker refused by the test$/);
-			expect(await runs.status(runId)).toMatchObject({ status: "ERROR" });
+			expect(await fixture.runs.status(runId)).toMatchObject({ status: "ERROR" });
 			// The tool whose marker was not written did not run.
 			expect(markerCounts).not.toContain("tool:t2");
 		} finally {
@@ -321,7 +284,7 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 		expect(result.outcome).toEqual({ type: "completed" });
 		expect(result.added.at(-1)).toMatchObject({ content: [{ type: "text", text: NUL_TEXT }] });
 		const events = [];
-		for await (const { event } of runs.events("nul-events")) events.push(event);
+		for await (const { event } of fixture.runs.events("nul-events")) events.push(event);
 		const end = events.findLast((event) => event.type === "message_end");
 		// Only the characters themselves: the text `\u0000` (a backslash and five characters) stays as it is, and
 		// so does a surrogate pair (an emoji). A lone surrogate comes from text cut between the two halves.
@@ -334,15 +297,15 @@ describeWithPostgres("capstan/dbos: a worker and a client in one process", (serv
 
 	it("a server that drops its idle connections does not end the process; the next read reconnects", async () => {
 		const runId = await agent.start(input);
-		await runs.result(runId);
+		await fixture.runs.result(runId);
 		const read = async () => {
 			const events = [];
-			for await (const event of runs.events(runId)) events.push(event);
+			for await (const event of fixture.runs.events(runId)) events.push(event);
 			return events.length;
 		};
 		const count = await read();
 		// Every other connection to the test database goes, as in a restart, a failover or a proxy's idle timeout.
-		const admin = new pg.Client({ connectionString: database.url });
+		const admin = new pg.Client({ connectionString: fixture.databaseUrl });
 		await admin.connect();
 		await admin.query(`SELECT pg_terminate_backend(pid) ${OTHER_CLIENTS}`);
 		// The pools hear of it as an 'error' event; unheard, Node would end this process with it. A backend
