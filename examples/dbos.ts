@@ -17,7 +17,13 @@
 
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import type { AgentTool } from "capstan";
-import { DbosAgentRuns, type DurableAgent, launchDbosWorker, registerDbosAgent } from "capstan/dbos";
+import {
+	DbosAgentRuns,
+	DbosRunNotFoundError,
+	type DurableAgent,
+	launchDbosWorker,
+	registerDbosAgent,
+} from "capstan/dbos";
 import { scriptedModel } from "capstan/testing";
 
 const databaseUrl = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:54329/postgres";
@@ -134,10 +140,22 @@ if (!known) {
 			}
 			console.log(`deleted ${deleted} run(s); pruned the rows of ${await runs.pruneOrphans()} more`);
 		} else if (command === "watch" && arg) {
-			await printEvents(runs, arg);
-			const result = await runs.result(arg);
-			const reply = result.added.filter((message) => message.role === "assistant").at(-1);
-			console.log(`${result.outcome.type}: ${JSON.stringify(reply?.content)}`);
+			// A run id never started, or a run deleted (`clean`), ends the watch at once.
+			const found = await printEvents(runs, arg).then(
+				() => true,
+				(error: unknown) => {
+					if (error instanceof DbosRunNotFoundError) return false;
+					throw error;
+				},
+			);
+			if (found) {
+				const result = await runs.result(arg);
+				const reply = result.added.filter((message) => message.role === "assistant").at(-1);
+				console.log(`${result.outcome.type}: ${JSON.stringify(reply?.content)}`);
+			} else {
+				console.error(`no run ${arg}`);
+				process.exitCode = 1;
+			}
 		}
 	} finally {
 		await runs.close();

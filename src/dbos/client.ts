@@ -12,6 +12,7 @@ import {
 	type DurableRunInput,
 	type DurableRunResult,
 } from "../durable/index.js";
+import { DbosRunNotFoundError } from "./errors.js";
 import {
 	createEventsPool,
 	type DbosRunEvent,
@@ -161,11 +162,19 @@ export class DbosAgentRuns {
 		return this.#client.send(runId, reason === undefined ? {} : { reason }, messageTopic("abort"));
 	}
 
-	/** The run's events in order, waiting for new ones, until `agent_end` (or the run ended without one). */
-	events(runId: string, options: Omit<RunEventsOptions, "isFinished"> = {}): AsyncGenerator<DbosRunEvent> {
-		return readRunEvents(this.#pool, runId, {
-			...options,
-			isFinished: async () => TERMINAL.has((await this.status(runId))?.status ?? ""),
+	/**
+	 * The run's events in order, waiting for new ones, until `agent_end` (or the run ended without one, or
+	 * `options.signal` fires). A run id no run has — never started, or deleted (`delete`, `deleteEnded`, DBOS's
+	 * own `deleteWorkflow(s)`, a Conductor retention policy) — makes the generator throw `DbosRunNotFoundError`,
+	 * at once when the run is gone before the read starts, and after the events already read when it is deleted
+	 * while a reader waits. So start the run before reading its events. The run's status is looked up only when a
+	 * read finds no new event.
+	 */
+	events(runId: string, options: RunEventsOptions = {}): AsyncGenerator<DbosRunEvent> {
+		return readRunEvents(this.#pool, runId, options, async () => {
+			const [run] = await runsByIds(this.#client, [runId]);
+			if (!run) return "gone";
+			return TERMINAL.has(run.status) ? "ended" : "running";
 		});
 	}
 
@@ -191,7 +200,7 @@ export class DbosAgentRuns {
 		options: { runId?: string; queueName?: string } = {},
 	): Promise<string> {
 		const paused = await this.#client.getWorkflow(runId);
-		if (!paused) throw new Error(`resume: no run "${runId}"`);
+		if (!paused) throw new DbosRunNotFoundError("resume", runId);
 		if (paused.status !== "SUCCESS")
 			throw new Error(`resume: run "${runId}" has not ended (status ${paused.status})`);
 		const result = await this.result(runId);
@@ -235,7 +244,7 @@ export class DbosAgentRuns {
 	 */
 	async rewind(runId: string, options: { startStep: number; queueName?: string }): Promise<void> {
 		const run = await this.#client.getWorkflow(runId);
-		if (!run) throw new Error(`rewind: no run "${runId}"`);
+		if (!run) throw new DbosRunNotFoundError("rewind", runId);
 		const held = run.status === "ENQUEUED" ? heldFor(run.queueName) : undefined;
 		const queueName = options.queueName ?? (held ? held.queueName : run.queueName);
 		if (!held)

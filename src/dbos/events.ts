@@ -9,6 +9,7 @@ import pg from "pg";
 import { errorText } from "../core/abort.js";
 import type { DurableEventPosition } from "../durable/index.js";
 import type { AgentEvent } from "../protocol/events.js";
+import { DbosRunNotFoundError } from "./errors.js";
 
 /** One stored event of a run: its replay-stable position and the event as JSON. */
 export interface DbosRunEvent extends DurableEventPosition {
@@ -24,9 +25,13 @@ export interface RunEventsOptions {
 	pollMs?: number;
 	/** Stop reading (the generator returns) when this fires. */
 	signal?: AbortSignal;
-	/** Asked when no new row arrived: a run that ended without `agent_end` (cancelled, failed) ends the read. */
-	isFinished?: () => Promise<boolean>;
 }
+
+/**
+ * Where a run is, as a reader of its events needs to know: still `running` (more rows may come), `ended` (every
+ * row it wrote is there), or `gone` (DBOS has no record of it: never started, or deleted).
+ */
+export type RunState = "running" | "ended" | "gone";
 
 /** The events table: one row per event of a run, keyed by the run id and the event's position. */
 export const EVENTS_TABLE = "capstan.run_events";
@@ -141,18 +146,21 @@ function jsonbText(event: AgentEvent): string {
 
 /**
  * Read a run's events in order from any process, waiting for new ones, until its `agent_end` (or until the
- * run finished without one, or `signal` fires).
+ * run ended without one, or `signal` fires). `state` is asked only when a read found no new row, so a reader
+ * that keeps up with a busy run costs one query a read. A run `gone` ends the read with `DbosRunNotFoundError`
+ * once no row is left to read: one never started, or deleted before or during the read.
  */
 export async function* readRunEvents(
 	pool: pg.Pool,
 	runId: string,
-	options: RunEventsOptions = {},
+	options: RunEventsOptions,
+	state: () => Promise<RunState>,
 ): AsyncGenerator<DbosRunEvent, void, undefined> {
 	let after = options.after ?? { seq: -1, delta: 0 };
 	const pollMs = options.pollMs ?? 100;
+	// What `state` said before the last read, when the run was no longer running: that read then saw every row.
+	let last: Exclude<RunState, "running"> | undefined;
 	while (!options.signal?.aborted) {
-		// Asked before the read: a run that had finished then wrote all its rows before, so none is missed.
-		const finished = options.isFinished ? await options.isFinished() : false;
 		const { rows } = await pool.query<{ seq: number; delta: number; event: AgentEvent }>(
 			`SELECT seq, delta, event FROM ${EVENTS_TABLE} WHERE run_id = $1 AND (seq, delta) > ($2, $3) ORDER BY seq, delta LIMIT 1000`,
 			[runId, after.seq, after.delta],
@@ -163,8 +171,12 @@ export async function* readRunEvents(
 			if (row.event.type === "agent_end") return;
 		}
 		if (rows.length > 0) continue;
-		if (finished) return;
-		await pause(pollMs, options.signal);
+		if (last === "ended") return;
+		if (last === "gone") throw new DbosRunNotFoundError("events", runId);
+		const now = await state();
+		// A run that ended wrote its last rows before its status said so: read once more, without pausing.
+		if (now !== "running") last = now;
+		else await pause(pollMs, options.signal);
 	}
 }
 

@@ -16,6 +16,7 @@ export type {
 } from "../durable/index.js";
 export { DurableInputError } from "../durable/index.js";
 export { DbosAgentRuns, type DbosAgentRunsOptions, type DbosRunStatus, type RunMessage } from "./client.js";
+export { DbosRunNotFoundError } from "./errors.js";
 export type { DbosRunEvent, RunEventsOptions } from "./events.js";
 export {
 	type DbosAgentOptions,

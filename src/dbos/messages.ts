@@ -12,6 +12,7 @@ import type { DBOSClient } from "@dbos-inc/dbos-sdk";
 import type pg from "pg";
 import type { AgentMessage } from "../core/messages.js";
 import type { DurableTopic } from "../durable/index.js";
+import { DbosRunNotFoundError } from "./errors.js";
 
 /** The DBOS message topic each durable queue travels on. */
 export function messageTopic(topic: DurableTopic): string {
@@ -151,7 +152,7 @@ export async function carryOver(
 	enqueue: (db: pg.ClientBase, runId: string) => Promise<void>,
 ): Promise<string> {
 	const from = await client.getWorkflow(fromRunId);
-	if (!from) throw new Error(`${what}: no run "${fromRunId}"`);
+	if (!from) throw new DbosRunNotFoundError(what, fromRunId);
 	const read =
 		from.status === "SUCCESS"
 			? await readMessageIds(client, fromRunId)

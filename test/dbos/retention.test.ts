@@ -3,12 +3,13 @@
 // docs/durable.md, "Retention".
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import { expect, it } from "vitest";
-import { registerDbosAgent } from "../../src/dbos/index.js";
+import { type DbosRunEvent, DbosRunNotFoundError, registerDbosAgent } from "../../src/dbos/index.js";
 import type { DurableAgent, DurableRunInput } from "../../src/durable/index.js";
 import { scriptedModel } from "../../src/testing/index.js";
 import { countingAgent } from "../durable/support/agent.js";
 import { user } from "../support/run.js";
 import { dbosFixture } from "./support/fixture.js";
+import { createGate } from "./support/gate.js";
 import { describeWithPostgres } from "./support/postgres.js";
 
 const application = "capstan-retention-test";
@@ -34,6 +35,20 @@ describeWithPostgres("capstan/dbos: retention of runs and of capstan's rows", (s
 	const approvals = registerDbosAgent({
 		name: "retention-approvals",
 		agent: () => countingAgent({ count: (key) => counts.push(key), chargeNeedsApproval: true }),
+	});
+	// Its first `lookup` waits at the gate: the run is running there.
+	const lookupGate = createGate();
+	const gated = registerDbosAgent({
+		name: "retention-gated",
+		agent: () =>
+			countingAgent({
+				count: () => {},
+				insideLookup: async (id) => {
+					if (id !== "t1") return;
+					lookupGate.inside();
+					await lookupGate.opened;
+				},
+			}),
 	});
 	const fixture = dbosFixture(serverUrl, {
 		database: "capstan_retention",
@@ -178,5 +193,60 @@ describeWithPostgres("capstan/dbos: retention of runs and of capstan's rows", (s
 		expect(await rows("aged-2")).toEqual({ events: 0, messages: 0, carryovers: 0 });
 		expect(await fixture.runs.status("young")).toMatchObject({ status: "SUCCESS" });
 		expect(await fixture.runs.status("other-agent")).toMatchObject({ status: "SUCCESS" });
+	});
+
+	/** The types of the events a reader reads to its end. */
+	async function read(events: AsyncGenerator<DbosRunEvent>): Promise<string[]> {
+		const types: string[] = [];
+		for await (const { event } of events) types.push(event.type);
+		return types;
+	}
+
+	/** What a `DbosRunNotFoundError` of `what` (a method) for `runId` holds. */
+	const notFound = (runId: string, what = "events") => ({
+		name: "DbosRunNotFoundError",
+		runId,
+		message: `${what}: no run "${runId}"`,
+	});
+
+	it("events of a run that never was, or was deleted, end with DbosRunNotFoundError rather than wait forever", async () => {
+		const unknown = read(fixture.runs.events("never-was"));
+		await expect(unknown).rejects.toThrow(DbosRunNotFoundError);
+		await expect(unknown).rejects.toMatchObject(notFound("never-was"));
+
+		await endedRun("read-then-deleted");
+		expect((await read(fixture.runs.events("read-then-deleted"))).at(-1)).toBe("agent_end");
+		await fixture.runs.delete("read-then-deleted");
+		await expect(read(fixture.runs.events("read-then-deleted"))).rejects.toMatchObject(
+			notFound("read-then-deleted"),
+		);
+	});
+
+	it("a reader that began while the run ran ends with DbosRunNotFoundError once the run is deleted", async () => {
+		const runId = "deleted-while-read";
+		const body = gated.run(input(runId), { runId }).then(
+			() => undefined,
+			(error: unknown) => error,
+		);
+		await lookupGate.reached;
+		const reader = fixture.runs.events(runId);
+		// The reader read while the run ran, and waits for its next event.
+		expect((await reader.next()).done).toBe(false);
+		await DBOS.cancelWorkflow(runId);
+		lookupGate.open();
+		expect(await body).toBeInstanceOf(Error);
+		await fixture.runs.delete(runId);
+		expect(await rows(runId)).toEqual({ events: 0, messages: 0, carryovers: 0 });
+		await expect(read(reader)).rejects.toMatchObject(notFound(runId));
+	});
+
+	it("resume, rewind and a carry-over from a run that is not there throw DbosRunNotFoundError too", async () => {
+		await expect(fixture.runs.resume("never-was", {})).rejects.toMatchObject(notFound("never-was", "resume"));
+		await expect(fixture.runs.rewind("never-was", { startStep: 1 })).rejects.toMatchObject(
+			notFound("never-was", "rewind"),
+		);
+		await expect(
+			fixture.runs.start(plain.name, input("x"), { carryOverFrom: "never-was" }),
+		).rejects.toMatchObject(notFound("never-was", "carryOverFrom"));
 	});
 });
