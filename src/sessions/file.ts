@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { closeSync, ftruncateSync, openSync, rmSync, writeSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { fnv1a } from "../core/fnv1a.js";
+import { makeFolders } from "../core/make-folders.js";
 import type { AgentMessage } from "../core/messages.js";
 import {
 	CAPSTAN_VERSION,
@@ -62,25 +63,6 @@ export interface CreateSessionOptions {
 /** The default session folder of a working directory. */
 export function defaultSessionDir(cwd: string): string {
 	return join(resolve(cwd), ".capstan", "sessions");
-}
-
-/**
- * `mkdir -p`, one level at a time. Node's recursive mkdir never returns for a missing folder of a pseudo file
- * system that refuses it with ENOENT (`/proc/x` as root, Node 20.20: it makes the parent, finds it there and
- * tries the folder again, forever, at full CPU); made level by level, such a folder fails with ENOENT.
- */
-function makeFolders(dir: string): void {
-	const missing: string[] = [];
-	for (let path = resolve(dir); !existsSync(path) && dirname(path) !== path; path = dirname(path))
-		missing.push(path);
-	for (const path of missing.reverse()) {
-		try {
-			mkdirSync(path);
-		} catch (error) {
-			// Made meanwhile by another process: as good as made here.
-			if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-		}
-	}
 }
 
 /** Start a new session file with its header line written; named `<time>_<id>.jsonl` so names sort by age. */

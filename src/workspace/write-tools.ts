@@ -1,5 +1,5 @@
-import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
+import { makeFolders } from "../core/make-folders.js";
 import type { AgentTool } from "../tools/types.js";
 import { writeFileAtomically } from "./atomic-write.js";
 import {
@@ -51,8 +51,9 @@ export function writeFileTool(options: WorkspaceToolsOptions): AgentTool<WriteFi
 		async execute(_id, args, signal) {
 			const planned = await planWrite(options, args);
 			throwIfAborted(signal);
-			const details = await withWorkspaceFileErrors(options.cwd, args.path, async () => {
-				await mkdir(dirname(planned.absolute), { recursive: true });
+			const details = await withWorkspaceFileErrors(options.cwd, args.path, () => {
+				// Level by level: Node's recursive mkdir never returns for a folder /proc refuses (makeFolders).
+				makeFolders(dirname(planned.absolute));
 				return commit(planned, signal);
 			});
 			const verb = details.created ? "Created" : "Wrote";

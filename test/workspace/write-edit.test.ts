@@ -123,6 +123,21 @@ describe("write_file", () => {
 		).rejects.toThrow('a.txt/ ends in "/"');
 		expect(read(cwd, "a.txt")).toBe("one\n");
 	});
+
+	// Node 20's recursive mkdir never returns for a folder /proc refuses with ENOENT, spinning a thread of the
+	// pool at full CPU; the tool makes folders one level at a time, so it fails at once. The short timeout ends
+	// the test, not the suite, should that come back.
+	it.runIf(existsSync("/proc/self/stat"))(
+		"a parent folder that cannot be made fails with its name instead of hanging",
+		{ timeout: 5_000 },
+		async () => {
+			await expect(
+				call(writeFileTool({ cwd: "/proc" }), { path: "capstan-no-such/deeper/x.txt", content: "x" }),
+			).rejects.toThrow(
+				/^(no such file or directory|permission denied|operation not permitted): capstan-no-such$/,
+			);
+		},
+	);
 });
 
 describe("edit_file", () => {
