@@ -81,8 +81,8 @@ const MAX_BATCH_FILES = 256;
 const MAX_BATCH_CHARS = 1024 * 1024;
 
 /**
- * `search_text`: a regex over the files of the tree, respecting `.gitignore` and `.git/info/exclude`, skipping
- * binaries and `.git/`.
+ * `search_text`: a regex over the files of the tree, respecting `.gitignore`, `.git/info/exclude` and git's
+ * global excludes file (`core.excludesFile`), skipping binaries and `.git/`.
  */
 export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<SearchTextArgs, SearchTextDetails> {
 	const cap = options.maxSearchMatches ?? WORKSPACE_DEFAULTS.maxSearchMatches;
@@ -93,9 +93,8 @@ export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<Search
 		label: "Search text",
 		description:
 			"Search the workspace's files for a regular expression (JavaScript syntax), line by line. " +
-			"Respects .gitignore and .git/info/exclude (a folder they ignore is searched when given as path), " +
-			"skips binary files and " +
-			".git/. Returns path:line: text for each match, " +
+			"Respects .gitignore, .git/info/exclude and git's global excludes file (a folder they ignore is " +
+			"searched when given as path), skips binary files and .git/. Returns path:line: text for each match, " +
 			`at most ${cap} matches; a closing note counts the files it skipped and names those it could not read.`,
 		parameters: {
 			type: "object",

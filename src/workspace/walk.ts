@@ -1,8 +1,9 @@
 import type { Dirent } from "node:fs";
-import { lstat, readdir, readFile } from "node:fs/promises";
+import { lstat, readdir, readFile, stat } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import ignore from "ignore";
 import { isAtomicWriteTemp } from "./atomic-write.js";
+import { excludesFilePath, gitConfigFiles, parseExcludesFile } from "./git-config.js";
 import { throwIfAborted } from "./options.js";
 
 /** The largest ignore file read (git's own are a few kilobytes). */
@@ -15,21 +16,23 @@ interface IgnoreLevel {
 }
 
 /**
- * The ignore files that apply in one directory, lowest precedence first: the repository's `info/exclude`,
- * then the `.gitignore` files outermost first. Evaluated like git: a later file's rules override an earlier
- * one's, so `!keep.log` in a subdirectory re-includes what the root ignored.
+ * The ignore files that apply in one directory, lowest precedence first: git's global excludes file
+ * (`core.excludesFile`), the repository's `info/exclude`, then the `.gitignore` files outermost first.
+ * Evaluated like git: a later file's rules override an earlier one's, so `!keep.log` in a subdirectory
+ * re-includes what the root ignored.
  */
 export class GitignoreChain {
 	private constructor(private readonly levels: readonly IgnoreLevel[]) {}
 
 	/**
 	 * The chain for `dir`: every `.gitignore` from the workspace `root` down to `dir` itself, after those of
-	 * the folders above `root` up to the top of the git repository `root` lies in and that repository's
-	 * `.git/info/exclude` (the main repository's, in a linked worktree), as git reads them (a
-	 * workspace that is one package of a monorepo obeys the root's `node_modules/`); outside a repository no
-	 * file above `root` counts. A `dir` that the files above it ignore was named on purpose (a search of
-	 * `node_modules/react`, or a workspace that is a scratch folder git ignores): only its own and deeper
-	 * `.gitignore` files apply in it, else everything in it would be ignored along with it.
+	 * the folders above `root` up to the top of the git repository `root` lies in, that repository's
+	 * `.git/info/exclude` (the main repository's, in a linked worktree) and git's global excludes file, as git
+	 * reads them (a workspace that is one package of a monorepo obeys the root's `node_modules/`); outside a
+	 * repository no file above `root` counts, the global excludes file included. A `dir` that the files above
+	 * it ignore was named on purpose (a search of `node_modules/react`, or a workspace that is a scratch folder
+	 * git ignores): only its own and deeper `.gitignore` files apply in it, else everything in it would be
+	 * ignored along with it.
 	 */
 	static async forDirectory(root: string, dir: string): Promise<GitignoreChain> {
 		let chain = await GitignoreChain.above(root);
@@ -45,9 +48,10 @@ export class GitignoreChain {
 	}
 
 	/**
-	 * The rules that apply above `root`: the repository's `info/exclude`, then the `.gitignore` files of the
-	 * folders above `root` from the repository's top down; none outside a repository. The exclude file comes
-	 * first because git ranks it below every `.gitignore`: a `!name` in one re-includes what it excludes.
+	 * The rules that apply above `root`: git's global excludes file, the repository's `info/exclude`, then the
+	 * `.gitignore` files of the folders above `root` from the repository's top down; none outside a repository.
+	 * The two exclude files come first because git ranks them below every `.gitignore` (and the global one
+	 * below `info/exclude`): a `!name` in a later one re-includes what an earlier one excludes.
 	 */
 	private static async above(root: string): Promise<GitignoreChain> {
 		const folders: string[] = [];
@@ -59,8 +63,13 @@ export class GitignoreChain {
 			folders.unshift(parent);
 			top = parent;
 		}
-		const excludes = await readRules(join(await commonGitDir(top), "info", "exclude"));
-		let chain = new GitignoreChain(excludes ? [{ base: top, rules: excludes }] : []);
+		const gitDir = await commonGitDir(top);
+		const globalFile = await globalExcludesFile(top, gitDir);
+		const global = globalFile === undefined ? undefined : await readRules(globalFile, true);
+		const excludes = await readRules(join(gitDir, "info", "exclude"));
+		const levels: IgnoreLevel[] = [];
+		for (const rules of [global, excludes]) if (rules) levels.push({ base: top, rules });
+		let chain = new GitignoreChain(levels);
 		for (const folder of folders) chain = await chain.descend(folder);
 		return chain;
 	}
@@ -91,10 +100,27 @@ async function hasGitEntry(dir: string): Promise<boolean> {
 	return (await lstat(join(dir, ".git")).catch(() => undefined)) !== undefined;
 }
 
-/** The rules of one ignore file, or undefined when there is none to read. */
-async function readRules(path: string): Promise<ignore.Ignore | undefined> {
-	const text = await readSmallFile(path);
+/** The rules of one ignore file, or undefined when there is none to read (see {@link readSmallFile}). */
+async function readRules(path: string, followLinks = false): Promise<ignore.Ignore | undefined> {
+	const text = await readSmallFile(path, { followLinks });
 	return text === undefined ? undefined : ignore().add(text);
+}
+
+/**
+ * Git's global excludes file for the repository at `top`, found as git finds it but without running git: the
+ * last `core.excludesFile` of `$XDG_CONFIG_HOME/git/config` (`~/.config/git/config`), `~/.gitconfig` and the
+ * repository's `config`, else `$XDG_CONFIG_HOME/git/ignore` (`~/.config/git/ignore`). Undefined when there is
+ * none. A config file git would refuse to read (a syntax error) is passed over.
+ */
+async function globalExcludesFile(top: string, gitDir: string): Promise<string | undefined> {
+	const env = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
+	let setting: string | undefined;
+	for (const file of gitConfigFiles(gitDir, env)) {
+		const text = await readSmallFile(file, { followLinks: true });
+		const parsed = text === undefined ? undefined : parseExcludesFile(text);
+		if (parsed?.kind === "set") setting = parsed.value;
+	}
+	return excludesFilePath(setting, top, env);
 }
 
 /**
@@ -113,12 +139,14 @@ async function commonGitDir(top: string): Promise<string> {
 }
 
 /**
- * The text of a git file (an ignore file, a `.git` pointer, a `commondir`), or undefined when there is none to
- * read. Only a regular file of a sane size is read: one that is a symlink (perhaps out of the tree, or to
- * `/dev/zero`), a FIFO (an open that never returns) or huge is not one git would use either.
+ * The text of a git file (an ignore file, a `.git` pointer, a `commondir`, a config file), or undefined when
+ * there is none to read. Only a regular file of a sane size is read: one that is a symlink (perhaps out of the
+ * tree, or to `/dev/zero`), a FIFO (an open that never returns) or huge is not one git would use either.
+ * `followLinks` reads what a symlink points to (still only a regular file), for the config files and the
+ * global excludes file, which dotfile managers often link.
  */
-async function readSmallFile(path: string): Promise<string | undefined> {
-	const stats = await lstat(path).catch(() => undefined);
+async function readSmallFile(path: string, { followLinks = false } = {}): Promise<string | undefined> {
+	const stats = await (followLinks ? stat : lstat)(path).catch(() => undefined);
 	if (!stats?.isFile() || stats.size > MAX_GITIGNORE_BYTES) return undefined;
 	return readFile(path, "utf8").catch(() => undefined);
 }

@@ -1,11 +1,24 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { atomicTempPath } from "../../src/workspace/atomic-write.js";
 import { type SearchTextDetails, searchTextTool } from "../../src/workspace/index.js";
 import { REPO_ROOT } from "../providers/support/fixtures.js";
 import { call, link, put, textOf, workspace } from "./support.js";
+
+/** A home folder of the test's own: git's global files are looked for there, never in the real home. */
+let home = "";
+beforeEach(() => {
+	home = mkdtempSync(join(tmpdir(), "capstan-home-"));
+	vi.stubEnv("HOME", home);
+	vi.stubEnv("XDG_CONFIG_HOME", undefined);
+});
+afterEach(() => {
+	vi.unstubAllEnvs();
+	rmSync(home, { recursive: true, force: true });
+});
 
 describe("search_text", () => {
 	it("finds a regex line by line across the tree, in path order, as path:line: text", async () => {
@@ -148,6 +161,75 @@ describe("search_text", () => {
 		put(cwd, ".git/worktrees/linked/commondir", "../..\n");
 		writeFileSync(join(linked, ".git"), `gitdir: ${join(cwd, ".git/worktrees/linked")}\n`);
 		expect(textOf(await call(searchTextTool({ cwd: linked }), { pattern: "hit" }))).toBe("d.ts:1: hit");
+	});
+
+	it("git's global excludes file (default ~/.config/git/ignore, or under $XDG_CONFIG_HOME) applies in a repository, below info/exclude and every .gitignore", async () => {
+		const { cwd } = workspace({
+			".git/info/exclude": "!keep.log\n",
+			".gitignore": "!c.tmp\n",
+			"main.ts": "hit\n",
+			"a.log": "hit\n",
+			"keep.log": "hit\n",
+			"b.tmp": "hit\n",
+			"c.tmp": "hit\n",
+		});
+		put(home, ".config/git/ignore", "*.log\n*.tmp\n");
+		const tool = searchTextTool({ cwd });
+		// info/exclude re-includes keep.log and the .gitignore c.tmp: the global file ranks below both, as in git.
+		expect(textOf(await call(tool, { pattern: "hit" }))).toBe(
+			"c.tmp:1: hit\nkeep.log:1: hit\nmain.ts:1: hit",
+		);
+		// A workspace below the top: the patterns stay relative to the top.
+		put(cwd, "pkg/d.log", "hit\n");
+		put(cwd, "pkg/e.ts", "hit\n");
+		expect(textOf(await call(searchTextTool({ cwd: join(cwd, "pkg") }), { pattern: "hit" }))).toBe(
+			"e.ts:1: hit",
+		);
+		rmSync(join(cwd, "pkg"), { recursive: true });
+		// With $XDG_CONFIG_HOME set, git looks there instead of ~/.config.
+		const xdg = join(home, "xdg");
+		put(xdg, "git/ignore", "main.ts\n");
+		vi.stubEnv("XDG_CONFIG_HOME", xdg);
+		expect(textOf(await call(tool, { pattern: "hit" }))).toBe(
+			"a.log:1: hit\nb.tmp:1: hit\nc.tmp:1: hit\nkeep.log:1: hit",
+		);
+		// Outside a repository git reads none of it, and neither does the search.
+		rmSync(join(cwd, ".git"), { recursive: true });
+		expect(textOf(await call(tool, { pattern: "hit" }))).toBe(
+			"a.log:1: hit\nb.tmp:1: hit\nc.tmp:1: hit\nkeep.log:1: hit\nmain.ts:1: hit",
+		);
+	});
+
+	it("core.excludesFile is read from $XDG_CONFIG_HOME/git/config, ~/.gitconfig and .git/config, the later winning, ~ expanded", async () => {
+		const files = { "x.a": "hit\n", "x.b": "hit\n", "x.c": "hit\n", "x.d": "hit\n", "x.e": "hit\n" };
+		const { cwd, outside } = workspace({ ...files, ".git/HEAD": "ref: refs/heads/main\n" });
+		const tool = searchTextTool({ cwd });
+		const found = async () => textOf(await call(tool, { pattern: "hit" })).replaceAll(":1: hit", "");
+		put(home, "a-ignore", "*.a\n");
+		put(home, "b ignore", "*.b\n");
+		put(home, "c-ignore", "*.c\n");
+		put(home, ".config/git/ignore", "*.d\n");
+		// Unset everywhere: the default file.
+		expect(await found()).toBe("x.a\nx.b\nx.c\nx.e");
+		put(home, ".config/git/config", "[core]\n\texcludesFile = ~/a-ignore\n");
+		expect(await found()).toBe("x.b\nx.c\nx.d\nx.e");
+		// ~/.gitconfig comes later (here a dotfile manager's symlink, quoted, with a comment).
+		put(
+			outside,
+			"dotfiles/gitconfig",
+			'[user]\n\tname = someone\n[Core]\n\tExcludesFile = "~/b ignore" ; global\n',
+		);
+		symlinkSync(join(outside, "dotfiles/gitconfig"), join(home, ".gitconfig"));
+		expect(await found()).toBe("x.a\nx.c\nx.d\nx.e");
+		// The repository's config comes last.
+		put(cwd, ".git/config", `[core]\n\tbare = false\n\texcludesfile = ${join(home, "c-ignore")}\n`);
+		expect(await found()).toBe("x.a\nx.b\nx.d\nx.e");
+		// Set empty: no excludes file at all, not even the default.
+		put(cwd, ".git/config", "[core]\n\texcludesfile =\n");
+		expect(await found()).toBe("x.a\nx.b\nx.c\nx.d\nx.e");
+		// A config file git would refuse is passed over: the one before it decides.
+		put(cwd, ".git/config", "[core]\n\texcludesfile = bad\\q\n");
+		expect(await found()).toBe("x.a\nx.c\nx.d\nx.e");
 	});
 
 	it("skips the temporary file a crash mid-write left beside its target, but not a user's .tmp file", async () => {
