@@ -107,7 +107,7 @@ export async function main(proc: CliProcess): Promise<number> {
 			const resume =
 				(args.resume && resolve(proc.cwd, args.resume)) ??
 				(args.continue ? latestSessionPath(app.sessions) : undefined);
-			if (args.resume !== undefined && resume !== undefined) checkSessionFile(resume);
+			if (args.resume !== undefined && resume !== undefined) checkSessionFile(resume, app.sessions.enabled);
 			return await runMode(app, mode, args, resume, proc, out, signals);
 		} finally {
 			await app.close();

@@ -5,7 +5,7 @@
  * the file left without results runs first (rule L6, Q4). A folder that could never hold the file is refused
  * up front, so the command ends before running instead of failing at every message.
  */
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, closeSync, constants, openSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Agent } from "../agent/agent.js";
 import type { AgentMessage } from "../core/messages.js";
@@ -20,6 +20,7 @@ import {
 	type SessionFile,
 	SessionFormatError,
 } from "../sessions/index.js";
+import { describeSystemError } from "../workspace/fs-errors.js";
 import type { SessionControl, SessionSummary } from "./host.js";
 
 /** A session that cannot be loaded: exit code 2 with this text. */
@@ -123,13 +124,16 @@ class FileSessions implements CliSessions {
 
 	load(path: string): string[] {
 		const loaded = loadOrExplain(path);
+		// A repaired transcript is no longer what the file reads back as: it goes on in a new file, which
+		// recordSession starts with the loaded messages, and the damaged file is left as it is. Opened before
+		// anything changes: a file that cannot be written leaves the conversation and its recording as they were.
+		const file =
+			this.enabled && !loaded.repaired ? explainWriteError(path, () => openSessionFile(path)) : undefined;
 		this.setup.agent.replaceMessages(loaded.messages);
 		this.closeFile();
 		const warnings = loaded.warnings.map((warning) => `${path}: ${warning}`);
 		if (!this.enabled) return warnings;
-		// A repaired transcript is no longer what the file reads back as: it goes on in a new file, which
-		// recordSession starts with the loaded messages, and the damaged file is left as it is.
-		if (!loaded.repaired) this.record(openSessionFile(path));
+		if (file !== undefined) this.record(file);
 		else {
 			this.recordNew();
 			warnings.push(`${path}: repaired as above; the conversation goes on in ${this.current}`);
@@ -226,11 +230,14 @@ class LazySessionFile implements SessionFile {
 }
 
 /**
- * Throw the {@link SessionError} `--resume` would end with (no such file, a folder, not a session) before
- * anything is shown: the demo's banner or RPC's `ready` line before it read as if the command had started.
+ * Throw the {@link SessionError} `--resume` would end with (no such file, a folder, not a session, one it may
+ * not read, or — when sessions are `recorded` — may not write) before anything is shown: the demo's banner or
+ * RPC's `ready` line before it read as if the command had started.
  */
-export function checkSessionFile(path: string): void {
+export function checkSessionFile(path: string, recorded: boolean): void {
 	loadOrExplain(path);
+	// Opened to write and closed, nothing written: whether the session can go on in it.
+	if (recorded) explainWriteError(path, () => closeSync(openSync(path, "r+")));
 }
 
 function loadOrExplain(path: string): ReturnType<typeof loadSession> {
@@ -243,7 +250,29 @@ function loadOrExplain(path: string): ReturnType<typeof loadSession> {
 			throw new SessionError(`${path} is a folder, not a session file: name one of the .jsonl files in it`);
 		// Its text already names the file ("Cannot read session …: the file is empty."): not said twice.
 		if (error instanceof SessionFormatError) throw new SessionError(error.message);
+		// Said like those, not in Node's words ("EACCES: permission denied, open '…'"), which name the path twice.
+		const reason = describeSystemError(error);
+		if (reason !== undefined) throw new SessionError(`Cannot read session ${path}: ${reason}.`);
 		throw new SessionError(`cannot resume ${path}: ${(error as Error).message}`);
+	}
+}
+
+/**
+ * `open()`, with a file a resumed session cannot go on in (read-only: EACCES, EROFS) said as a
+ * {@link SessionError} instead of Node's text, which ended the command as an internal error.
+ */
+function explainWriteError<T>(path: string, open: () => T): T {
+	try {
+		return open();
+	} catch (error) {
+		const reason = describeSystemError(error);
+		if (reason !== undefined)
+			throw new SessionError(
+				`Cannot write session ${path}: ${reason}. A resumed session goes on in its file: make it writable, or resume a copy.`,
+			);
+		// openSessionFile's own errors already name the file and say what happened.
+		if (error instanceof Error) throw new SessionError(error.message);
+		throw error;
 	}
 }
 

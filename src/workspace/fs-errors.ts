@@ -68,6 +68,14 @@ export function workspaceFileError(error: unknown, root: string, given: string):
 	return new WorkspaceFileError(error.code, path, describeCode(error));
 }
 
+/**
+ * What a Node system error means, without Node's text and its absolute path: `"permission denied"` for EACCES
+ * (the CLI's `--resume` says it too). Undefined for anything that is not a system error.
+ */
+export function describeSystemError(error: unknown): string | undefined {
+	return isSystemError(error) ? describeCode(error) : undefined;
+}
+
 /** The code's meaning: the table's, else Node's own description (`EXYZ: what went wrong, open '…'`), else the code. */
 function describeCode(error: NodeJS.ErrnoException & { code: string }): string {
 	const known = DESCRIPTIONS[error.code];

@@ -2,7 +2,7 @@
  * The command's front door, run in-process through `main()` with its own streams (the same function the
  * bin calls): help, version, and every bad command line or settings file exits 2 with one clear line.
  */
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -141,13 +141,22 @@ describe("bad usage exits 2 with a clear line", () => {
 			"notes.txt",
 			/^capstan: Cannot read session \/[^ ]*\/notes\.txt: the first line is not a capstan session header\.\n$/,
 		],
+		// A system error in the same words, not Node's ("ENOTDIR: not a directory, open '…'", the path again).
+		[
+			"notes.txt/s.jsonl",
+			/^capstan: Cannot read session \/[^ ]*\/notes\.txt\/s\.jsonl: not a directory\.\n$/,
+		],
+		["loop.jsonl", /^capstan: Cannot read session \/[^ ]*\/loop\.jsonl: too many symbolic links\.\n$/],
+		["<300 n>.jsonl", /^capstan: Cannot read session \/[^ ]*\/n+\.jsonl: name too long\.\n$/],
 	])(
 		"--resume %s that cannot be read is said alone, before the demo shows anything",
 		async (file, message) => {
 			const cwd = tempProject();
 			writeFileSync(join(cwd, "notes.txt"), "not a session\n");
+			symlinkSync("loop.jsonl", join(cwd, "loop.jsonl"));
 			for (const mode of [["-p", "x"], ["--json", "-p", "x"], ["--rpc"]]) {
-				const { code, stdout, stderr } = await run(["--demo", "--resume", file, ...mode], cwd);
+				const name = file.replace("<300 n>", "n".repeat(300));
+				const { code, stdout, stderr } = await run(["--demo", "--resume", name, ...mode], cwd);
 				expect({ code, stdout }).toEqual({ code: 2, stdout: "" });
 				expect(stderr).toMatch(message);
 			}

@@ -3,7 +3,7 @@
  * `--continue` and `--resume` go on in the same file, `--no-session` writes nothing — and a process killed
  * with SIGKILL while a tool runs resumes into a complete, paired transcript (SPEC L6, Q4, I1).
  */
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSessions } from "../../src/cli/session.js";
@@ -18,6 +18,7 @@ import { assistant } from "../support/run.js";
 import {
 	cleanUpAfterEach,
 	RpcClient,
+	type RpcLine,
 	runCli,
 	sessionFiles,
 	sessionMessages,
@@ -167,6 +168,67 @@ describe("a session file that can no longer be written", () => {
 			),
 		]);
 		expect(roles(path)).toEqual(["user", "assistant"]);
+	});
+});
+
+// Root reads and writes any file: as root the command runs without the capabilities that override the mode
+// bits (setpriv), and stays root, so it can still read the repository wherever the checkout lies.
+const asRoot = process.getuid?.() === 0;
+const dropOverride = asRoot && existsSync("/usr/bin/setpriv");
+describe.skipIf(asRoot && !dropOverride)("--resume of a file the command may not read or write", () => {
+	const under = dropOverride ? ["setpriv", "--bounding-set=-dac_override,-dac_read_search"] : [];
+	it.each([
+		["unreadable (mode 000)", 0o000, "Cannot read session {path}: permission denied."],
+		// Read, then refused when opened to go on in it: this ended as an internal error with a stack trace.
+		[
+			"read-only (mode 444)",
+			0o444,
+			"Cannot write session {path}: permission denied. A resumed session goes on in its file: make it writable, or resume a copy.",
+		],
+	])("%s: said in one line, before the demo shows anything", { timeout: 30_000 }, async (_, mode, text) => {
+		const cwd = tempProject();
+		const file = createSessionFile({
+			cwd,
+			model: { provider: "openai-compatible", id: "m", api: "openai-completions" },
+		});
+		file.append({ role: "user", content: "hello", timestamp: 0 });
+		file.close();
+		const before = readFileSync(file.path, "utf8");
+		chmodSync(file.path, mode);
+		const run = await runCli(["--demo", "--resume", file.path, "-p", "x"], { cwd, under });
+		expect(run).toEqual({ code: 2, stdout: "", stderr: `capstan: ${text.replace("{path}", file.path)}\n` });
+		chmodSync(file.path, 0o600);
+		expect(readFileSync(file.path, "utf8")).toBe(before);
+	});
+
+	it("a read-only one loaded over RPC is refused, leaving the conversation and its session as they were", {
+		timeout: 30_000,
+	}, async () => {
+		const cwd = tempProject();
+		const file = createSessionFile({
+			cwd,
+			model: { provider: "openai-compatible", id: "m", api: "openai-completions" },
+		});
+		file.append({ role: "user", content: "hello", timestamp: 0 });
+		file.close();
+		chmodSync(file.path, 0o444);
+		const rpc = new RpcClient(startCli(["--rpc", "--demo"], { cwd, under }));
+		await rpc.waitFor((line) => line.type === "ready");
+		rpc.send({ id: 1, type: "resume", path: file.path });
+		expect(await rpc.response(1)).toMatchObject({
+			ok: false,
+			error: `Cannot write session ${file.path}: permission denied. A resumed session goes on in its file: make it writable, or resume a copy.`,
+		});
+		// Before, the loaded messages had replaced the transcript, and nothing recorded what came next.
+		rpc.send({ id: 2, type: "getState" });
+		expect(await rpc.response(2)).toMatchObject({ ok: true, data: { messageCount: 0, session: null } });
+		rpc.send({ id: 3, type: "prompt", message: "go on" });
+		await rpc.event("agent_end");
+		rpc.send({ id: 4, type: "getState" });
+		const { data } = (await rpc.response(4)) as RpcLine & { data: { session: string | null } };
+		expect(data.session).toMatch(/\.jsonl$/);
+		expect(roles(data.session!)[0]).toBe("user");
+		expect(await rpc.end()).toBe(0);
 	});
 });
 

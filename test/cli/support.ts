@@ -53,6 +53,8 @@ export interface RunOptions {
 	/** Written to stdin, which is then closed (default: closed at once, empty). */
 	input?: string;
 	env?: Record<string, string>;
+	/** Run the command under this one, as in `["setpriv", "--bounding-set=-dac_override"]`. */
+	under?: readonly string[];
 }
 
 /** A finished run. */
@@ -67,7 +69,8 @@ export function startCli(
 	args: readonly string[],
 	options: Omit<RunOptions, "input">,
 ): ChildProcessWithoutNullStreams {
-	const child = spawn(process.execPath, ["--import", TSX, MAIN, ...args], {
+	const [program, ...argv] = [...(options.under ?? []), process.execPath, "--import", TSX, MAIN, ...args];
+	const child = spawn(program!, argv, {
 		cwd: options.cwd,
 		env: cleanEnv(options.cwd, options.env),
 		stdio: "pipe",
