@@ -193,36 +193,40 @@ export const HELP = `capstan — a coding agent on the capstan agent loop
 
 Usage:
   capstan                       interactive on a terminal (/help there lists its commands and keys)
-  capstan "prompt"              one run, shown as a readable trace on a terminal (as with -p otherwise)
-  capstan -p "prompt"           print the final answer and exit (-p is --print); without "prompt", the
-                                prompt is read from stdin (a prompt given as words leaves stdin unread:
-                                to add a file, { echo "Review this:"; git diff; } | capstan -p)
+  capstan "prompt"              one run, shown as a readable trace on a terminal (as with -p
+                                otherwise)
+  capstan -p "prompt"           print the final answer and exit (-p is --print); without "prompt",
+                                the prompt is read from stdin (a prompt given as words leaves stdin
+                                unread: to add a file,
+                                { echo "Review this:"; git diff; } | capstan -p)
   capstan -p "prompt" --json    every AgentEvent as one JSON line
-  capstan --rpc                 JSON-line commands on stdin, events and responses on stdout (docs/rpc.md)
+  capstan --rpc                 JSON-line commands on stdin, events and responses on stdout
+                                (docs/rpc.md)
   capstan -- "-prompt"          a prompt that starts with "-" goes after --
 
-With no API key and no --base-url (or with --demo), capstan runs its scripted demo: the same loop and tools
-on a scripted model, in a fresh temporary directory. It plays its own script whatever the prompt, and shows
-its trace even with -p.
+With no API key and no --base-url (or with --demo), capstan runs its scripted demo: the same loop
+and tools on a scripted model, in a fresh temporary directory. It plays its own script whatever the
+prompt, and shows its trace even with -p.
 
 Models:
-  -m, --model PROVIDER/ID       a catalog model, e.g. anthropic/claude-sonnet-4-5, openai/gpt-5-mini,
-                                google/gemini-2.5-flash (default: picked from the API keys in the environment:
-                                ANTHROPIC_API_KEY → anthropic/claude-opus-5-5, then OPENAI_API_KEY →
-                                openai/gpt-5-mini, then GEMINI_API_KEY/GOOGLE_API_KEY → google/gemini-2.5-flash)
+  -m, --model PROVIDER/ID       a catalog model, e.g. anthropic/claude-sonnet-4-5,
+                                openai/gpt-5-mini, google/gemini-2.5-flash (default: picked from the
+                                API keys in the environment: ANTHROPIC_API_KEY →
+                                anthropic/claude-opus-5-5, then OPENAI_API_KEY → openai/gpt-5-mini,
+                                then GEMINI_API_KEY/GOOGLE_API_KEY → google/gemini-2.5-flash)
   --base-url URL                an OpenAI-compatible server, e.g. http://localhost:11434/v1 (Ollama,
-                                llama-server, vLLM, LM Studio); --model names its model id (default: the first
-                                the server lists)
+                                llama-server, vLLM, LM Studio); --model names its model id (default:
+                                the first the server lists)
   --api-key KEY                 the key for --model's provider or the --base-url server; discouraged
                                 (visible in the process list): prefer the environment
   --thinking LEVEL              off, minimal, low, medium, high, xhigh (default: off)
   --demo                        run the scripted demo even when a key is set
 
 Tools and sessions:
-  -y, --yes                     run the tools that ask first (write_file, edit_file, shell, and MCP tools
-                                not marked read-only) without asking
-  --mcp FILE                    add the tools of the MCP servers in FILE ({"mcpServers": {...}}); they ask
-                                before running unless the server marks them read-only
+  -y, --yes                     run the tools that ask first (write_file, edit_file, shell, and MCP
+                                tools not marked read-only) without asking
+  --mcp FILE                    add the tools of the MCP servers in FILE ({"mcpServers": {...}});
+                                they ask before running unless the server marks them read-only
   --no-session                  do not write a session file
   --session-dir DIR             where sessions go (default .capstan/sessions)
   -c, --continue                continue the latest session of this directory

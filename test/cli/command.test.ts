@@ -6,6 +6,7 @@ import { readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import stringWidth from "string-width";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { HELP, OPTIONS } from "../../src/cli/args.js";
 import { DEMO_MARKER } from "../../src/cli/demo.js";
@@ -27,8 +28,10 @@ function run(argv: string[], cwd = tempProject()): Promise<{ code: number; stdou
 }
 
 describe("capstan --help / --version", () => {
-	it("prints the help", async () => {
+	it("prints the help, no line wider than 100 columns", async () => {
 		expect(await run(["--help"])).toEqual({ code: 0, stdout: HELP, stderr: "" });
+		// One line was 112 wide; the rest were wrapped at about 100.
+		expect(HELP.split("\n").filter((line) => stringWidth(line) > 100)).toEqual([]);
 	});
 
 	it("names every flag the command takes, and its short form", () => {
@@ -39,7 +42,7 @@ describe("capstan --help / --version", () => {
 		);
 		expect(missing).toEqual([]);
 		expect(HELP).toContain(`--thinking LEVEL              ${THINKING_LEVELS.join(", ")} (default: off)`);
-		expect(HELP).toMatch(/-y, --yes .*write_file, edit_file, shell, and MCP tools\s+not marked read-only/);
+		expect(HELP).toMatch(/-y, --yes .*write_file, edit_file, shell, and MCP\s+tools\s+not marked read-only/);
 	});
 
 	it("prints the package version", async () => {
