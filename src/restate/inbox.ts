@@ -123,25 +123,37 @@ export interface InboxEndInput {
 	cancelled?: boolean;
 }
 
-/** The inbox's own handlers a watch calls, as a one-way call sees them (the object is being defined). */
+/** What a run tells the inbox when it begins. */
+export interface InboxBeginInput {
+	invocationId: string;
+	/**
+	 * The conversation's record of the last run that wrote its transcript (`end`'s input for it): should that
+	 * run's `end` never have reached the inbox, only its unread steering goes back, the rest being in the
+	 * transcript.
+	 */
+	previous?: InboxEndInput;
+}
+
+/** The inbox's own handler `begin` calls, as a one-way call sees it (the object is being defined). */
 type InboxSelf = {
 	watch: (ctx: restate.ObjectSharedContext, invocationId: string) => Promise<void>;
-	end: (ctx: restate.ObjectContext, input: InboxEndInput) => Promise<void>;
 };
 
-/** The conversation object's handler a watch calls: clear its `running` state if it names the run. */
+/** The conversation object's handler a watch calls: it finishes what a run that failed for good left undone. */
 type ConversationRunCloser = {
 	closeRun: (ctx: restate.ObjectContext, invocationId: string) => Promise<void>;
 };
 
 /**
  * Wait, without holding the inbox (a shared handler; Restate suspends it), for run `invocationId` to end.
- * A run that completed told the inbox itself. One that failed for good wrote no transcript: with 409
- * (cancelled, or killed: Restate then runs none of its code, so nothing else would tell), or with any other
- * terminal error (a host's `onEvent` threw one: the run tells no one either). The inbox then gives back what
- * it took (`end` with `cancelled`), and the conversation stops naming it as running (`closeRun`). Both act
- * only if the run is still the one they name, so after the run's own `end` or the next run's `begin` they do
- * nothing. A cancel of the watch itself (`CancelledError`) says nothing of the run, so it is left alone.
+ * A run that completed told the inbox itself. One that failed for good may not have: with 409 (cancelled,
+ * or killed: Restate then runs none of its code, and a kill stops the calls it had not seen finish, its `end`
+ * among them), or with any other terminal error (a host's `onEvent` threw one: the run tells no one either).
+ * The conversation's `closeRun` then finishes what the run left undone: it knows whether the run wrote its
+ * transcript, so whether the inbox gives back everything the run took or only its unread steering, and it
+ * stops `running` naming the run. The inbox's `end` acts only if the run is still the one it names, so after
+ * the run's own `end` or the next run's `begin` it does nothing. A cancel of the watch itself
+ * (`CancelledError`) says nothing of the run, so it is left alone.
  */
 async function watch(
 	ctx: restate.ObjectSharedContext,
@@ -156,10 +168,6 @@ async function watch(
 			error instanceof restate.TerminalError && !(error instanceof restate.CancelledError);
 		if (!failedForGood) throw error;
 	}
-	ctx.objectSendClient<InboxSelf>({ name: inboxName(conversationName) }, ctx.key).end({
-		invocationId,
-		cancelled: true,
-	});
 	ctx.objectSendClient<ConversationRunCloser>({ name: conversationName }, ctx.key).closeRun(invocationId);
 }
 
@@ -174,13 +182,20 @@ export function conversationInbox(conversationName: string) {
 			/**
 			 * The run starts reading: abort requests without a run now aim at it. What an earlier run took and
 			 * never ended with (it was killed before its watch told the inbox) goes back to the front of the
-			 * queues first, as a cancelled run's does, so this run reads it. Then the run is watched (`watch`).
+			 * queues first, so this run reads it: as a cancelled run's does, everything, unless the conversation
+			 * says that run wrote its transcript (`previous`), then only its unread steering. Then the run is
+			 * watched (`watch`): a one-way call of this call's, which a kill of the run, once `begin` has
+			 * returned, does not stop.
 			 */
-			begin: async (ctx: restate.ObjectContext, invocationId: string) => {
+			begin: async (ctx: restate.ObjectContext, { invocationId, previous }: InboxBeginInput) => {
 				const taken = await ctx.get<TakenByRun>(TAKEN);
 				if (taken && taken.invocationId !== invocationId) {
-					await requeue(ctx, "steer", taken.steer);
-					await requeue(ctx, "followUp", taken.followUp);
+					if (previous?.invocationId === taken.invocationId)
+						await requeue(ctx, "steer", previous.unreadSteering ?? []);
+					else {
+						await requeue(ctx, "steer", taken.steer);
+						await requeue(ctx, "followUp", taken.followUp);
+					}
 				}
 				ctx.set(ACTIVE, invocationId);
 				ctx.clear(TAKEN);
@@ -194,9 +209,10 @@ export function conversationInbox(conversationName: string) {
 			 * The run ended: its unread abort requests are dropped (they can never apply); steering it took but
 			 * never used goes back to the front of the queue, for the next run — for a cancelled run, whose
 			 * transcript is not written, every steering message and follow-up it took, in the order it took
-			 * them, so no message a user sent is lost (a killed run's comes from its `watch`). Once per run: a run
-			 * whose first `end` met a cancel sends it again, not knowing whether the first ran, and a cancelled
-			 * run's watch sends one too; the steering must not be queued twice.
+			 * them, so no message a user sent is lost (a killed run's comes from its `watch`, through the
+			 * conversation's `closeRun`). Once per run: a run whose first `end` met a cancel sends it again, not
+			 * knowing whether the first ran, and a cancelled or killed run's watch sends one too; the steering must
+			 * not be queued twice.
 			 */
 			end: async (
 				ctx: restate.ObjectContext,

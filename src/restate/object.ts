@@ -136,6 +136,13 @@ const TRANSCRIPT = "transcript";
 const RUNNING = "running";
 /** The calls the last run left awaiting approval (rule T15); empty or absent when it did not pause. */
 const PENDING_APPROVALS = "pendingApprovals";
+/**
+ * What the last run that wrote its transcript tells the inbox when it ends (`end`: its unread steering),
+ * written with the transcript. Should a kill stop that `end`, the run's watch (`closeRun`) or the next run's
+ * `begin` tells the inbox instead, from this record: the steering and follow-ups the run used are in its
+ * transcript, so only the unread steering goes back.
+ */
+const ENDED = "endedRun";
 
 /**
  * Define a durable agent as Restate virtual objects: a conversation per key, its transcript in state, one
@@ -175,10 +182,8 @@ function conversationObject(options: RestateAgentOptions, inbox: ConversationInb
 				async (ctx: restate.ObjectSharedContext): Promise<PendingApproval[]> =>
 					(await ctx.get<PendingApproval[]>(PENDING_APPROVALS)) ?? [],
 			),
-			// A run that ended with 409 (killed or cancelled) is no longer running; the inbox's watch says so.
-			closeRun: async (ctx: restate.ObjectContext, invocationId: string): Promise<void> => {
-				if ((await ctx.get<string>(RUNNING)) === invocationId) ctx.clear(RUNNING);
-			},
+			// A run failed for good (killed, cancelled, or a terminal error): the inbox's watch says so.
+			closeRun: (ctx: restate.ObjectContext, invocationId: string) => closeRun(ctx, inbox, invocationId),
 			status: restate.handlers.object.shared(
 				async (ctx: restate.ObjectSharedContext): Promise<RestateConversationStatus> => ({
 					running: (await ctx.get<string>(RUNNING)) ?? null,
@@ -203,6 +208,7 @@ async function runConversation(
 ): Promise<RestateRunResult> {
 	const invocationId: string = ctx.request().id;
 	const messages = (await ctx.get<AgentMessage[]>(TRANSCRIPT)) ?? [];
+	const previous = (await ctx.get<InboxEndInput>(ENDED)) ?? undefined;
 	const prompts = await promptMessages(ctx, input.prompt);
 	const runInput = {
 		messages,
@@ -211,13 +217,16 @@ async function runConversation(
 		...(input.approvals !== undefined ? { approvals: input.approvals } : {}),
 	};
 	refuseImpossibleRun(ctx.key, runInput);
-	ctx.set(RUNNING, invocationId);
 	const awaiter = new RestateAwaiter();
 	const stopOnClose = endOnConnectionClose(ctx, awaiter);
 	const runInbox = restateInbox(ctx, inbox, invocationId, awaiter);
 	let result: DurableRunResult;
 	try {
-		await ctx.objectClient(inbox, ctx.key).begin(invocationId);
+		await ctx.objectClient(inbox, ctx.key).begin({ invocationId, ...(previous ? { previous } : {}) });
+		// Only now, once the inbox watches the run (`begin` sent the watch): Restate's kill stops the calls and
+		// one-way calls the run has not seen finish, so a kill before `begin` had returned would leave `running`
+		// naming a run nothing watches, until the next run. A watch `begin` sent survives it.
+		ctx.set(RUNNING, invocationId);
 		result = await runDurableAgent(options.agent, runInput, {
 			journal: restateJournal(ctx, awaiter),
 			inbox: runInbox,
@@ -235,11 +244,16 @@ async function runConversation(
 	} finally {
 		stopOnClose();
 	}
-	await endInbox(ctx, inbox, { invocationId, unreadSteering: runInbox.unreadSteering() });
+	// The transcript first, then the inbox: once told, it forgets what the run took, so a kill landing between
+	// the two (Restate's admin API, say while the run waits for a worker) lost the steering and follow-ups the
+	// run had used. Now they are in the transcript, and `ENDED` says so to whoever tells the inbox instead.
+	const ended: InboxEndInput = { invocationId, unreadSteering: runInbox.unreadSteering() };
 	ctx.set(TRANSCRIPT, result.messages);
 	if (result.outcome.type === "awaiting_approval") ctx.set(PENDING_APPROVALS, result.outcome.pending);
 	else ctx.clear(PENDING_APPROVALS);
+	ctx.set(ENDED, ended);
 	ctx.clear(RUNNING);
+	await endInbox(ctx, inbox, ended);
 	return { added: result.added, outcome: result.outcome };
 }
 
@@ -283,6 +297,29 @@ async function endInbox(
 		if (!(error instanceof restate.CancelledError)) throw error;
 		ctx.objectSendClient(inbox, ctx.key).end(end);
 	}
+}
+
+/**
+ * Run `invocationId` failed for good (its watch saw it end with 409, killed or cancelled, or another terminal
+ * error), and whatever it left undone is done here, once. If it wrote its transcript (`ENDED` names it: a kill
+ * landed after that, before the inbox had its `end`), the inbox gets that `end`: the steering and follow-ups
+ * the run used are in the transcript, its unread steering goes back. Otherwise the transcript is as before the
+ * run: `running` stops naming it, and the inbox gives back everything the run took (`end` with `cancelled`).
+ * The inbox's `end` acts once per run, and not once the next run has begun (which then gave back what the run
+ * took, told the same by `ENDED`).
+ */
+async function closeRun(
+	ctx: restate.ObjectContext,
+	inbox: ConversationInbox,
+	invocationId: string,
+): Promise<void> {
+	const ended = await ctx.get<InboxEndInput>(ENDED);
+	if (ended?.invocationId === invocationId) {
+		ctx.objectSendClient(inbox, ctx.key).end(ended);
+		return;
+	}
+	if ((await ctx.get<string>(RUNNING)) === invocationId) ctx.clear(RUNNING);
+	ctx.objectSendClient(inbox, ctx.key).end({ invocationId, cancelled: true });
 }
 
 /**

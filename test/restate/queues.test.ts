@@ -180,7 +180,7 @@ describeWithRestate("capstan/restate: steering, follow-up and abort through the 
 		// An id the server can parse, of no invocation: `begin`'s watch attaches to it and ends at once (404). One
 		// it cannot parse ("inv_end_once") failed the watch's attach on the server, which retried it forever.
 		const invocationId = "inv_1cttqfy89hGI1WBvAJcTmFIW5NMUlI6jYb";
-		await call("begin", invocationId);
+		await call("begin", { invocationId });
 		const end = { invocationId, unreadSteering: [userMessage(STEER_TEXT, 1)] };
 		await call("end", end);
 		await call("end", end);

@@ -38,6 +38,11 @@ export interface WorkerConfig {
 	holdInboxByKey?: boolean;
 	/** The conversation object's `inactivityTimeout` and `abortTimeout` (ms): short ones end a long step's attempt. */
 	timeouts?: { inactivityTimeout: number; abortTimeout: number };
+	/**
+	 * Serve one of the agent's two objects only (default both): with the inbox in another worker, a test can
+	 * kill the run's worker while the inbox goes on answering the run's calls.
+	 */
+	serve?: "conversation" | "inbox";
 }
 
 /** The steer text the script answers differently (steering test). */

@@ -124,6 +124,14 @@ if (config.holdInboxByKey) {
 	const inbox = definition.services.find((service) => service.name === definition.inboxName);
 	(inbox as { options?: restate.ObjectOptions }).options = { hooks: [holdInboxByKey()] };
 }
-const worker = await serveRestateAgents([definition], { port: config.port });
+const served = config.serve
+	? {
+			...definition,
+			services: definition.services.filter(
+				(service) => (service.name === definition.inboxName) === (config.serve === "inbox"),
+			),
+		}
+	: definition;
+const worker = await serveRestateAgents([served], { port: config.port });
 await registerRestateDeployment({ adminUrl: config.adminUrl, uri: worker.url });
 process.stdout.write(`READY ${worker.url}\n`);
