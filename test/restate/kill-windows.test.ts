@@ -137,7 +137,13 @@ describeWithRestate("capstan/restate: the run's worker killed at the run's closi
 			serve: "conversation",
 		};
 		const first = await worker(conversation);
-		await worker({ ...conversation, port: await freePort(), serve: "inbox", holdInboxByKey: true });
+		const inbox: WorkerConfig = {
+			...conversation,
+			port: await freePort(),
+			serve: "inbox",
+			holdInboxByKey: true,
+		};
+		const inboxWorker = await worker(inbox);
 		await s.client.steer(key, STEER_TEXT); // read at the first turn boundary
 		await s.client.followUp(key, FOLLOW_UP_TEXT); // read when the run would stop after the steer's reply
 		const run = await s.client.start(key, { prompt: [userMessage("Find alpha.", 1)] });
@@ -148,7 +154,7 @@ describeWithRestate("capstan/restate: the run's worker killed at the run's closi
 			// The inbox has heard that the run ended: it no longer names it active.
 			await expect.poll(() => s.client.pending(key), { timeout: 10_000 }).toMatchObject({ active: null });
 		}
-		return { conversation, run };
+		return { conversation, inbox, inboxWorker, run };
 	}
 
 	/** Each message the run took is kept exactly once: in the transcript the run wrote, or queued again. */
@@ -201,6 +207,29 @@ describeWithRestate("capstan/restate: the run's worker killed at the run's closi
 		await expectKilled(s.client, run);
 		writeFileSync(gateFile(s.countFile, key), ""); // the killed `end`'s hold ends; it does nothing
 		await worker(conversation);
+		await expect.poll(() => s.client.pending(key), { timeout: 10_000 }).toMatchObject({ active: null });
+		expect(await s.client.status(key)).toMatchObject({ running: null });
+		await expectEachKeptOnce(s, key);
+	});
+
+	it("docs/durable.md Restate rule 5: killed while end waits, and the next run begins before the watch is heard: it does not read again what the killed run used", {
+		timeout: 90_000,
+	}, async () => {
+		const s = setup(urls, "kill_end_next");
+		const key = "hold-end-next";
+		writeFileSync(gateFile(s.countFile, "gate"), ""); // the next run's `wait_for` does not wait
+		const { conversation, inbox, inboxWorker, run } = await killWorkerAtEnd(s, key, false);
+		await inboxWorker.kill(); // the run's watch cannot run until the inbox is served again
+		await killRun(s.urls.adminUrl, run);
+		await expectKilled(s.client, run);
+		writeFileSync(gateFile(s.countFile, key), ""); // the next worker holds no `end`
+		await worker(conversation);
+		// Queued on the conversation ahead of the watch's `closeRun`: its `begin` comes first.
+		const next = await s.client.start(key, { prompt: "Anything else?" });
+		await worker(inbox); // same port: the watch's deployment
+		const result = await s.client.result(next);
+		expect(result.outcome).toEqual({ type: "completed" });
+		expect([said(result.added, STEER_TEXT), said(result.added, FOLLOW_UP_TEXT)]).toEqual([0, 0]);
 		await expect.poll(() => s.client.pending(key), { timeout: 10_000 }).toMatchObject({ active: null });
 		expect(await s.client.status(key)).toMatchObject({ running: null });
 		await expectEachKeptOnce(s, key);
