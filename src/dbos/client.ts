@@ -3,7 +3,7 @@
  * CLI, another worker): start runs, steer them, abort them, read their events and results, and hand the
  * runs of a dead worker to the live ones.
  */
-import { DBOSClient } from "@dbos-inc/dbos-sdk";
+import { DBOSClient, Error as DBOSErrors } from "@dbos-inc/dbos-sdk";
 import type pg from "pg";
 import { type AgentMessage, userMessage } from "../core/messages.js";
 import {
@@ -62,6 +62,9 @@ function heldFor(queueName: string | undefined): { queueName: string | undefined
 /** DBOS's statuses of a run that has ended: it runs no more unless resumed or rewound. */
 const ENDED = ["SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"] as const;
 const TERMINAL = new Set<string>(ENDED);
+
+/** How long `result` waits between looks at a run that has not ended: DBOS's own interval for a result, in ms. */
+const RESULT_POLL_MS = 1000;
 
 /** A message for a running agent: an agent message, or text for a user message. */
 export type RunMessage = AgentMessage | string;
@@ -178,9 +181,43 @@ export class DbosAgentRuns {
 		});
 	}
 
-	/** The run's result, once it finished (waits). */
+	/**
+	 * The run's result, once it finished (waits, looking at the run once a second as DBOS does). A run that ended
+	 * with an error rejects with that error, and one cancelled (`DBOS.cancelWorkflow`) or past its recovery attempts
+	 * with DBOS's errors for them. A run id no run has — never started, or deleted (`delete`, `deleteEnded`, DBOS's
+	 * own `deleteWorkflow(s)`, a Conductor retention policy) — rejects with `DbosRunNotFoundError`, at once when the
+	 * run is gone before the call, and at the next look when it is deleted while the caller waits. So start the run
+	 * before waiting for its result.
+	 */
 	result(runId: string): Promise<DurableRunResult> {
-		return this.#client.retrieveWorkflow<DurableRunResult>(runId).getResult();
+		return this.#result("result", runId);
+	}
+
+	/**
+	 * The run's result as DBOS's `getResult` gives it, but from one read of the run's status and output (DBOS's
+	 * `getResult` waits forever for a run it has no record of). One read, not a status check then `getResult`: a
+	 * run deleted between the two would leave `getResult` waiting.
+	 */
+	async #result(what: string, runId: string): Promise<DurableRunResult> {
+		for (;;) {
+			const [run] = await this.#client.listWorkflows({
+				workflowIDs: [runId],
+				loadInput: false,
+				loadOutput: true,
+			});
+			if (!run) throw new DbosRunNotFoundError(what, runId);
+			switch (run.status) {
+				case "SUCCESS":
+					return run.output as DurableRunResult;
+				case "ERROR":
+					throw run.error ?? new Error(`${what}: run "${runId}" failed`);
+				case "CANCELLED":
+					throw new DBOSErrors.DBOSAwaitedWorkflowCancelledError(runId);
+				case "MAX_RECOVERY_ATTEMPTS_EXCEEDED":
+					throw new DBOSErrors.DBOSAwaitedWorkflowExceededMaxRecoveryAttempts(runId);
+			}
+			await new Promise((resolve) => setTimeout(resolve, RESULT_POLL_MS));
+		}
 	}
 
 	/**
@@ -203,7 +240,7 @@ export class DbosAgentRuns {
 		if (!paused) throw new DbosRunNotFoundError("resume", runId);
 		if (paused.status !== "SUCCESS")
 			throw new Error(`resume: run "${runId}" has not ended (status ${paused.status})`);
-		const result = await this.result(runId);
+		const result = await this.#result("resume", runId);
 		if (result.outcome.type !== "awaiting_approval")
 			throw new Error(`resume: run "${runId}" ended ${result.outcome.type}, not awaiting approval`);
 		const settings = (paused.input?.[0] as DurableRunInput | undefined)?.settings;

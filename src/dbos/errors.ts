@@ -2,8 +2,8 @@
 
 /**
  * No run has this id: it was never started, or it was deleted (`DbosAgentRuns.delete`, `deleteEnded`, DBOS's own
- * `deleteWorkflow(s)`, a DBOS Conductor retention policy). Thrown by `DbosAgentRuns.events`, `resume`, `rewind`
- * and `start` with `carryOverFrom`.
+ * `deleteWorkflow(s)`, a DBOS Conductor retention policy). Thrown by `DbosAgentRuns.events`, `result`, `resume`,
+ * `rewind` and `start` with `carryOverFrom`.
  */
 export class DbosRunNotFoundError extends Error {
 	/** Always `"DbosRunNotFoundError"`. */

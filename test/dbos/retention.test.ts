@@ -240,6 +240,37 @@ describeWithPostgres("capstan/dbos: retention of runs and of capstan's rows", (s
 		await expect(read(reader)).rejects.toMatchObject(notFound(runId));
 	});
 
+	it("the result of a run that never was, or was deleted, is DbosRunNotFoundError rather than a wait forever", async () => {
+		const unknown = fixture.runs.result("never-was");
+		await expect(unknown).rejects.toThrow(DbosRunNotFoundError);
+		await expect(unknown).rejects.toMatchObject(notFound("never-was", "result"));
+
+		await endedRun("result-then-deleted");
+		expect((await fixture.runs.result("result-then-deleted")).outcome).toEqual({ type: "completed" });
+		await fixture.runs.delete("result-then-deleted");
+		await expect(fixture.runs.result("result-then-deleted")).rejects.toMatchObject(
+			notFound("result-then-deleted", "result"),
+		);
+	});
+
+	it("a caller waiting for a run's result gets DbosRunNotFoundError once the run is deleted", async () => {
+		// A queue no worker polls holds the run ENQUEUED, and DBOS's own delete takes it from there: the caller
+		// never sees it end (a cancelled run would end its wait with DBOS's cancelled error if it looked between
+		// the cancel and the delete).
+		const runId = "deleted-while-awaited";
+		await fixture.runs.start(plain.name, input(runId), { runId, queueName: "nobody-polls" });
+		let settled = false;
+		const waiting = fixture.runs.result(runId).finally(() => {
+			settled = true;
+		});
+		waiting.catch(() => {});
+		// A look after the caller's first one: the run is there and has not ended, and the caller waits.
+		expect(await fixture.runs.status(runId)).toMatchObject({ status: "ENQUEUED" });
+		expect(settled).toBe(false);
+		await DBOS.deleteWorkflow(runId);
+		await expect(waiting).rejects.toMatchObject(notFound(runId, "result"));
+	});
+
 	it("resume, rewind and a carry-over from a run that is not there throw DbosRunNotFoundError too", async () => {
 		await expect(fixture.runs.resume("never-was", {})).rejects.toMatchObject(notFound("never-was", "resume"));
 		await expect(fixture.runs.rewind("never-was", { startStep: 1 })).rejects.toMatchObject(
