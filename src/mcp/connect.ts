@@ -114,7 +114,9 @@ export interface McpConnection {
 	 * be started ({@link McpServerHandle.sessionError}), and once more each time it is lost again after it was
 	 * back. A connection the server closed under a request before any answer (a kept-alive connection it closed
 	 * as idle) is a loss only if a second request cannot reach it either: a request that changes nothing is sent
-	 * once more, and a tool call, which may have run, fails saying so. Returns an unsubscribe function.
+	 * once more, and a tool call, which may have run, fails saying so while a `ping` looks for the server; that
+	 * second request, cut as well (another closed kept-alive connection), is sent again, three times at most.
+	 * Returns an unsubscribe function.
 	 */
 	onConnectionLost(listener: (server: McpServerHandle) => void): () => void;
 	/**

@@ -80,7 +80,10 @@ export function unansweredStreamFetch(
  * hint, or closes sooner than it says): the server is up and never read it. Whether it did cannot be told, so
  * the request is sent once more only when doing it twice changes nothing ({@link isRepeatable}); any other
  * (a `tools/call`) fails saying the server may have run it, and a `ping` asks whether the server is still
- * reached. Either way the server is lost only if that second request cannot reach it either.
+ * reached. That second request can meet another kept-alive connection the server closed (a restarted server
+ * closes all of them at once, and fetch's pool may hold several), so while it is cut too it is sent again
+ * ({@link CUT_RETRIES} sends at most, each ping with an id of its own); the tool call itself never is. The
+ * server is lost only if those cannot reach it either.
  */
 export function reachFetch(
 	onReach: (problem: string | undefined) => void,
@@ -93,11 +96,16 @@ export function reachFetch(
 		onReach(problem);
 		throw new TypeError(`the server could not be reached (${problem})`, { cause: error });
 	};
-	const attempt = async (url: string | URL, init?: RequestInit): Promise<Response> => {
-		try {
-			return await base(url, init);
-		} catch (error) {
-			return unreached(error, init);
+	/** Send what `next` gives, again while its connection is cut before any answer: {@link CUT_RETRIES} at most. */
+	const retry = async (url: string | URL, next: () => RequestInit | undefined): Promise<Response> => {
+		for (let tries = 1; ; tries++) {
+			const init = next();
+			try {
+				return await base(url, init);
+			} catch (error) {
+				if (tries < CUT_RETRIES && !init?.signal?.aborted && isCutConnection(error)) continue;
+				return unreached(error, init);
+			}
 		}
 	};
 	return async (url, init) => {
@@ -108,9 +116,9 @@ export function reachFetch(
 			// Sent once: only a cut connection is sent again (a failed parse or a timeout may follow a request the
 			// server ran, and a refused one fails the same way twice).
 			if (init?.signal?.aborted || !isCutConnection(error)) return unreached(error, init);
-			if (isRepeatable(init)) response = await attempt(url, init);
+			if (isRepeatable(init)) response = await retry(url, () => init);
 			else {
-				const probe = await attempt(url, pingOf(init));
+				const probe = await retry(url, () => pingOf(init));
 				onReach(undefined);
 				void probe.body?.cancel().catch(() => {});
 				throw new TypeError(
@@ -123,6 +131,13 @@ export function reachFetch(
 		return response;
 	};
 }
+
+/**
+ * How many times a request cut before any answer is followed up (sent again, or a `ping` probe), each sent
+ * only when the one before was cut as well: enough for the few kept-alive connections a pool holds to one
+ * server, and bounded, so a server that cuts every request is lost after a handful.
+ */
+const CUT_RETRIES = 3;
 
 /**
  * Whether fetch failed because the connection was closed or reset under the request before any answer (not

@@ -2,7 +2,9 @@
  * A request that meets a kept-alive connection the server closed as idle just as the request went out (the SDK's
  * StreamableHTTPServerTransport on node:http, 127.0.0.1, destroying the connection of the request chosen): the
  * server is up and never ran it, so it is no lost server. A request that changes nothing when sent twice is sent
- * once more; a tool call, which might have run, is not, and fails saying so.
+ * once more; a tool call, which might have run, is not, and fails saying so. What follows the cut can meet a
+ * second closed connection (http-stale.test.ts makes one with fetch's own pool); it is sent again while it is cut,
+ * three times at most.
  *
  * It happens: the SDK server writes `Connection: keep-alive` itself on its event streams, which keeps node:http
  * from sending its `Keep-Alive: timeout=N` hint, so Node 20's fetch (undici) keeps an idle connection for its
@@ -16,9 +18,10 @@ import { connectMcpServers, type McpConnection } from "../../src/mcp/index.js";
 import { executeAlone, resultText } from "./support/harness.js";
 import { type HttpMcpServer, startHttpMcpServer } from "./support/http-server.js";
 
-/** The JSON-RPC methods the server was sent, in order, and those whose next request it cuts. */
+/** The JSON-RPC methods the server was sent, in order, and how many of the next requests of each it cuts. */
 const sent: string[] = [];
-const cutNext = new Set<string>();
+const cutNext = new Map<string, number>();
+const cut = (method: string, times = 1) => cutNext.set(method, (cutNext.get(method) ?? 0) + times);
 /** The id of every ping the server was sent. */
 const pingIds: unknown[] = [];
 let http: HttpMcpServer;
@@ -29,19 +32,26 @@ let cutBoth = 0;
 /** Methods whose next request the server answers with bytes that are not HTTP. */
 const garbleNext = new Set<string>();
 beforeAll(async () => {
-	const cut = (body: unknown) => {
+	const cutting = (body: unknown) => {
 		const method = (body as { method?: string }).method ?? "(response)";
 		sent.push(method);
 		if (method === "ping") pingIds.push((body as { id?: unknown }).id);
 		if (method === "tools/call" && cutBoth > 0) return cutBoth-- > 0;
-		return cutNext.delete(method);
+		const times = cutNext.get(method) ?? 0;
+		if (times > 1) cutNext.set(method, times - 1);
+		else cutNext.delete(method);
+		return times > 0;
 	};
 	const garble = (body: unknown) => garbleNext.delete((body as { method?: string }).method ?? "(response)");
-	http = await startHttpMcpServer(undefined, { cut, garble });
+	http = await startHttpMcpServer(undefined, { cut: cutting, garble });
 	mcp = await connectMcpServers({ mcpServers: { remote: { url: http.url } } });
 	mcp.onConnectionLost((server) => lost.push(server.name));
 }, 30_000);
 beforeEach(() => {
+	// What a failed test left to cut is not cut in the next.
+	cutNext.clear();
+	cutBoth = 0;
+	garbleNext.clear();
 	sent.length = 0;
 	lost.length = 0;
 	pingIds.length = 0;
@@ -59,7 +69,7 @@ const echo = async (text: string) => {
 
 describe("a request cut before any answer, the server still up", () => {
 	it("a tools/list is sent once more: the refresh succeeds and nothing is lost", async () => {
-		cutNext.add("tools/list");
+		cut("tools/list");
 		await mcp.refresh();
 		const remote = mcp.servers.get("remote")!;
 		expect(remote.lastRefreshError).toBeUndefined();
@@ -68,7 +78,7 @@ describe("a request cut before any answer, the server still up", () => {
 	});
 
 	it("a tools/call is not sent again: it fails saying it may have run, a ping finds the server, nothing is lost", async () => {
-		cutNext.add("tools/call");
+		cut("tools/call");
 		expect(await echo("a")).toEqual([
 			true,
 			expect.stringMatching(
@@ -81,14 +91,39 @@ describe("a request cut before any answer, the server still up", () => {
 		expect(await echo("b")).toEqual([false, "echo: b"]);
 	});
 
-	it("a cut call whose ping cannot reach the server either: lost once, saying why", async () => {
-		cutNext.add("tools/call");
-		cutNext.add("ping");
+	it("a tools/list cut again (a second closed kept-alive connection) is sent a third time", async () => {
+		cut("tools/list", 2);
+		await mcp.refresh();
+		const remote = mcp.servers.get("remote")!;
+		expect(remote.lastRefreshError).toBeUndefined();
+		expect(sent).toEqual(["tools/list", "tools/list", "tools/list"]);
+		expect([remote.connected, remote.unreachable, lost]).toEqual([true, undefined, []]);
+	});
+
+	it("a cut call whose ping is cut too pings again, each ping its own id: the server is found, nothing is lost", async () => {
+		cut("tools/call");
+		cut("ping", 2);
+		expect(await echo("b2")).toEqual([
+			true,
+			expect.stringMatching(
+				/the server closed the connection before it answered .*; it may or may not have run/,
+			),
+		]);
+		expect(sent).toEqual(["tools/call", "ping", "ping", "ping"]);
+		expect(new Set(pingIds).size).toBe(3);
+		const remote = mcp.servers.get("remote")!;
+		expect([remote.connected, remote.unreachable, lost]).toEqual([true, undefined, []]);
+	});
+
+	it("a cut call whose pings are all cut (three): lost once, saying why; the call is never sent again", async () => {
+		cut("tools/call");
+		cut("ping", 3);
 		const [isError, text] = await echo("c");
 		expect(isError).toBe(true);
 		expect(text).toMatch(
 			/^MCP tool "echo" on server "remote" failed: the server could not be reached \((other side closed|read ECONNRESET)\)$/,
 		);
+		expect(sent).toEqual(["tools/call", "ping", "ping", "ping"]);
 		expect(lost).toEqual(["remote"]);
 		expect(await echo("d")).toEqual([false, "echo: d"]);
 		expect(mcp.servers.get("remote")?.connected).toBe(true);
