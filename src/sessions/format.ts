@@ -65,9 +65,10 @@ export interface RevisionEntry {
 export type SessionEntry = MessageEntry | RevisionEntry;
 
 /**
- * A session file that cannot be read: not a session, a broken header, or a format from a newer capstan. The
- * message quotes the file (its name, its header's `capstanVersion`) with control and format characters as
- * `\uXXXX` escapes, so printing it cannot send a crafted file's escape sequences to a terminal.
+ * A session file that cannot be read: not a session, a broken header, a format from a newer capstan, or not a
+ * regular file at all (a named pipe, a device). The message quotes the file (its name, its header's
+ * `capstanVersion`) with control and format characters as `\uXXXX` escapes, so printing it cannot send a
+ * crafted file's escape sequences to a terminal.
  */
 export class SessionFormatError extends Error {
 	/** Always `"SessionFormatError"`. */

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import type { AgentMessage } from "../core/messages.js";
 import { repairPairing } from "../loop/pairing.js";
 import { SESSION_FORMAT_VERSION, SessionFormatError, type SessionHeader, visible } from "./format.js";
@@ -39,15 +39,29 @@ export interface ParsedSession extends LoadedSession {
  * or a tool result would leave calls and results unpaired, which no provider accepts (rule I1, I5): a
  * result whose call is gone is dropped, and a call whose result is gone gets a `lost` placeholder result,
  * each with a warning. A last batch with no damaged line after it is left to run (rule L6): the process
- * died before its results were written.
+ * died before its results were written. A path that is not a regular file (a named pipe, a device) is refused
+ * before it is opened, with a {@link SessionFormatError}: reading a named pipe would wait for a writer.
  */
 export function loadSession(path: string): LoadedSession {
 	const { header, messages, warnings, repaired } = parseSession(path);
 	return { header, messages, warnings, repaired };
 }
 
+/**
+ * Throw a {@link SessionFormatError} when `path` is neither a file nor a folder (a named pipe, a socket, a
+ * device), before it is opened: opening a named pipe to read waits for a writer, forever when none comes, and a
+ * device such as `/dev/zero` never ends. A folder is left to fail as `EISDIR`, and a missing path as `ENOENT`.
+ */
+function refuseSpecialFile(path: string): void {
+	const stats = statSync(path);
+	if (stats.isFile() || stats.isDirectory()) return;
+	const kind = stats.isFIFO() ? "a named pipe" : stats.isSocket() ? "a socket" : "a device";
+	throw new SessionFormatError(path, `not a regular file (${kind}).`);
+}
+
 /** {@link loadSession} plus where the complete lines end. */
 export function parseSession(path: string): ParsedSession {
+	refuseSpecialFile(path);
 	const bytes = readFileSync(path);
 	const text = bytes.toString("utf8");
 	const lines = text.split("\n");

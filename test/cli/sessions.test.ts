@@ -3,6 +3,7 @@
  * `--continue` and `--resume` go on in the same file, `--no-session` writes nothing — and a process killed
  * with SIGKILL while a tool runs resumes into a complete, paired transcript (SPEC L6, Q4, I1).
  */
+import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -228,6 +229,73 @@ describe.skipIf(asRoot && !dropOverride)("--resume of a file the command may not
 		const { data } = (await rpc.response(4)) as RpcLine & { data: { session: string | null } };
 		expect(data.session).toMatch(/\.jsonl$/);
 		expect(roles(data.session!)[0]).toBe("user");
+		expect(await rpc.end()).toBe(0);
+	});
+});
+
+/** Make a named pipe at `path` with mkfifo(1); false where there is no mkfifo (Node cannot make one). */
+function makeFifo(path: string): boolean {
+	try {
+		execFileSync("mkfifo", [path], { stdio: "ignore" });
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+// Reading a named pipe waits for a writer: the command hung before it said anything. It runs as a child, so a
+// hang fails the test at its timeout (the child killed after it) instead of stopping the suite.
+describe("a named pipe where a session file is read", () => {
+	it("given to --resume is refused before it is opened, said in one line, before the demo shows anything", {
+		timeout: 30_000,
+	}, async (context) => {
+		const cwd = tempProject();
+		const fifo = join(cwd, "pipe.jsonl");
+		if (!makeFifo(fifo)) return context.skip("no mkfifo");
+		const run = await runCli(["--demo", "--resume", fifo, "-p", "x"], { cwd });
+		expect(run).toEqual({
+			code: 2,
+			stdout: "",
+			stderr: `capstan: Cannot read session ${fifo}: not a regular file (a named pipe).\n`,
+		});
+	});
+
+	it("given to RPC's resume is refused, the conversation going on as it was", {
+		timeout: 30_000,
+	}, async (context) => {
+		const cwd = tempProject();
+		const fifo = join(cwd, "pipe.jsonl");
+		if (!makeFifo(fifo)) return context.skip("no mkfifo");
+		const rpc = new RpcClient(startCli(["--rpc", "--demo"], { cwd }));
+		await rpc.waitFor((line) => line.type === "ready");
+		rpc.send({ id: 1, type: "resume", path: fifo });
+		expect(await rpc.response(1)).toMatchObject({
+			ok: false,
+			error: `Cannot read session ${fifo}: not a regular file (a named pipe).`,
+		});
+		rpc.send({ id: 2, type: "getState" });
+		expect(await rpc.response(2)).toMatchObject({ ok: true, data: { messageCount: 0 } });
+		expect(await rpc.end()).toBe(0);
+	});
+
+	it("in the sessions folder is left out of the list, the sessions beside it listed", {
+		timeout: 30_000,
+	}, async (context) => {
+		const cwd = tempProject();
+		const dir = join(cwd, "sessions");
+		const file = createSessionFile({
+			cwd,
+			dir,
+			model: { provider: "openai-compatible", id: "m", api: "openai-completions" },
+		});
+		file.append({ role: "user", content: "hello", timestamp: 0 });
+		file.close();
+		if (!makeFifo(join(dir, "pipe.jsonl"))) return context.skip("no mkfifo");
+		const rpc = new RpcClient(startCli(["--rpc", "--demo", "--session-dir", "sessions"], { cwd }));
+		await rpc.waitFor((line) => line.type === "ready");
+		rpc.send({ id: 1, type: "listSessions" });
+		const listed = (await rpc.response(1)) as RpcLine & { data: { sessions: { path: string }[] } };
+		expect(listed.data.sessions.map((session) => session.path)).toEqual([file.path]);
 		expect(await rpc.end()).toBe(0);
 	});
 });
