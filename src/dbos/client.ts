@@ -196,7 +196,7 @@ export class DbosAgentRuns {
 	/**
 	 * The run's result as DBOS's `getResult` gives it, but from one read of the run's status and output (DBOS's
 	 * `getResult` waits forever for a run it has no record of). One read, not a status check then `getResult`: a
-	 * run deleted between the two would leave `getResult` waiting.
+	 * run deleted between the two would leave `getResult` waiting. An error is taken from `getResult` (`#failed`).
 	 */
 	async #result(what: string, runId: string): Promise<DurableRunResult> {
 		for (;;) {
@@ -210,13 +210,43 @@ export class DbosAgentRuns {
 				case "SUCCESS":
 					return run.output as DurableRunResult;
 				case "ERROR":
-					throw run.error ?? new Error(`${what}: run "${runId}" failed`);
+					return await this.#failed(what, runId);
 				case "CANCELLED":
 					throw new DBOSErrors.DBOSAwaitedWorkflowCancelledError(runId);
 				case "MAX_RECOVERY_ATTEMPTS_EXCEEDED":
 					throw new DBOSErrors.DBOSAwaitedWorkflowExceededMaxRecoveryAttempts(runId);
 			}
 			await new Promise((resolve) => setTimeout(resolve, RESULT_POLL_MS));
+		}
+	}
+
+	/**
+	 * The outcome of a run seen ended with an error, from DBOS's own `getResult`, so the error is revived as DBOS
+	 * revives it: `listWorkflows` gives the error of a run enqueued with portable serialization (by another
+	 * language's DBOS client) as an `Error` whose message is the error's JSON, where `getResult` gives DBOS's
+	 * `PortableWorkflowError` with its message, name, code and data. `getResult` reads the status and the error in
+	 * one query and returns at once for a run that ended; only a run deleted in the instant after it was seen
+	 * would leave it waiting, so the run is looked at once a second meanwhile, and one gone rejects with
+	 * `DbosRunNotFoundError` (DBOS's poll then goes on until `close`).
+	 */
+	async #failed(what: string, runId: string): Promise<DurableRunResult> {
+		const revived = this.#client
+			.retrieveWorkflow<DurableRunResult>(runId)
+			.getResult({ pollingIntervalMs: RESULT_POLL_MS });
+		const settled = revived.then(
+			() => true,
+			() => true,
+		);
+		for (;;) {
+			let timer: ReturnType<typeof setTimeout> | undefined;
+			const later = new Promise<false>((resolve) => {
+				timer = setTimeout(() => resolve(false), RESULT_POLL_MS);
+			});
+			const done = await Promise.race([settled, later]);
+			clearTimeout(timer);
+			if (done) return revived;
+			const [run] = await runsByIds(this.#client, [runId]);
+			if (!run) throw new DbosRunNotFoundError(what, runId);
 		}
 	}
 

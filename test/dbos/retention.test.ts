@@ -1,9 +1,14 @@
 // Retention: deleting ended runs removes DBOS's records and capstan's own rows (events, recorded messages,
 // carry-over claims), and the rows of runs DBOS deleted itself are pruned, against a real PostgreSQL.
 // docs/durable.md, "Retention".
-import { DBOS } from "@dbos-inc/dbos-sdk";
+import { DBOS, DBOSClient } from "@dbos-inc/dbos-sdk";
 import { expect, it } from "vitest";
-import { type DbosRunEvent, DbosRunNotFoundError, registerDbosAgent } from "../../src/dbos/index.js";
+import {
+	type DbosRunEvent,
+	DbosRunNotFoundError,
+	DEFAULT_AGENT_QUEUE,
+	registerDbosAgent,
+} from "../../src/dbos/index.js";
 import type { DurableAgent, DurableRunInput } from "../../src/durable/index.js";
 import { scriptedModel } from "../../src/testing/index.js";
 import { countingAgent } from "../durable/support/agent.js";
@@ -49,6 +54,13 @@ describeWithPostgres("capstan/dbos: retention of runs and of capstan's rows", (s
 					await lookupGate.opened;
 				},
 			}),
+	});
+	// Its agent cannot be made: the run ends in ERROR with this error.
+	const failing = registerDbosAgent({
+		name: "retention-failing",
+		agent: () => {
+			throw Object.assign(new RangeError("no agent today"), { code: "E_NO_AGENT" });
+		},
 	});
 	const fixture = dbosFixture(serverUrl, {
 		database: "capstan_retention",
@@ -251,6 +263,46 @@ describeWithPostgres("capstan/dbos: retention of runs and of capstan's rows", (s
 		await expect(fixture.runs.result("result-then-deleted")).rejects.toMatchObject(
 			notFound("result-then-deleted", "result"),
 		);
+	});
+
+	it("the result of a failed run rejects with its error as DBOS's getResult revives it, in either serialization", async () => {
+		const client = await DBOSClient.create({
+			systemDatabaseUrl: fixture.databaseUrl,
+			applicationName: application,
+		});
+		try {
+			await fixture.runs.start(failing.name, input("failed-native"), { runId: "failed-native" });
+			// As a DBOS client of another language enqueues: its error is stored as portable JSON, which DBOS's
+			// listWorkflows leaves as raw text where getResult revives a PortableWorkflowError.
+			const portable = await client.enqueue(
+				{
+					workflowName: failing.name,
+					queueName: DEFAULT_AGENT_QUEUE,
+					workflowID: "failed-portable",
+					serializationType: "portable",
+				},
+				input("failed-portable"),
+			);
+			for (const runId of ["failed-native", portable.workflowID]) {
+				const dbos = await client
+					.retrieveWorkflow(runId)
+					.getResult()
+					.then(
+						() => expect.unreachable(),
+						(error: unknown) => error,
+					);
+				const ours = await fixture.runs.result(runId).then(
+					() => expect.unreachable(),
+					(error: unknown) => error,
+				);
+				expect(ours).toBeInstanceOf(Error);
+				expect(ours).toEqual(dbos);
+				expect(ours).toMatchObject({ message: "no agent today", name: "RangeError", code: "E_NO_AGENT" });
+				expect(Object.getPrototypeOf(ours)).toBe(Object.getPrototypeOf(dbos));
+			}
+		} finally {
+			await client.destroy();
+		}
 	});
 
 	it("a caller waiting for a run's result gets DbosRunNotFoundError once the run is deleted", async () => {
