@@ -185,9 +185,12 @@ export function conversationInbox(conversationName: string) {
 			 * queues first, so this run reads it: as a cancelled run's does, everything, unless the conversation
 			 * says that run wrote its transcript (`previous`), then only its unread steering. Then the run is
 			 * watched (`watch`): a one-way call of this call's, which a kill of the run, once `begin` has
-			 * returned, does not stop.
+			 * returned, does not stop. A run of capstan's earlier versions sends its id alone (a string): one
+			 * still in flight when the workers are upgraded calls this `begin`, so it is taken too.
 			 */
-			begin: async (ctx: restate.ObjectContext, { invocationId, previous }: InboxBeginInput) => {
+			begin: async (ctx: restate.ObjectContext, input: InboxBeginInput | string) => {
+				const { invocationId, previous }: InboxBeginInput =
+					typeof input === "string" ? { invocationId: input } : input;
 				const taken = await ctx.get<TakenByRun>(TAKEN);
 				if (taken && taken.invocationId !== invocationId) {
 					if (previous?.invocationId === taken.invocationId)

@@ -187,6 +187,31 @@ describeWithRestate("capstan/restate: steering, follow-up and abort through the 
 		expect(await client.pending("end-once-1")).toEqual({ steer: 1, followUp: 0, abort: 0, active: null });
 	});
 
+	it("the inbox's begin also takes the run's id alone, as a run of the previous version (in flight at an upgrade) sends it", {
+		timeout: 30_000,
+	}, async () => {
+		const key = "begin-old-1";
+		const call = async (handler: string, body: unknown) => {
+			const answer = await fetch(`${urls.ingressUrl}/${name}Inbox/${key}/${handler}`, {
+				method: "POST",
+				headers: { "content-type": "application/json" },
+				body: JSON.stringify(body),
+			});
+			expect(answer.status).toBe(200);
+		};
+		// The id of a run that waits (on another key) until the test ends it: the watch `begin` sends attaches
+		// to it and tells no one anything meanwhile.
+		const { run, open } = await runUntilGate("begin-old-held");
+		const { invocationId } = run;
+		await call("begin", invocationId);
+		expect(await client.pending(key)).toMatchObject({ active: invocationId });
+		// The run's end is heard as that run's: its unread steering goes back.
+		await call("end", { invocationId, unreadSteering: [userMessage(STEER_TEXT, 1)] });
+		expect(await client.pending(key)).toEqual({ steer: 1, followUp: 0, abort: 0, active: null });
+		open();
+		expect((await client.result(run)).outcome).toEqual({ type: "completed" });
+	});
+
 	it("SPEC T6: tools of one turn run concurrently, each journaled once", { timeout: 60_000 }, async () => {
 		const result = await client.run("parallel-1", { prompt: PARALLEL_TEXT });
 		expect(result.outcome).toEqual({ type: "completed" });
