@@ -15,6 +15,7 @@ import { FOLLOW_UP_TEXT, gateFile, STEER_TEXT, type WorkerConfig } from "./suppo
 import {
 	describeWithRestate,
 	freePort,
+	invocationStatuses,
 	type RestateUrls,
 	startWorker,
 	tempDir,
@@ -230,8 +231,14 @@ describeWithRestate("capstan/restate: the run's worker killed at the run's closi
 		const result = await s.client.result(next);
 		expect(result.outcome).toEqual({ type: "completed" });
 		expect([said(result.added, STEER_TEXT), said(result.added, FOLLOW_UP_TEXT)]).toEqual([0, 0]);
-		// The watch's `closeRun` was queued on the conversation while the next run ran: a third run comes after
-		// it, so what is checked below is what `closeRun` left (it does nothing: the next run began first).
+		// The watch's `closeRun` is queued on the conversation behind the next run, or later still (the watch,
+		// backing off while the inbox was not served, may retry after the next run ends): once it has run (and
+		// sent the inbox its `end`, ahead of the third run's `begin`), what is checked below is what it left (it
+		// does nothing: the next run began first).
+		const closeRun = `${s.name}/${key}/closeRun`;
+		await expect
+			.poll(() => invocationStatuses(s.urls.adminUrl, closeRun), { timeout: 30_000 })
+			.toEqual(["completed"]);
 		const third = await s.client.run(key, { prompt: "One more." });
 		expect([said(third.added, STEER_TEXT), said(third.added, FOLLOW_UP_TEXT)]).toEqual([0, 0]);
 		expect(await s.client.status(key)).toMatchObject({ running: null });

@@ -143,6 +143,17 @@ export async function journalRows(adminUrl: string, invocationId: string): Promi
 	return ((await response.json()) as { rows: JournalRow[] }).rows;
 }
 
+/** The statuses of the invocations of `target` (`service/key/handler`), through the admin API's SQL introspection. */
+export async function invocationStatuses(adminUrl: string, target: string): Promise<string[]> {
+	const response = await fetch(`${adminUrl}/query`, {
+		method: "POST",
+		headers: { "content-type": "application/json", accept: "application/json" },
+		body: JSON.stringify({ query: `SELECT status FROM sys_invocation WHERE target = '${target}'` }),
+	});
+	if (!response.ok) throw new Error(`the admin query failed: ${response.status} ${await response.text()}`);
+	return ((await response.json()) as { rows: { status: string }[] }).rows.map((row) => row.status);
+}
+
 /**
  * Wait (bounded) until Restate has delivered a cancel to `invocationId`: its journal holds the cancel signal
  * (signal 1). Whatever the run's worker proposes after that (a tool's result) comes after the cancel in the
