@@ -313,12 +313,14 @@ async function closeRun(
 	inbox: ConversationInbox,
 	invocationId: string,
 ): Promise<void> {
+	// First, whichever branch follows: a kill between the run's own `ENDED` write and its `RUNNING` clear
+	// (Restate journals them as separate entries) would otherwise leave `running` naming it.
+	if ((await ctx.get<string>(RUNNING)) === invocationId) ctx.clear(RUNNING);
 	const ended = await ctx.get<InboxEndInput>(ENDED);
 	if (ended?.invocationId === invocationId) {
 		ctx.objectSendClient(inbox, ctx.key).end(ended);
 		return;
 	}
-	if ((await ctx.get<string>(RUNNING)) === invocationId) ctx.clear(RUNNING);
 	ctx.objectSendClient(inbox, ctx.key).end({ invocationId, cancelled: true });
 }
 
