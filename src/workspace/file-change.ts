@@ -2,7 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { structuredPatch } from "diff";
 import { withWorkspaceFileErrors } from "./fs-errors.js";
 import type { WorkspaceToolsOptions } from "./options.js";
-import { resolveInWorkspace, workspaceRelative } from "./paths.js";
+import { resolveInWorkspace, resolveToolPath, workspaceRelative } from "./paths.js";
 
 /** Arguments of `write_file`. */
 export interface WriteFileArgs {
@@ -156,7 +156,14 @@ async function locate(
 	given: string,
 ): Promise<{ absolute: string; path: string }> {
 	const root = await resolveInWorkspace(options.cwd, ".");
-	const absolute = await resolveInWorkspace(options.cwd, given);
+	const resolved = await resolveToolPath(options.cwd, given);
+	// The write (a temporary file named after the target, renamed over it) works on text paths only.
+	if (typeof resolved !== "string") {
+		throw new Error(
+			`${workspaceRelative(root, resolved.shown)} names a file whose name is not valid UTF-8; write_file and edit_file cannot change it. Use shell (e.g. rename it to a UTF-8 name first).`,
+		);
+	}
+	const absolute = resolved;
 	if (absolute === root) throw new Error(`${given} is the workspace directory itself, not a file.`);
 	// Resolving drops a final slash: `notes/` would be written as a file `notes`, `a.txt/` edit `a.txt`.
 	if (given.endsWith("/"))

@@ -1,10 +1,11 @@
-import { readdir, readlink, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { readlink, stat } from "node:fs/promises";
 import type { AgentTool } from "../tools/types.js";
 import { isAtomicWriteTemp } from "./atomic-write.js";
 import { withWorkspaceFileErrors } from "./fs-errors.js";
+import { childPath, escapeRelative, NON_UTF8_NAMES, realPath, shownPath } from "./names.js";
 import { textResult, WORKSPACE_DEFAULTS, type WorkspaceToolsOptions } from "./options.js";
-import { resolveInWorkspace, workspaceRelative } from "./paths.js";
+import { resolveInWorkspace, resolveToolPath, workspaceRelative } from "./paths.js";
+import { readFolder } from "./walk.js";
 
 /** Arguments of `list_dir`. */
 export interface ListDirArgs {
@@ -14,7 +15,7 @@ export interface ListDirArgs {
 
 /** One entry of a `list_dir` result. */
 export interface DirEntry {
-	/** The entry's name within the directory. */
+	/** The entry's name within the directory; one that is not valid UTF-8 with its bad bytes as `\xHH`. */
 	name: string;
 	/** What the entry is; a symlink is not followed, `other` is a FIFO, socket or device. */
 	type: "file" | "dir" | "symlink" | "other";
@@ -46,7 +47,7 @@ export function listDirTool(options: WorkspaceToolsOptions): AgentTool<ListDirAr
 		description:
 			"List the entries of a directory in the workspace (not recursive). Directories end with '/', " +
 			"symlinks show their target; a name with a control character (a newline) is shown JSON-quoted. " +
-			`At most ${maxEntries} entries.`,
+			`At most ${maxEntries} entries. ${NON_UTF8_NAMES}`,
 		parameters: {
 			type: "object",
 			properties: {
@@ -61,22 +62,23 @@ export function listDirTool(options: WorkspaceToolsOptions): AgentTool<ListDirAr
 		execute: (_id, args) =>
 			withWorkspaceFileErrors(options.cwd, args.path ?? ".", async () => {
 				const root = await resolveInWorkspace(options.cwd, ".");
-				const absolute = await resolveInWorkspace(options.cwd, args.path ?? ".");
-				const path = workspaceRelative(root, absolute);
-				const stats = await stat(absolute).catch((error: NodeJS.ErrnoException) => {
+				const absolute = await resolveToolPath(options.cwd, args.path ?? ".");
+				const path = workspaceRelative(root, shownPath(absolute));
+				const stats = await stat(realPath(absolute)).catch((error: NodeJS.ErrnoException) => {
 					if (error.code === "ENOENT") throw new Error(`Directory not found: ${path}`);
 					throw error;
 				});
 				if (!stats.isDirectory()) throw new Error(`${path} is a file, not a directory; use read_file.`);
 				// Half a write a crash left behind is no file of the project: the model would read it as one.
-				const dirents = (await readdir(absolute, { withFileTypes: true })).filter(
+				const dirents = (await readFolder(absolute)).filter(
 					(dirent) => !(dirent.isFile() && isAtomicWriteTemp(dirent.name)),
 				);
 				dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 				const entries: DirEntry[] = [];
 				for (const dirent of dirents.slice(0, maxEntries)) {
 					if (dirent.isSymbolicLink()) {
-						const target = await readlink(join(absolute, dirent.name)).catch(() => "?");
+						const link = realPath(childPath(absolute, dirent.name, dirent.bytes));
+						const target = await readlink(link, { encoding: "buffer" }).then(escapeRelative, () => "?");
 						entries.push({ name: dirent.name, type: "symlink", target });
 					} else {
 						entries.push({

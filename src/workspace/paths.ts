@@ -1,6 +1,7 @@
 import { lstat, readlink, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { type WorkspaceFileError, workspaceFileError } from "./fs-errors.js";
+import { type escapeName, escapeRelative, hasByteEscape, type ToolPath, unescapeName } from "./names.js";
 
 /** Thrown when a tool is asked to touch a path outside its workspace (after resolving symlinks). */
 export class WorkspaceEscapeError extends Error {
@@ -85,4 +86,37 @@ async function realpathLenient(path: string, hops: number): Promise<string> {
 		return realpathLenient(resolve(realParent, await readlink(here)), hops + 1);
 	}
 	return here;
+}
+
+/**
+ * {@link resolveInWorkspace} for a path as the tools show it: a path with a name written in escape form
+ * (`caf\xE9.txt`, see {@link escapeName}) names the file whose name has those bytes, when no file of that
+ * literal name exists and the bytes do (after resolving symlinks, inside the workspace). Any other path
+ * resolves as {@link resolveInWorkspace} resolves it.
+ */
+export async function resolveToolPath(cwd: string, path: string): Promise<ToolPath> {
+	const literal = await resolveInWorkspace(cwd, path);
+	if (!hasByteEscape(path)) return literal;
+	const literalExists = await lstat(literal).then(
+		() => true,
+		() => false,
+	);
+	if (literalExists) return literal;
+	const root = await realpath(cwd);
+	const rel = relative(root, resolve(root, path));
+	if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return literal;
+	const rootBytes = Buffer.from(root);
+	const lexical = Buffer.concat([rootBytes, Buffer.from(sep), unescapeName(rel)]);
+	const bytes = await realpath(lexical, { encoding: "buffer" }).catch(() => undefined);
+	if (bytes === undefined) return literal;
+	const inside =
+		bytes.equals(rootBytes) ||
+		(bytes.length > rootBytes.length + 1 &&
+			bytes.subarray(0, rootBytes.length).equals(rootBytes) &&
+			bytes[rootBytes.length] === 0x2f);
+	if (!inside) throw new WorkspaceEscapeError(path, root, escapeRelative(bytes));
+	if (bytes.equals(rootBytes)) return root;
+	const shown = join(root, escapeRelative(bytes.subarray(rootBytes.length + 1)));
+	// All of its names are UTF-8 after all (a symlink named in escape form pointing to one): a plain path.
+	return Buffer.from(shown).equals(bytes) ? shown : { shown, bytes };
 }

@@ -3,6 +3,7 @@ import { open, stat } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import type { AgentTool } from "../tools/types.js";
 import { withWorkspaceFileErrors } from "./fs-errors.js";
+import { NON_UTF8_NAMES, realPath, shownPath } from "./names.js";
 import {
 	BINARY_SNIFF_BYTES,
 	looksBinary,
@@ -11,7 +12,7 @@ import {
 	WORKSPACE_DEFAULTS,
 	type WorkspaceToolsOptions,
 } from "./options.js";
-import { resolveInWorkspace, workspaceRelative } from "./paths.js";
+import { resolveInWorkspace, resolveToolPath, workspaceRelative } from "./paths.js";
 
 /** Arguments of `read_file`. */
 export interface ReadFileArgs {
@@ -47,7 +48,7 @@ export function readFileTool(options: WorkspaceToolsOptions): AgentTool<ReadFile
 		label: "Read file",
 		description:
 			`Read a text file in the workspace. Optional start_line/end_line (1-based, inclusive) select a range. ` +
-			`At most ${maxBytes} bytes are returned; a note then says which line to continue from.`,
+			`At most ${maxBytes} bytes are returned; a note then says which line to continue from. ${NON_UTF8_NAMES}`,
 		parameters: {
 			type: "object",
 			properties: {
@@ -62,8 +63,9 @@ export function readFileTool(options: WorkspaceToolsOptions): AgentTool<ReadFile
 		execute: (_id, args, signal) =>
 			withWorkspaceFileErrors(options.cwd, args.path, async () => {
 				const root = await resolveInWorkspace(options.cwd, ".");
-				const absolute = await resolveInWorkspace(options.cwd, args.path);
-				const path = workspaceRelative(root, absolute);
+				const resolved = await resolveToolPath(options.cwd, args.path);
+				const absolute = realPath(resolved);
+				const path = workspaceRelative(root, shownPath(resolved));
 				const startLine = args.start_line ?? 1;
 				if (args.end_line !== undefined && args.end_line < startLine) {
 					throw new Error(`end_line (${args.end_line}) is before start_line (${startLine}).`);
@@ -99,7 +101,7 @@ function readNote(details: ReadFileDetails, maxBytes: number, cutLine: boolean):
 }
 
 /** Refuse directories and binary files with a clear error; returns the size. */
-async function checkTextFile(absolute: string, path: string): Promise<number> {
+async function checkTextFile(absolute: string | Buffer, path: string): Promise<number> {
 	// stat before open: opening a FIFO for reading would block until something writes to it.
 	const stats = await stat(absolute).catch((error: NodeJS.ErrnoException) => {
 		if (error.code === "ENOENT") throw new Error(`File not found: ${path}`);
@@ -136,7 +138,7 @@ const COUNT_LINES_UP_TO_BYTES = 16 * 1024 * 1024;
  * memory: `readline` builds every line whole, and one past 512 MB fails with a RangeError no caller can catch.
  */
 async function* linesOf(
-	absolute: string,
+	absolute: string | Buffer,
 	keepBytes: number,
 	signal: AbortSignal,
 ): AsyncGenerator<{ text: string; bytes: number }> {
@@ -195,7 +197,7 @@ const separator = (lines: readonly string[]): number => (lines.length === 0 ? 0 
 
 /** Stream the file line by line, so a large log costs only the range asked for, not the whole file. */
 async function readLines(
-	absolute: string,
+	absolute: string | Buffer,
 	range: { startLine: number; endLine: number | undefined; fileBytes: number },
 	maxBytes: number,
 	signal: AbortSignal,

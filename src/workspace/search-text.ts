@@ -4,6 +4,7 @@ import { abortReasonText } from "../core/abort.js";
 import type { AgentTool } from "../tools/types.js";
 import { withWorkspaceFileErrors } from "./fs-errors.js";
 import { LineMatcher, type MatchFile } from "./line-matcher.js";
+import { NON_UTF8_NAMES, realPath, shownPath, type ToolPath } from "./names.js";
 import {
 	BINARY_SNIFF_BYTES,
 	looksBinary,
@@ -11,7 +12,7 @@ import {
 	WORKSPACE_DEFAULTS,
 	type WorkspaceToolsOptions,
 } from "./options.js";
-import { resolveInWorkspace, workspaceRelative } from "./paths.js";
+import { resolveInWorkspace, resolveToolPath, workspaceRelative } from "./paths.js";
 import { walkFiles } from "./walk.js";
 
 /** Arguments of `search_text`. */
@@ -30,7 +31,7 @@ export interface SearchTextArgs {
 
 /** One matching line. */
 export interface SearchMatch {
-	/** The file, relative to the workspace root. */
+	/** The file, relative to the workspace root; a name that is not valid UTF-8 with its bad bytes as `\xHH`. */
 	path: string;
 	/** 1-based line number. */
 	line: number;
@@ -55,8 +56,8 @@ export interface SearchTextDetails {
 	/** Files skipped because they are larger than `maxSearchFileBytes`. */
 	skippedLarge: number;
 	/**
-	 * Files and folders skipped because they could not be read (permission, I/O error, a name that is not
-	 * valid UTF-8, removed or replaced mid-search): a match in one of them would not be found.
+	 * Files and folders skipped because they could not be read (permission, I/O error, removed or replaced
+	 * mid-search): a match in one of them would not be found.
 	 */
 	skippedUnreadable: number;
 	/**
@@ -95,7 +96,8 @@ export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<Search
 			"Search the workspace's files for a regular expression (JavaScript syntax), line by line. " +
 			"Respects .gitignore, .git/info/exclude and git's global excludes file (a folder they ignore is " +
 			"searched when given as path), skips binary files and .git/. Returns path:line: text for each match, " +
-			`at most ${cap} matches; a closing note counts the files it skipped and names those it could not read.`,
+			`at most ${cap} matches; a closing note counts the files it skipped and names those it could not read. ` +
+			NON_UTF8_NAMES,
 		parameters: {
 			type: "object",
 			properties: {
@@ -115,10 +117,10 @@ export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<Search
 				const include = args.include ? ignore().add(args.include) : undefined;
 				const limit = Math.min(args.max_matches ?? cap, cap);
 				const root = await resolveInWorkspace(options.cwd, ".");
-				const start = await resolveInWorkspace(options.cwd, args.path ?? ".");
+				const start = await resolveToolPath(options.cwd, args.path ?? ".");
 				const details: SearchTextDetails = {
 					pattern: args.pattern,
-					path: workspaceRelative(root, start),
+					path: workspaceRelative(root, shownPath(start)),
 					matches: [],
 					filesSearched: 0,
 					truncated: false,
@@ -132,7 +134,7 @@ export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<Search
 					if (details.unreadable.length < MAX_UNREADABLE_NAMED)
 						details.unreadable.push(workspaceRelative(root, absolute) + (isDirectory ? "/" : ""));
 				};
-				const startStats = await stat(start).catch((error: NodeJS.ErrnoException) => {
+				const startStats = await stat(realPath(start)).catch((error: NodeJS.ErrnoException) => {
 					if (error.code === "ENOENT") throw new Error(`Path not found: ${details.path}`);
 					throw error;
 				});
@@ -165,15 +167,15 @@ export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<Search
 						return result.truncated;
 					};
 					for await (const file of files) {
-						const path = workspaceRelative(root, file);
+						const path = workspaceRelative(root, shownPath(file));
 						if (include && !include.ignores(path)) continue;
 						let text: string | undefined;
 						try {
-							text = await readSearchable(file, path, maxFileBytes, details);
+							text = await readSearchable(realPath(file), path, maxFileBytes, details);
 						} catch (error) {
 							// The file named as `path` failing is the call's error; one met on the walk is noted.
 							if (!walking) throw error;
-							noteUnreadable(file, false);
+							noteUnreadable(shownPath(file), false);
 						}
 						if (text === undefined) continue;
 						batch.push({ path, text });
@@ -193,7 +195,7 @@ export function searchTextTool(options: WorkspaceToolsOptions): AgentTool<Search
 	};
 }
 
-async function* single(file: string): AsyncGenerator<string> {
+async function* single(file: ToolPath): AsyncGenerator<ToolPath> {
 	yield file;
 }
 
@@ -210,7 +212,7 @@ function compilePattern(pattern: string, ignoreCase: boolean): RegExp {
  * is no longer a regular file (the walk listed one, but it was replaced since).
  */
 async function readSearchable(
-	file: string,
+	file: string | Buffer,
 	path: string,
 	maxFileBytes: number,
 	details: SearchTextDetails,

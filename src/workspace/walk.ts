@@ -1,9 +1,9 @@
-import type { Dirent } from "node:fs";
 import { lstat, readdir, readFile, stat } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import ignore from "ignore";
 import { isAtomicWriteTemp } from "./atomic-write.js";
 import { excludesFilePath, gitConfigFiles, parseExcludesFile } from "./git-config.js";
+import { type BytesPath, childPath, escapeName, realPath, shownPath, type ToolPath } from "./names.js";
 import { throwIfAborted } from "./options.js";
 
 /** The largest ignore file read (git's own are a few kilobytes). */
@@ -34,9 +34,9 @@ export class GitignoreChain {
 	 * git ignores): only its own and deeper `.gitignore` files apply in it, else everything in it would be
 	 * ignored along with it.
 	 */
-	static async forDirectory(root: string, dir: string): Promise<GitignoreChain> {
+	static async forDirectory(root: string, dir: ToolPath): Promise<GitignoreChain> {
 		let chain = await GitignoreChain.above(root);
-		const parts = relative(root, dir).split(sep).filter(Boolean);
+		const parts = relative(root, shownPath(dir)).split(sep).filter(Boolean);
 		let current = root;
 		for (const part of parts) {
 			if (chain.ignores(current, true)) chain = new GitignoreChain([]);
@@ -44,7 +44,7 @@ export class GitignoreChain {
 			current = join(current, part);
 		}
 		if (chain.ignores(current, true)) chain = new GitignoreChain([]);
-		return chain.descend(current);
+		return chain.descend(dir);
 	}
 
 	/**
@@ -75,9 +75,9 @@ export class GitignoreChain {
 	}
 
 	/** The chain for a subdirectory: this one plus the subdirectory's own `.gitignore`, if it has one. */
-	async descend(dir: string): Promise<GitignoreChain> {
-		const rules = await readRules(join(dir, ".gitignore"));
-		return rules ? new GitignoreChain([...this.levels, { base: dir, rules }]) : this;
+	async descend(dir: ToolPath): Promise<GitignoreChain> {
+		const rules = await readRules(realPath(childPath(dir, ".gitignore")));
+		return rules ? new GitignoreChain([...this.levels, { base: shownPath(dir), rules }]) : this;
 	}
 
 	/** Whether git would ignore this path. */
@@ -101,7 +101,7 @@ async function hasGitEntry(dir: string): Promise<boolean> {
 }
 
 /** The rules of one ignore file, or undefined when there is none to read (see {@link readSmallFile}). */
-async function readRules(path: string, followLinks = false): Promise<ignore.Ignore | undefined> {
+async function readRules(path: string | Buffer, followLinks = false): Promise<ignore.Ignore | undefined> {
 	const text = await readSmallFile(path, { followLinks });
 	return text === undefined ? undefined : ignore().add(text);
 }
@@ -145,10 +145,47 @@ async function commonGitDir(top: string): Promise<string> {
  * `followLinks` reads what a symlink points to (still only a regular file), for the config files and the
  * global excludes file, which dotfile managers often link.
  */
-async function readSmallFile(path: string, { followLinks = false } = {}): Promise<string | undefined> {
+async function readSmallFile(
+	path: string | Buffer,
+	{ followLinks = false } = {},
+): Promise<string | undefined> {
 	const stats = await (followLinks ? stat : lstat)(path).catch(() => undefined);
 	if (!stats?.isFile() || stats.size > MAX_GITIGNORE_BYTES) return undefined;
 	return readFile(path, "utf8").catch(() => undefined);
+}
+
+/**
+ * One entry of a folder: a `Dirent`, or, for a name that is not valid UTF-8, its escape form
+ * ({@link escapeName}) with the real `bytes` that open it.
+ */
+export interface FolderEntry {
+	/** The name as shown. */
+	readonly name: string;
+	/** The name's real bytes, when they are not valid UTF-8. */
+	readonly bytes?: Buffer;
+	isDirectory(): boolean;
+	isFile(): boolean;
+	isSymbolicLink(): boolean;
+}
+
+/**
+ * The entries of a folder. Node writes each byte of a name that is not UTF-8 as U+FFFD, a name that then opens
+ * nothing: only a folder with a U+FFFD in a name is read again, as bytes, so the common one costs nothing more.
+ */
+export async function readFolder(dir: ToolPath): Promise<FolderEntry[]> {
+	const entries = await readdir(realPath(dir), { withFileTypes: true });
+	if (!entries.some((entry) => entry.name.includes("\uFFFD"))) return entries;
+	const raw = await readdir(realPath(dir), { withFileTypes: true, encoding: "buffer" });
+	return raw.map((entry) => {
+		const name = escapeName(entry.name);
+		return {
+			name,
+			bytes: name === entry.name.toString("utf8") ? undefined : entry.name,
+			isDirectory: () => entry.isDirectory(),
+			isFile: () => entry.isFile(),
+			isSymbolicLink: () => entry.isSymbolicLink(),
+		};
+	});
 }
 
 /** Called for a folder or file below the start that the walk lists but cannot read; the walk goes on. */
@@ -157,44 +194,46 @@ export type OnUnreadable = (absolute: string, isDirectory: boolean, error: unkno
 /**
  * Every regular file under `dir`, depth first in name order, skipping `.git/`, what `.gitignore` files
  * exclude, the temporary files of writes a crash cut short, and symlinks (following them could leave the
- * workspace or loop). A folder below `dir` that cannot
- * be listed (permission, I/O error, a name that is not valid UTF-8, replaced or removed mid-walk) goes to
- * `onUnreadable` and the walk goes on; `dir` itself failing throws its error.
+ * workspace or loop). A file or folder whose name is not valid UTF-8 comes as a {@link BytesPath}: shown with
+ * its bad bytes escaped, opened by its bytes. A folder below `dir` that cannot be listed (permission, I/O
+ * error, replaced or removed mid-walk) goes to `onUnreadable` (its shown path) and the walk goes on; `dir`
+ * itself failing throws its error.
  */
 export async function* walkFiles(
 	root: string,
-	dir: string,
+	dir: ToolPath,
 	signal: AbortSignal,
 	onUnreadable: OnUnreadable = () => {},
-): AsyncGenerator<string> {
+): AsyncGenerator<ToolPath> {
 	throwIfAborted(signal);
 	const chain = await GitignoreChain.forDirectory(root, dir);
-	yield* walkDirectory(dir, await readdir(dir, { withFileTypes: true }), chain, signal, onUnreadable);
+	yield* walkDirectory(dir, await readFolder(dir), chain, signal, onUnreadable);
 }
 
 async function* walkDirectory(
-	dir: string,
-	entries: Dirent[],
+	dir: ToolPath,
+	entries: FolderEntry[],
 	chain: GitignoreChain,
 	signal: AbortSignal,
 	onUnreadable: OnUnreadable,
-): AsyncGenerator<string> {
+): AsyncGenerator<ToolPath> {
 	entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 	for (const entry of entries) {
-		const absolute = join(dir, entry.name);
+		const path = childPath(dir, entry.name, entry.bytes);
+		const absolute = typeof path === "string" ? path : path.shown;
 		if (entry.isDirectory()) {
 			if (entry.name === ".git" || chain.ignores(absolute, true)) continue;
 			throwIfAborted(signal);
-			let inner: Dirent[];
+			let inner: FolderEntry[];
 			try {
-				inner = await readdir(absolute, { withFileTypes: true });
+				inner = await readFolder(path);
 			} catch (error) {
 				onUnreadable(absolute, true, error);
 				continue;
 			}
-			yield* walkDirectory(absolute, inner, await chain.descend(absolute), signal, onUnreadable);
+			yield* walkDirectory(path, inner, await chain.descend(path), signal, onUnreadable);
 		} else if (entry.isFile() && !isAtomicWriteTemp(entry.name) && !chain.ignores(absolute, false)) {
-			yield absolute;
+			yield path;
 		}
 	}
 }

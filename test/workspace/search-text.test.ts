@@ -381,25 +381,34 @@ describe("search_text", () => {
 		expect(out).toBe("a.txt:1: needle");
 	});
 
-	it("names the files and folders it could not read, counts them all, and searches the rest", async (ctx) => {
-		// Tests run as root, which reads a chmod 000 file. A name that is not valid UTF-8 stops root as well: Node
-		// lists it with U+FFFD in place of the bad byte, and no file bears that name.
-		const { cwd } = workspace({ "ok.txt": "needle\n" });
-		const named = (name: string) => Buffer.concat([Buffer.from(`${cwd}/`), Buffer.from(name, "latin1")]);
+	it("names the files and folders it could not read, counts them all, and searches the rest", async () => {
+		// Tests run as root, which reads a chmod 000 file. A path longer than PATH_MAX (4096 bytes) stops root as
+		// well: the workspace is a folder a little short of it, whose entries with long names lie past it.
+		const base = mkdtempSync(join(tmpdir(), "capstan-long-"));
+		const cwd = join(base, ...Array.from({ length: 30 }, () => "p".repeat(128)));
+		mkdirSync(cwd, { recursive: true });
 		try {
-			mkdirSync(named("d\xfe"));
-		} catch {
-			ctx.skip(); // a file system that refuses such names (APFS)
+			writeFileSync(join(cwd, "ok.txt"), "needle\n");
+			const pad = "x".repeat(200);
+			const names = [`d${pad}`, ...Array.from({ length: 6 }, (_, i) => `${pad}${i + 1}.txt`)];
+			// Made from inside the workspace: by their absolute paths they cannot be made either.
+			execFileSync("sh", [
+				"-c",
+				'cd "$1" && mkdir "$2" && shift 2 && for f in "$@"; do echo needle > "$f"; done',
+				"sh",
+				cwd,
+				...names,
+			]);
+			const result = await call(searchTextTool({ cwd }), { pattern: "needle" });
+			const first = [`${names[0]}/`, ...names.slice(1, 5)];
+			expect(textOf(result)).toBe(
+				`ok.txt:1: needle\n[skipped 7 unreadable (not searched): ${first.join(", ")} and 2 more]`,
+			);
+			expect(result.details).toMatchObject({ filesSearched: 1, skippedUnreadable: 7, unreadable: first });
+		} finally {
+			// Node's rm goes by absolute paths, which are too long here; rm -rf does not.
+			execFileSync("rm", ["-rf", base]);
 		}
-		writeFileSync(named("d\xfe/in.txt"), "needle\n");
-		for (let i = 1; i <= 6; i++) writeFileSync(named(`\xff${i}.txt`), "needle\n");
-		const result = await call(searchTextTool({ cwd }), { pattern: "needle" });
-		const bad = "\uFFFD";
-		const first = [`d${bad}/`, `${bad}1.txt`, `${bad}2.txt`, `${bad}3.txt`, `${bad}4.txt`];
-		expect(textOf(result)).toBe(
-			`ok.txt:1: needle\n[skipped 7 unreadable (not searched): ${first.join(", ")} and 2 more]`,
-		);
-		expect(result.details).toMatchObject({ filesSearched: 1, skippedUnreadable: 7, unreadable: first });
 	});
 
 	it.skipIf(process.getuid?.() === 0)(

@@ -1,6 +1,7 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { ToolPath } from "../../src/workspace/names.js";
 import { walkFiles } from "../../src/workspace/walk.js";
 import { workspace } from "./support.js";
 
@@ -17,7 +18,7 @@ describe("walkFiles", () => {
 		// b/ turns into a file between its listing and its walk (a build's churn): it fails for root too.
 		rmSync(join(cwd, "b"), { recursive: true });
 		writeFileSync(join(cwd, "b"), "");
-		const rest: string[] = [];
+		const rest: ToolPath[] = [];
 		for await (const file of walk) rest.push(file);
 		expect(rest).toEqual([join(cwd, "d.txt")]);
 		expect(unreadable).toEqual([["b", true, "ENOTDIR"]]);
