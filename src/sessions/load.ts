@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats, statSync } from "node:fs";
 import type { AgentMessage } from "../core/messages.js";
 import { repairPairing } from "../loop/pairing.js";
 import { SESSION_FORMAT_VERSION, SessionFormatError, type SessionHeader, visible } from "./format.js";
@@ -40,7 +40,7 @@ export interface ParsedSession extends LoadedSession {
  * result whose call is gone is dropped, and a call whose result is gone gets a `lost` placeholder result,
  * each with a warning. A last batch with no damaged line after it is left to run (rule L6): the process
  * died before its results were written. A path that is not a regular file (a named pipe, a device) is refused
- * before it is opened, with a {@link SessionFormatError}: reading a named pipe would wait for a writer.
+ * before anything is read from it, with a {@link SessionFormatError}: reading a named pipe would wait for a writer.
  */
 export function loadSession(path: string): LoadedSession {
 	const { header, messages, warnings, repaired } = parseSession(path);
@@ -48,12 +48,30 @@ export function loadSession(path: string): LoadedSession {
 }
 
 /**
- * Throw a {@link SessionFormatError} when `path` is neither a file nor a folder (a named pipe, a socket, a
- * device), before it is opened: opening a named pipe to read waits for a writer, forever when none comes, and a
- * device such as `/dev/zero` never ends. A folder is left to fail as `EISDIR`, and a missing path as `ENOENT`.
+ * The bytes of the session file at `path`, refusing with a {@link SessionFormatError} one that is neither a file
+ * nor a folder (a named pipe, a socket, a device): reading a named pipe waits for a writer, forever when none
+ * comes, and a device such as `/dev/zero` never ends. The file is opened without blocking (a named pipe's open
+ * would wait for a writer too) and what was opened is checked, so a file swapped for a pipe after a check
+ * cannot block the read. A folder is left to fail as `EISDIR`, and a missing path as `ENOENT`.
  */
-function refuseSpecialFile(path: string): void {
-	const stats = statSync(path);
+function readSessionBytes(path: string): Buffer {
+	let fd: number;
+	try {
+		fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+	} catch (error) {
+		// A socket cannot be opened at all (ENXIO): say what it is, as for the others.
+		if ((error as NodeJS.ErrnoException).code === "ENXIO") refuseSpecial(path, statSync(path));
+		throw error;
+	}
+	try {
+		refuseSpecial(path, fstatSync(fd));
+		return readFileSync(fd);
+	} finally {
+		closeSync(fd);
+	}
+}
+
+function refuseSpecial(path: string, stats: Stats): void {
 	if (stats.isFile() || stats.isDirectory()) return;
 	const kind = stats.isFIFO() ? "a named pipe" : stats.isSocket() ? "a socket" : "a device";
 	throw new SessionFormatError(path, `not a regular file (${kind}).`);
@@ -61,8 +79,7 @@ function refuseSpecialFile(path: string): void {
 
 /** {@link loadSession} plus where the complete lines end. */
 export function parseSession(path: string): ParsedSession {
-	refuseSpecialFile(path);
-	const bytes = readFileSync(path);
+	const bytes = readSessionBytes(path);
 	const text = bytes.toString("utf8");
 	const lines = text.split("\n");
 	const endsWithNewline = text.endsWith("\n");

@@ -246,7 +246,7 @@ function makeFifo(path: string): boolean {
 // Reading a named pipe waits for a writer: the command hung before it said anything. It runs as a child, so a
 // hang fails the test at its timeout (the child killed after it) instead of stopping the suite.
 describe("a named pipe where a session file is read", () => {
-	it("given to --resume is refused before it is opened, said in one line, before the demo shows anything", {
+	it("given to --resume is refused without waiting for a writer, said in one line, before the demo shows anything", {
 		timeout: 30_000,
 	}, async (context) => {
 		const cwd = tempProject();

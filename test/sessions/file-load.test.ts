@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -179,6 +180,26 @@ describe("loadSession", () => {
 		writeFileSync(path, `${JSON.stringify({ ...newer, version: 1, model: { provider: "x" } })}\n`);
 		expect(() => loadSession(path)).toThrow("the header names no model");
 	});
+
+	it.skipIf(process.platform === "win32")(
+		"refuses a socket and a device by what they are; a folder and a missing path fail with their system error",
+		async () => {
+			const dir = tempCwd();
+			const socket = join(dir, "s.jsonl");
+			const server = createServer();
+			await new Promise<void>((done) => server.listen(socket, done));
+			try {
+				expect(() => loadSession(socket)).toThrow(
+					`Cannot read session ${socket}: not a regular file (a socket).`,
+				);
+			} finally {
+				await new Promise((done) => server.close(done));
+			}
+			expect(() => loadSession("/dev/null")).toThrow("not a regular file (a device).");
+			expect(() => loadSession(dir)).toThrow(expect.objectContaining({ code: "EISDIR" }));
+			expect(() => loadSession(join(dir, "none.jsonl"))).toThrow(expect.objectContaining({ code: "ENOENT" }));
+		},
+	);
 
 	it("shows a crafted file's control characters as escapes, not as terminal commands, in its errors and warnings", () => {
 		const path = sessionWith([user("a")]);
