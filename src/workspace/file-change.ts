@@ -160,7 +160,7 @@ async function locate(
 	// The write (a temporary file named after the target, renamed over it) works on text paths only.
 	if (typeof resolved !== "string") {
 		throw new Error(
-			`${workspaceRelative(root, resolved.shown)} names a file whose name is not valid UTF-8; write_file and edit_file cannot change it. Use shell (e.g. rename it to a UTF-8 name first).`,
+			`${workspaceRelative(root, resolved.shown)} has a name in it that is not valid UTF-8; write_file and edit_file cannot write there. Use shell (e.g. rename it to a UTF-8 name first).`,
 		);
 	}
 	const absolute = resolved;

@@ -91,8 +91,8 @@ async function realpathLenient(path: string, hops: number): Promise<string> {
 /**
  * {@link resolveInWorkspace} for a path as the tools show it: a path with a name written in escape form
  * (`caf\xE9.txt`, see {@link escapeName}) names the file whose name has those bytes, when no file of that
- * literal name exists and the bytes do (after resolving symlinks, inside the workspace). Any other path
- * resolves as {@link resolveInWorkspace} resolves it.
+ * literal name exists and the bytes do (after resolving symlinks, inside the workspace), or, for a file not
+ * there yet, the bytes of its folder do. Any other path resolves as {@link resolveInWorkspace} resolves it.
  */
 export async function resolveToolPath(cwd: string, path: string): Promise<ToolPath> {
 	const literal = await resolveInWorkspace(cwd, path);
@@ -107,8 +107,20 @@ export async function resolveToolPath(cwd: string, path: string): Promise<ToolPa
 	if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return literal;
 	const rootBytes = Buffer.from(root);
 	const lexical = Buffer.concat([rootBytes, Buffer.from(sep), unescapeName(rel)]);
-	const bytes = await realpath(lexical, { encoding: "buffer" }).catch(() => undefined);
-	if (bytes === undefined) return literal;
+	let bytes = await realpath(lexical, { encoding: "buffer" }).catch(() => undefined);
+	if (bytes === undefined) {
+		// A file not there yet in a folder named so (`d\xFE/new.txt`) is in that folder, when only its bytes exist.
+		const slash = lexical.lastIndexOf(0x2f);
+		const literalParent = await lstat(dirname(literal)).then(
+			() => true,
+			() => false,
+		);
+		const parent = literalParent
+			? undefined
+			: await realpath(lexical.subarray(0, slash), { encoding: "buffer" }).catch(() => undefined);
+		if (parent === undefined) return literal;
+		bytes = Buffer.concat([parent, lexical.subarray(slash)]);
+	}
 	const inside =
 		bytes.equals(rootBytes) ||
 		(bytes.length > rootBytes.length + 1 &&

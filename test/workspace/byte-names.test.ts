@@ -118,13 +118,25 @@ describe.skipIf(!supported)("names that are not UTF-8", () => {
 		expect(textOf(await call(readFileTool({ cwd }), { path: "caf\\xE9.txt" }))).toBe("literal");
 		rmSync(join(cwd, "caf\\xE9.txt"));
 		await expect(call(writeFileTool({ cwd }), { path: "caf\\xE9.txt", content: "x" })).rejects.toThrow(
-			"caf\\xE9.txt names a file whose name is not valid UTF-8; write_file and edit_file cannot change it.",
+			"caf\\xE9.txt has a name in it that is not valid UTF-8; write_file and edit_file cannot write there.",
 		);
 		await expect(
 			call(editFileTool({ cwd }), { path: "caf\\xE9.txt", old_string: "latin", new_string: "x" }),
 		).rejects.toThrow("not valid UTF-8");
 		expect(readFileSync(bytesPath(cwd, "/", LATIN1_CAFE), "utf8")).toBe("latin-1 name\n");
-		expect(readdirSync(cwd)).toHaveLength(1);
+		// A new file in a folder so named is in that folder: refused too, not written to a new folder `d\xFE/`.
+		mkdirSync(bytesPath(cwd, "/d", Buffer.from([0xfe])));
+		await expect(call(writeFileTool({ cwd }), { path: "d\\xFE/new.txt", content: "x" })).rejects.toThrow(
+			"d\\xFE/new.txt has a name in it that is not valid UTF-8",
+		);
+		await expect(call(readFileTool({ cwd }), { path: "d\\xFE/new.txt" })).rejects.toThrow(
+			"File not found: d\\xFE/new.txt",
+		);
+		expect(readdirSync(cwd)).toHaveLength(2);
+		expect(readdirSync(bytesPath(cwd, "/d", Buffer.from([0xfe])))).toEqual([]);
+		// Where nothing of the name exists, a new file gets the literal name.
+		await call(writeFileTool({ cwd }), { path: "n\\xE9w.txt", content: "x" });
+		expect(readFileSync(join(cwd, "n\\xE9w.txt"), "utf8")).toBe("x");
 	});
 
 	it("a name in escape form still may not lead out of the workspace", async () => {
