@@ -177,14 +177,18 @@ describeWithRestate("capstan/restate: steering, follow-up and abort through the 
 			});
 			expect(answer.status).toBe(200);
 		};
-		// An id the server can parse, of no invocation: `begin`'s watch attaches to it and ends at once (404). One
-		// it cannot parse ("inv_end_once") failed the watch's attach on the server, which retried it forever.
-		const invocationId = "inv_1cttqfy89hGI1WBvAJcTmFIW5NMUlI6jYb";
+		// The id of a run that waits (on another key) until the test ends it: the watch `begin` sends attaches to
+		// it and tells no one anything meanwhile. An id of no invocation raced the test: its watch ended at once
+		// (404) and its `closeRun` could end the run in the inbox before the test's own `end` arrived.
+		const { run, open } = await runUntilGate("end-once-held");
+		const { invocationId } = run;
 		await call("begin", { invocationId });
 		const end = { invocationId, unreadSteering: [userMessage(STEER_TEXT, 1)] };
 		await call("end", end);
 		await call("end", end);
 		expect(await client.pending("end-once-1")).toEqual({ steer: 1, followUp: 0, abort: 0, active: null });
+		open();
+		expect((await client.result(run)).outcome).toEqual({ type: "completed" });
 	});
 
 	it("the inbox's begin also takes the run's id alone, as a run of the previous version (in flight at an upgrade) sends it", {
