@@ -29,6 +29,15 @@ import {
 	waitForOutput,
 } from "./support.js";
 
+/** A closed session file in `cwd` (or `dir`) holding one user message, "hello". */
+function helloSession(cwd: string, dir?: string) {
+	const model = { provider: "openai-compatible", id: "m", api: "openai-completions" } as const;
+	const file = createSessionFile({ cwd, ...(dir === undefined ? {} : { dir }), model });
+	file.append({ role: "user", content: "hello", timestamp: 0 });
+	file.close();
+	return file;
+}
+
 closeServersAfterEach();
 cleanUpAfterEach();
 
@@ -188,12 +197,7 @@ describe.skipIf(asRoot && !dropOverride)("--resume of a file the command may not
 		],
 	])("%s: said in one line, before the demo shows anything", { timeout: 30_000 }, async (_, mode, text) => {
 		const cwd = tempProject();
-		const file = createSessionFile({
-			cwd,
-			model: { provider: "openai-compatible", id: "m", api: "openai-completions" },
-		});
-		file.append({ role: "user", content: "hello", timestamp: 0 });
-		file.close();
+		const file = helloSession(cwd);
 		const before = readFileSync(file.path, "utf8");
 		chmodSync(file.path, mode);
 		const run = await runCli(["--demo", "--resume", file.path, "-p", "x"], { cwd, under });
@@ -206,12 +210,7 @@ describe.skipIf(asRoot && !dropOverride)("--resume of a file the command may not
 		timeout: 30_000,
 	}, async () => {
 		const cwd = tempProject();
-		const file = createSessionFile({
-			cwd,
-			model: { provider: "openai-compatible", id: "m", api: "openai-completions" },
-		});
-		file.append({ role: "user", content: "hello", timestamp: 0 });
-		file.close();
+		const file = helloSession(cwd);
 		chmodSync(file.path, 0o444);
 		const rpc = new RpcClient(startCli(["--rpc", "--demo"], { cwd, under }));
 		await rpc.waitFor((line) => line.type === "ready");
@@ -283,13 +282,7 @@ describe("a named pipe where a session file is read", () => {
 	}, async (context) => {
 		const cwd = tempProject();
 		const dir = join(cwd, "sessions");
-		const file = createSessionFile({
-			cwd,
-			dir,
-			model: { provider: "openai-compatible", id: "m", api: "openai-completions" },
-		});
-		file.append({ role: "user", content: "hello", timestamp: 0 });
-		file.close();
+		const file = helloSession(cwd, dir);
 		if (!makeFifo(join(dir, "pipe.jsonl"))) return context.skip("no mkfifo");
 		const rpc = new RpcClient(startCli(["--rpc", "--demo", "--session-dir", "sessions"], { cwd }));
 		await rpc.waitFor((line) => line.type === "ready");

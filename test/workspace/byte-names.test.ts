@@ -9,7 +9,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
 	editFileTool,
 	listDirTool,
@@ -18,7 +18,7 @@ import {
 	writeFileTool,
 } from "../../src/workspace/index.js";
 import { escapeName, unescapeName } from "../../src/workspace/names.js";
-import { call, textOf, workspace } from "./support.js";
+import { call, ownHome, textOf, workspace } from "./support.js";
 
 /** `caf` + Latin-1 `é` (0xE9, not UTF-8 on its own) + `.txt`. */
 const LATIN1_CAFE = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x2e, 0x74, 0x78, 0x74]);
@@ -43,16 +43,7 @@ function takesByteNames(): boolean {
 
 const supported = process.platform === "linux" && takesByteNames();
 
-let home = "";
-beforeEach(() => {
-	home = mkdtempSync(join(tmpdir(), "capstan-home-"));
-	vi.stubEnv("HOME", home);
-	vi.stubEnv("XDG_CONFIG_HOME", undefined);
-});
-afterEach(() => {
-	vi.unstubAllEnvs();
-	rmSync(home, { recursive: true, force: true });
-});
+ownHome();
 
 describe("escapeName", () => {
 	it("keeps a UTF-8 name as it is and escapes the bytes of one that is not, reversibly", () => {

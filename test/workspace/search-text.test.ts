@@ -2,23 +2,13 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { atomicTempPath } from "../../src/workspace/atomic-write.js";
 import { type SearchTextDetails, searchTextTool } from "../../src/workspace/index.js";
 import { REPO_ROOT } from "../providers/support/fixtures.js";
-import { call, link, put, textOf, workspace } from "./support.js";
+import { call, link, ownHome, put, textOf, workspace } from "./support.js";
 
-/** A home folder of the test's own: git's global files are looked for there, never in the real home. */
-let home = "";
-beforeEach(() => {
-	home = mkdtempSync(join(tmpdir(), "capstan-home-"));
-	vi.stubEnv("HOME", home);
-	vi.stubEnv("XDG_CONFIG_HOME", undefined);
-});
-afterEach(() => {
-	vi.unstubAllEnvs();
-	rmSync(home, { recursive: true, force: true });
-});
+const home = ownHome();
 
 describe("search_text", () => {
 	it("finds a regex line by line across the tree, in path order, as path:line: text", async () => {
@@ -173,7 +163,7 @@ describe("search_text", () => {
 			"b.tmp": "hit\n",
 			"c.tmp": "hit\n",
 		});
-		put(home, ".config/git/ignore", "*.log\n*.tmp\n");
+		put(home(), ".config/git/ignore", "*.log\n*.tmp\n");
 		const tool = searchTextTool({ cwd });
 		// info/exclude re-includes keep.log and the .gitignore c.tmp: the global file ranks below both, as in git.
 		expect(textOf(await call(tool, { pattern: "hit" }))).toBe(
@@ -187,7 +177,7 @@ describe("search_text", () => {
 		);
 		rmSync(join(cwd, "pkg"), { recursive: true });
 		// With $XDG_CONFIG_HOME set, git looks there instead of ~/.config.
-		const xdg = join(home, "xdg");
+		const xdg = join(home(), "xdg");
 		put(xdg, "git/ignore", "main.ts\n");
 		vi.stubEnv("XDG_CONFIG_HOME", xdg);
 		expect(textOf(await call(tool, { pattern: "hit" }))).toBe(
@@ -205,13 +195,13 @@ describe("search_text", () => {
 		const { cwd, outside } = workspace({ ...files, ".git/HEAD": "ref: refs/heads/main\n" });
 		const tool = searchTextTool({ cwd });
 		const found = async () => textOf(await call(tool, { pattern: "hit" })).replaceAll(":1: hit", "");
-		put(home, "a-ignore", "*.a\n");
-		put(home, "b ignore", "*.b\n");
-		put(home, "c-ignore", "*.c\n");
-		put(home, ".config/git/ignore", "*.d\n");
+		put(home(), "a-ignore", "*.a\n");
+		put(home(), "b ignore", "*.b\n");
+		put(home(), "c-ignore", "*.c\n");
+		put(home(), ".config/git/ignore", "*.d\n");
 		// Unset everywhere: the default file.
 		expect(await found()).toBe("x.a\nx.b\nx.c\nx.e");
-		put(home, ".config/git/config", "[core]\n\texcludesFile = ~/a-ignore\n");
+		put(home(), ".config/git/config", "[core]\n\texcludesFile = ~/a-ignore\n");
 		expect(await found()).toBe("x.b\nx.c\nx.d\nx.e");
 		// ~/.gitconfig comes later (here a dotfile manager's symlink, quoted, with a comment).
 		put(
@@ -219,10 +209,10 @@ describe("search_text", () => {
 			"dotfiles/gitconfig",
 			'[user]\n\tname = someone\n[Core]\n\tExcludesFile = "~/b ignore" ; global\n',
 		);
-		symlinkSync(join(outside, "dotfiles/gitconfig"), join(home, ".gitconfig"));
+		symlinkSync(join(outside, "dotfiles/gitconfig"), join(home(), ".gitconfig"));
 		expect(await found()).toBe("x.a\nx.c\nx.d\nx.e");
 		// The repository's config comes last.
-		put(cwd, ".git/config", `[core]\n\tbare = false\n\texcludesfile = ${join(home, "c-ignore")}\n`);
+		put(cwd, ".git/config", `[core]\n\tbare = false\n\texcludesfile = ${join(home(), "c-ignore")}\n`);
 		expect(await found()).toBe("x.a\nx.b\nx.d\nx.e");
 		// Set empty: no excludes file at all, not even the default.
 		put(cwd, ".git/config", "[core]\n\texcludesfile =\n");

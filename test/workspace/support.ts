@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterEach } from "vitest";
+import { afterEach, beforeEach, vi } from "vitest";
 import type { AgentTool, ToolResult } from "../../src/index.js";
 
 const made: string[] = [];
@@ -72,4 +72,22 @@ export function call<TArgs, TDetails>(
 /** The text of a result's content. */
 export function textOf(result: ToolResult): string {
 	return result.content.map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("");
+}
+
+/**
+ * Give each test of the calling file a home folder of its own (`HOME`, `XDG_CONFIG_HOME` unset), so git's
+ * global files are looked for there and never in the real home. Returns the current home folder's path.
+ */
+export function ownHome(): () => string {
+	let home = "";
+	beforeEach(() => {
+		home = mkdtempSync(join(tmpdir(), "capstan-home-"));
+		vi.stubEnv("HOME", home);
+		vi.stubEnv("XDG_CONFIG_HOME", undefined);
+	});
+	afterEach(() => {
+		vi.unstubAllEnvs();
+		rmSync(home, { recursive: true, force: true });
+	});
+	return () => home;
 }
