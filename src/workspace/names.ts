@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { join } from "node:path";
 
 /**
@@ -67,14 +68,8 @@ const hex = (byte: number): string => `\\x${byte.toString(16).toUpperCase().padS
  * same way (`\x0A`), and a backslash doubled (`\\`), so that {@link unescapeName} gives the bytes back exactly.
  */
 export function escapeName(bytes: Uint8Array): string {
-	let valid = true;
-	for (let i = 0; i < bytes.length && valid; ) {
-		const length = sequenceLength(bytes, i);
-		if (length === 0) valid = false;
-		i += length;
-	}
 	const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-	if (valid) return buffer.toString("utf8");
+	if (isUtf8(buffer)) return buffer.toString("utf8");
 	let text = "";
 	for (let i = 0; i < bytes.length; ) {
 		const length = sequenceLength(bytes, i);
